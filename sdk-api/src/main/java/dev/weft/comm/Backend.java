@@ -1,0 +1,27 @@
+package dev.weft.comm;
+
+import java.time.Duration;
+
+/**
+ * A compute + communication backend, found through {@link java.util.ServiceLoader}. The CPU
+ * backend (libtorch CPU + Gloo) lives in this module; the CUDA backend (NCCL) in sdk-native.
+ */
+public interface Backend {
+  /** {@code cpu}, {@code cuda}, ... the value of the spec's device choice. */
+  String name();
+
+  /** Whether this backend can run here, and if not, exactly why. Cheap and safe to call anywhere. */
+  Availability probe();
+
+  /**
+   * Creates the communicator for one group. All members call this with the same {@code groupName};
+   * {@code store} is this process's connection to the rendezvous store.
+   */
+  Communicator createGroup(Rendezvous store, String groupName, int groupRank, int groupSize, Duration timeout);
+
+  /** What a probe found: usable or not, and a sentence a person can act on. */
+  record Availability(boolean available, String detail) {
+    public static Availability yes(String detail) { return new Availability(true, detail); }
+    public static Availability no(String reason) { return new Availability(false, reason); }
+  }
+}

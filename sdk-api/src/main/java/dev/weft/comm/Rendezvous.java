@@ -1,0 +1,128 @@
+package dev.weft.comm;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.bytedeco.javacpp.chrono.Milliseconds;
+import org.bytedeco.pytorch.ByteVector;
+import org.bytedeco.pytorch.PrefixStore;
+import org.bytedeco.pytorch.Store;
+import org.bytedeco.pytorch.TCPStore;
+import org.bytedeco.pytorch.TCPStoreOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This process's connection to the rendezvous store (libtorch's TCPStore; rank 0 hosts it). A
+ * worker that starts before the host retries with backoff until the timeout instead of failing.
+ * The Java-created store is kept here and only native clones are handed out: passing the same
+ * Java-created store to native code twice aborts the JVM.
+ */
+public final class Rendezvous implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Rendezvous.class);
+
+  private final String host;
+  private final int port;
+  private final int rank;
+  private final Duration timeout;
+  private final TCPStore store;
+  private final Store nativeBase;
+
+  private Rendezvous(String host, int port, int rank, Duration timeout, TCPStore store) {
+    this.host = host;
+    this.port = port;
+    this.rank = rank;
+    this.timeout = timeout;
+    this.store = store;
+    this.nativeBase = store.clone();
+  }
+
+  /** Rank {@code isHost} hosts the store; everyone else connects, retrying until {@code timeout}. */
+  public static Rendezvous connect(String host, int port, int rank, boolean isHost, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long backoffMs = 100;
+    RuntimeException last = null;
+    while (true) {
+      long leftMs = Math.max(1000, (deadline - System.nanoTime()) / 1_000_000);
+      try {
+        TCPStoreOptions o = new TCPStoreOptions();
+        o.port((short) port).isServer(isHost).waitWorkers(false)
+            .timeout(new Milliseconds(Math.min(leftMs, timeout.toMillis())));
+        TCPStore s = new TCPStore(host, o);
+        log.debug("rank {} joined the rendezvous store at {}:{}", rank, host, port);
+        return new Rendezvous(host, port, rank, timeout, s);
+      } catch (RuntimeException e) {
+        last = e;
+        if (isHost || System.nanoTime() > deadline) break;
+        sleep(backoffMs);
+        backoffMs = Math.min(2000, backoffMs * 2);
+      }
+    }
+    throw new CommException("rank " + rank + " could not " + (isHost ? "host" : "reach") + " the rendezvous store at "
+        + host + ":" + port + " within " + timeout.toSeconds() + " s: " + firstLine(last)
+        + (isHost ? " (is the port free? set MASTER_PORT to another one)" : " (is rank 0 running? check MASTER_ADDR/MASTER_PORT)"), last);
+  }
+
+  /** A native store whose keys live under {@code prefix}; one per process group. */
+  public Store prefixed(String prefix) {
+    return new PrefixStore(prefix, nativeBase);
+  }
+
+  public void set(String key, byte[] value) {
+    nativeBase.set(key, new ByteVector(value));
+  }
+
+  public void set(String key, String value) { set(key, value.getBytes(StandardCharsets.UTF_8)); }
+
+  /** Waits up to the store's timeout for {@code key}. */
+  public byte[] get(String key) {
+    try {
+      ByteVector v = nativeBase.get(key);
+      byte[] out = new byte[(int) v.size()];
+      for (int i = 0; i < out.length; i++) out[i] = v.get(i);
+      return out;
+    } catch (RuntimeException e) {
+      throw new CommException("rank " + rank + " waited " + timeout.toSeconds() + " s for '" + key
+          + "' in the rendezvous store: " + firstLine(e), e);
+    }
+  }
+
+  public String getString(String key) { return new String(get(key), StandardCharsets.UTF_8); }
+
+  public long add(String key, long delta) { return nativeBase.add(key, delta); }
+
+  /** Blocks until {@code n} callers have reached the barrier called {@code name}, or the timeout passes. */
+  public void barrier(String name, int n) {
+    long arrived = add("barrier/" + name, 1);
+    if (arrived == n) set("barrier/" + name + "/done", "1");
+    get("barrier/" + name + "/done");
+  }
+
+  public String host() { return host; }
+  public int port() { return port; }
+  public Duration timeout() { return timeout; }
+
+  @Override
+  public void close() {
+    // The store (and on rank 0 the server) lives until the process ends; closing early would cut off peers
+    // that are still finishing. Nothing to release eagerly.
+  }
+
+  static String firstLine(Throwable e) {
+    if (e == null || e.getMessage() == null) return String.valueOf(e);
+    String m = e.getMessage().strip();
+    int nl = m.indexOf('\n');
+    return nl < 0 ? m : m.substring(0, nl);
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CommException("interrupted while waiting for the rendezvous store");
+    }
+  }
+
+  @SuppressWarnings("unused")
+  private TCPStore keepAlive() { return store; }
+}

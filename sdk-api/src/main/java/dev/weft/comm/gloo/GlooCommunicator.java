@@ -1,0 +1,152 @@
+package dev.weft.comm.gloo;
+
+import dev.weft.comm.CommException;
+import dev.weft.comm.Communicator;
+import dev.weft.comm.PendingOp;
+import dev.weft.comm.ReduceOp;
+import dev.weft.comm.Rendezvous;
+import java.time.Duration;
+import java.util.function.Supplier;
+import org.bytedeco.javacpp.chrono.Milliseconds;
+import org.bytedeco.pytorch.AllreduceOptions;
+import org.bytedeco.pytorch.BroadcastOptions;
+import org.bytedeco.pytorch.GlooDeviceVector;
+import org.bytedeco.pytorch.ProcessGroupGloo;
+import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.TensorVector;
+import org.bytedeco.pytorch.Work;
+import org.bytedeco.pytorch.gloo.attr;
+import org.bytedeco.pytorch.global.torch_gloo;
+
+/** A Gloo process group on its own prefix of the rendezvous store. */
+public final class GlooCommunicator implements Communicator {
+  private final String name;
+  private final int rank;
+  private final int size;
+  private final Duration timeout;
+  private final ProcessGroupGloo pg;
+
+  private GlooCommunicator(String name, int rank, int size, Duration timeout, ProcessGroupGloo pg) {
+    this.name = name;
+    this.rank = rank;
+    this.size = size;
+    this.timeout = timeout;
+    this.pg = pg;
+  }
+
+  static GlooCommunicator create(Rendezvous store, String name, int rank, int size, Duration timeout) {
+    try {
+      ProcessGroupGloo.Options o = new ProcessGroupGloo.Options(new Milliseconds(timeout.toMillis()));
+      o.devices(new GlooDeviceVector(torch_gloo.CreateDevice(new attr(store.host()))));
+      o.threads(2);
+      ProcessGroupGloo pg = new ProcessGroupGloo(store.prefixed(name + "/"), rank, size, o);
+      return new GlooCommunicator(name, rank, size, timeout, pg);
+    } catch (RuntimeException e) {
+      throw new CommException("group " + name + ": rank " + rank + " of " + size + " could not connect to its peers within "
+          + timeout.toSeconds() + " s (" + firstLine(e) + "); check that every rank started and can reach " + store.host(), e);
+    }
+  }
+
+  @Override public String name() { return name; }
+  @Override public int rank() { return rank; }
+  @Override public int size() { return size; }
+  @Override public Duration timeout() { return timeout; }
+
+  @Override
+  public PendingOp allReduceAsync(Tensor t, ReduceOp op) {
+    if (size == 1) return PendingOp.DONE;
+    org.bytedeco.pytorch.ReduceOp.RedOpType type = switch (op) {
+      case SUM, AVG -> org.bytedeco.pytorch.ReduceOp.RedOpType.SUM;
+      case MAX -> org.bytedeco.pytorch.ReduceOp.RedOpType.MAX;
+      case MIN -> org.bytedeco.pytorch.ReduceOp.RedOpType.MIN;
+    };
+    Work w = call("allReduce", () -> pg.allreduce(new TensorVector(t),
+        new AllreduceOptions().reduceOp(new org.bytedeco.pytorch.ReduceOp(type))));
+    PendingOp p = pending("allReduce", w);
+    if (op != ReduceOp.AVG) return p;
+    return () -> {
+      p.await();
+      t.div_(new Scalar((double) size));
+    };
+  }
+
+  @Override
+  public PendingOp allGatherAsync(Tensor out, Tensor in) {
+    if (size == 1) {
+      out.copy_(in.reshape(out.sizes()));
+      return PendingOp.DONE;
+    }
+    return pending("allGather", call("allGather", () -> pg._allgather_base(out, in)));
+  }
+
+  @Override
+  public PendingOp reduceScatterAsync(Tensor out, Tensor in) {
+    if (size == 1) {
+      out.copy_(in.reshape(out.sizes()));
+      return PendingOp.DONE;
+    }
+    return pending("reduceScatter", call("reduceScatter", () -> pg._reduce_scatter_base(out, in)));
+  }
+
+  @Override
+  public void broadcast(Tensor t, int root) {
+    if (size == 1) return;
+    pending("broadcast", call("broadcast", () -> pg.broadcast(new TensorVector(t), new BroadcastOptions().rootRank(root)))).await();
+  }
+
+  @Override
+  public PendingOp sendAsync(Tensor t, int dst, int tag) {
+    return pending("send to " + dst, call("send", () -> pg.send(new TensorVector(t), dst, tag)));
+  }
+
+  @Override
+  public PendingOp recvAsync(Tensor t, int src, int tag) {
+    return pending("recv from " + src, call("recv", () -> pg.recv(new TensorVector(t), src, tag)));
+  }
+
+  @Override
+  public void barrier() {
+    if (size == 1) return;
+    pending("barrier", call("barrier", pg::barrier)).await();
+  }
+
+  private Work call(String op, Supplier<Work> f) {
+    try {
+      return f.get();
+    } catch (RuntimeException e) {
+      throw failure(op, e);
+    }
+  }
+
+  private PendingOp pending(String op, Work w) {
+    return () -> {
+      try {
+        if (!w._wait(new Milliseconds(timeout.toMillis()))) {
+          throw new CommException(op + " on group " + name + " did not complete within " + timeout.toSeconds()
+              + " s: a peer rank is gone or stuck; see the other ranks' logs");
+        }
+      } catch (CommException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        throw failure(op, e);
+      }
+    };
+  }
+
+  private CommException failure(String op, RuntimeException e) {
+    return new CommException(op + " on group " + name + " (rank " + rank + " of " + size + ") failed: " + firstLine(e)
+        + "; a peer rank probably exited, see its log", e);
+  }
+
+  private static String firstLine(Throwable e) {
+    String m = String.valueOf(e.getMessage()).strip();
+    int nl = m.indexOf('\n');
+    return nl < 0 ? m : m.substring(0, nl);
+  }
+
+  @Override
+  public void close() {
+    // Gloo groups hold sockets until the process exits; aborting them under in-flight peers hangs them.
+  }
+}

@@ -1,0 +1,46 @@
+package dev.weft.models;
+
+import org.bytedeco.pytorch.Tensor;
+
+/**
+ * The layers a model is built from. A model asks for a "column" layer (whose outputs may be split
+ * across the tensor-parallel group) or a "row" layer (whose inputs are split and whose output is
+ * whole), and never calls communication itself; {@code dev.weft.parallel.tensor} supplies the split
+ * versions, {@link dev.weft.models.layers.DenseLayers} the plain ones.
+ */
+public interface Layers {
+  /** A linear map; {@code forward} takes [..., in] and returns [..., out/tp] (column) or [..., out] (row). */
+  interface Linear {
+    Tensor forward(Tensor x);
+  }
+
+  interface Embedding {
+    Tensor forward(Tensor ids);
+  }
+
+  /** The output head fused with the loss, so a split vocabulary never materialises full logits. */
+  interface LmHead {
+    Tensor loss(Tensor hidden, Tensor targets);
+  }
+
+  /** Linear whose output features are split across the group; its output stays split. */
+  Linear column(String name, long in, long out, double std);
+
+  /** Linear whose input features are split across the group; its output is whole. */
+  Linear row(String name, long in, long out, double std);
+
+  Embedding embedding(String name, long vocab, long dim, double std);
+
+  /** Plain (unsplit) embedding, e.g. positions. */
+  Embedding replicatedEmbedding(String name, long rows, long dim, double std);
+
+  /** LayerNorm over the last dimension (always replicated). */
+  Linear layerNorm(String name, long dim);
+
+  LmHead lmHead(String name, long dim, long vocab, double std);
+
+  /** How many ways column and row layers split their features. */
+  int splits();
+
+  Parameters parameters();
+}

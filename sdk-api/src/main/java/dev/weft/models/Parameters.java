@@ -1,0 +1,53 @@
+package dev.weft.models;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.TensorVector;
+
+/**
+ * The named parameters of one rank, in registration order, each with the global tensor it is a
+ * slice of. Owns the tensors: they live as long as the model.
+ */
+public final class Parameters {
+  /**
+   * One parameter. {@code globalShape} is the unsplit shape; this rank holds part {@code shardIndex}
+   * of {@code shardCount} equal parts along {@code shardDim} ({@code -1}: the whole tensor).
+   */
+  public record Param(String name, Tensor tensor, long[] globalShape, int shardDim, int shardIndex, int shardCount) {
+    public boolean isSharded() { return shardDim >= 0 && shardCount > 1; }
+    public long numel() { return tensor.numel(); }
+  }
+
+  private final Map<String, Param> byName = new LinkedHashMap<>();
+
+  public Tensor add(Param p) {
+    if (byName.putIfAbsent(p.name(), p) != null) throw new IllegalStateException("duplicate parameter " + p.name());
+    return p.tensor();
+  }
+
+  public List<Param> list() { return Collections.unmodifiableList(new ArrayList<>(byName.values())); }
+
+  public Param get(String name) {
+    Param p = byName.get(name);
+    if (p == null) throw new IllegalArgumentException("no parameter " + name);
+    return p;
+  }
+
+  public TensorVector tensors() {
+    TensorVector v = new TensorVector();
+    for (Param p : byName.values()) v.push_back(p.tensor());
+    return v;
+  }
+
+  public long numel() {
+    long n = 0;
+    for (Param p : byName.values()) n += p.numel();
+    return n;
+  }
+
+  public int size() { return byName.size(); }
+}

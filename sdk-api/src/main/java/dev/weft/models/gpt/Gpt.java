@@ -1,0 +1,89 @@
+package dev.weft.models.gpt;
+
+import static org.bytedeco.pytorch.global.torch.arange;
+import static org.bytedeco.pytorch.global.torch.gelu;
+import static org.bytedeco.pytorch.global.torch.scaled_dot_product_attention;
+
+import dev.weft.models.LanguageModel;
+import dev.weft.models.Layers;
+import dev.weft.models.Parameters;
+import java.util.ArrayList;
+import java.util.List;
+import org.bytedeco.pytorch.DoubleOptional;
+import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.TensorOptional;
+
+/**
+ * Decoder-only GPT: token + position embeddings, pre-LN blocks of causal self-attention and MLP,
+ * final LayerNorm, LM head. Knows nothing of parallelism: it asks {@link Layers} for column and row
+ * layers, and attention works on however many heads this rank holds.
+ */
+public final class Gpt implements LanguageModel {
+  private final GptConfig cfg;
+  private final Layers layers;
+  private final Layers.Embedding tok;
+  private final Layers.Embedding pos;
+  private final List<Block> blocks = new ArrayList<>();
+  private final Layers.Linear lnF;
+  private final Layers.LmHead head;
+  private final int localHeads;
+
+  public Gpt(GptConfig cfg, Layers layers) {
+    this.cfg = cfg;
+    this.layers = layers;
+    this.localHeads = cfg.heads() / layers.splits();
+    double std = 0.02, projStd = 0.02 / Math.sqrt(2.0 * cfg.layers());
+    tok = layers.embedding("tok_emb", cfg.vocab(), cfg.hidden(), std);
+    pos = layers.replicatedEmbedding("pos_emb", cfg.seqLen(), cfg.hidden(), std);
+    for (int i = 0; i < cfg.layers(); i++) blocks.add(new Block("blocks." + i, std, projStd));
+    lnF = layers.layerNorm("ln_f", cfg.hidden());
+    head = layers.lmHead("lm_head", cfg.hidden(), cfg.vocab(), std);
+  }
+
+  private final class Block {
+    final Layers.Linear ln1, q, k, v, proj, ln2, fc1, fc2;
+
+    Block(String n, double std, double projStd) {
+      long h = cfg.hidden(), f = cfg.mlpHidden();
+      ln1 = layers.layerNorm(n + ".ln_1", h);
+      q = layers.column(n + ".attn.q", h, h, std);
+      k = layers.column(n + ".attn.k", h, h, std);
+      v = layers.column(n + ".attn.v", h, h, std);
+      proj = layers.row(n + ".attn.proj", h, h, projStd);
+      ln2 = layers.layerNorm(n + ".ln_2", h);
+      fc1 = layers.column(n + ".mlp.fc1", h, f, std);
+      fc2 = layers.row(n + ".mlp.fc2", f, h, projStd);
+    }
+
+    Tensor forward(Tensor x) {
+      long b = x.size(0), t = x.size(1), d = cfg.headDim();
+      Tensor a = ln1.forward(x);
+      Tensor qh = heads(q.forward(a), b, t, d), kh = heads(k.forward(a), b, t, d), vh = heads(v.forward(a), b, t, d);
+      Tensor att = scaled_dot_product_attention(qh, kh, vh, new TensorOptional(), 0.0, true, new DoubleOptional(), false);
+      x = x.add(proj.forward(att.transpose(1, 2).reshape(b, t, localHeads * d)));
+      return x.add(fc2.forward(gelu(fc1.forward(ln2.forward(x)))));
+    }
+
+    private Tensor heads(Tensor y, long b, long t, long d) {
+      return y.view(b, t, localHeads, d).transpose(1, 2);
+    }
+  }
+
+  /** Hidden states [B, T, hidden] after the final LayerNorm. */
+  public Tensor hidden(Tensor tokens) {
+    long t = tokens.size(1);
+    Tensor x = tok.forward(tokens).add(pos.forward(arange(new Scalar(t))));
+    for (Block blk : blocks) x = blk.forward(x);
+    return lnF.forward(x);
+  }
+
+  @Override
+  public Tensor loss(Tensor tokens, Tensor targets) {
+    return head.loss(hidden(tokens), targets);
+  }
+
+  @Override public Parameters parameters() { return layers.parameters(); }
+  @Override public double trainingFlopsPerToken() { return cfg.trainingFlopsPerToken(); }
+  public GptConfig config() { return cfg; }
+}

@@ -1,0 +1,49 @@
+package dev.weft.models.gpt;
+
+import dev.weft.spec.SpecException;
+import java.util.Map;
+
+/** Sizes of the reference GPT. Named sizes fill defaults; explicit keys in model.config override them. */
+public record GptConfig(int layers, int hidden, int heads, int mlpRatio, int vocab, int seqLen) {
+  public static final Map<String, GptConfig> SIZES = Map.of(
+      "tiny", new GptConfig(4, 128, 4, 4, 256, 0),
+      "small", new GptConfig(8, 512, 8, 4, 256, 0));
+
+  public int mlpHidden() { return hidden * mlpRatio; }
+  public int headDim() { return hidden / heads; }
+
+  /** Reads {@code model.config} ({@code size} plus optional overrides) with {@code data.seqLen} as context length. */
+  public static GptConfig from(Map<String, Object> config, int seqLen) {
+    String size = String.valueOf(config.getOrDefault("size", "tiny"));
+    GptConfig base = SIZES.get(size);
+    if (base == null) throw new SpecException("model.config.size", "'" + size + "' is not a GPT size; use one of " + SIZES.keySet());
+    for (String k : config.keySet()) {
+      if (!java.util.Set.of("size", "layers", "hidden", "heads", "mlpRatio", "vocab").contains(k)) {
+        throw new SpecException("model.config." + k, "unknown GPT setting; known: size, layers, hidden, heads, mlpRatio, vocab");
+      }
+    }
+    return new GptConfig(intOf(config, "layers", base.layers), intOf(config, "hidden", base.hidden),
+        intOf(config, "heads", base.heads), intOf(config, "mlpRatio", base.mlpRatio), intOf(config, "vocab", base.vocab), seqLen);
+  }
+
+  private static int intOf(Map<String, Object> c, String k, int dflt) {
+    Object v = c.get(k);
+    if (v == null) return dflt;
+    if (v instanceof Number n && n.doubleValue() == n.intValue() && n.intValue() > 0) return n.intValue();
+    throw new SpecException("model.config." + k, "'" + v + "' must be a positive whole number");
+  }
+
+  /** Parameters of the whole model. */
+  public long parameterCount() {
+    long h = hidden, f = mlpHidden();
+    long block = 4 * (h * h + h) + (h * f + f) + (f * h + h) + 4 * h;
+    return (long) vocab * h + (long) seqLen * h + layers * block + 2 * h + (long) vocab * h;
+  }
+
+  /** Training FLOPs per token: 6 × matmul weights + attention scores (Kaplan et al.). */
+  public double trainingFlopsPerToken() {
+    double h = hidden, f = mlpHidden();
+    double matmulWeights = layers * (4 * h * h + 2 * h * f) + (double) vocab * h;
+    return 6 * matmulWeights + 6.0 * layers * seqLen * h;
+  }
+}

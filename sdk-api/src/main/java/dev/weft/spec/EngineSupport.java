@@ -1,0 +1,27 @@
+package dev.weft.spec;
+
+/**
+ * What the training engine can run today. A field whose engine is missing is refused here, by
+ * name, instead of being silently ignored. Each capability that lands removes its line.
+ */
+final class EngineSupport {
+  private EngineSupport() {}
+
+  static void refuseUnsupported(TrainingSpec s) {
+    ParallelSpec p = s.parallel();
+    refuse(p.tp() > 1, "parallel.tp", "tensor parallelism (tp=" + p.tp() + ")");
+    refuse(p.sequenceParallel(), "parallel.sequenceParallel", "sequence parallelism");
+    refuse(p.pp() > 1, "parallel.pp", "pipeline parallelism (pp=" + p.pp() + ")");
+    refuse(p.zero() > 0, "parallel.zero", "ZeRO stage " + p.zero());
+    refuse(s.precision().isLowPrecision(), "precision.dtype", s.precision().dtype() + " mixed precision");
+    refuse(!"fp32".equals(s.precision().reduceDtype()), "precision.reduceDtype", "low-precision gradient reduction");
+    refuse(s.elastic().enabled(), "elastic.enabled", "elastic training");
+    refuse(s.train().recompute(), "train.recompute", "activation recomputation");
+    refuse(s.checkpoint().every() > 0, "checkpoint.every", "checkpointing");
+    refuse(s.metrics().port() > 0, "metrics.port", "the Prometheus endpoint");
+  }
+
+  private static void refuse(boolean used, String field, String what) {
+    if (used) throw new SpecException(field, what + " is not supported yet in this version of Weft; remove the setting");
+  }
+}

@@ -1,0 +1,11 @@
+package dev.weft.spec;
+
+/**
+ * Compute and communication precision. In YAML {@code precision: bf16} is shorthand for
+ * {@code precision: {dtype: bf16}}. {@code reduceDtype} is the gradient-communication type; loss
+ * scaling applies to fp16 only.
+ */
+public record PrecisionSpec(String dtype, String reduceDtype, double initialScale, int growthInterval,
+                            double backoff) {
+  public boolean isLowPrecision() { return !"fp32".equals(dtype); }
+}

@@ -1,0 +1,186 @@
+package dev.weft.spec;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Reads and writes {@link TrainingSpec}s as YAML or JSON. A spec is handled as a tree first: the
+ * user's tree is merged over {@code defaults.yaml}, shorthands are expanded, {@code --set} overrides
+ * are applied, and only then is it bound to records, so every path to a spec (file, CLI, DSL) is the
+ * same path. Unknown fields are errors that name the field.
+ */
+public final class SpecIO {
+  private static final ObjectMapper YAML = configure(new ObjectMapper(
+      new YAMLFactory().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+          .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)));
+  private static final ObjectMapper JSON = configure(new ObjectMapper());
+
+  private SpecIO() {}
+
+  private static ObjectMapper configure(ObjectMapper m) {
+    return m.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+        .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+  }
+
+  public static ObjectMapper yamlMapper() { return YAML; }
+  public static ObjectMapper jsonMapper() { return JSON; }
+
+  /** The default tree; a fresh copy every call. */
+  public static ObjectNode defaultsTree() {
+    try (InputStream in = SpecIO.class.getResourceAsStream("defaults.yaml")) {
+      return (ObjectNode) YAML.readTree(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException("defaults.yaml missing from the Weft jar", e);
+    }
+  }
+
+  /** Reads a spec file (YAML or JSON), applies overrides ("path=value"), binds it. Does not validate. */
+  public static TrainingSpec read(Path file, List<String> overrides) {
+    ObjectNode tree = defaultsTree();
+    merge(tree, readTree(file));
+    for (String o : overrides) SpecOverrides.apply(tree, o);
+    return bind(tree);
+  }
+
+  public static TrainingSpec read(Path file) { return read(file, List.of()); }
+
+  public static TrainingSpec parse(String text) {
+    ObjectNode tree = defaultsTree();
+    merge(tree, parseTree(text, "spec"));
+    return bind(tree);
+  }
+
+  static JsonNode readTree(Path file) {
+    if (!Files.isRegularFile(file)) {
+      throw new SpecException("spec", "file " + file + " does not exist; pass the path of a YAML or JSON spec");
+    }
+    try {
+      return parseTree(Files.readString(file), file.toString());
+    } catch (IOException e) {
+      throw new SpecException("spec", "cannot read " + file + ": " + e.getMessage());
+    }
+  }
+
+  private static JsonNode parseTree(String text, String where) {
+    try {
+      JsonNode n = YAML.readTree(text); // YAML is a superset of JSON
+      if (n == null || n.isMissingNode() || n.isNull()) return JsonNodeFactory.instance.objectNode();
+      if (!n.isObject()) throw new SpecException("spec", where + " must be a mapping of sections (name, model, parallel, train, ...)");
+      return n;
+    } catch (JsonProcessingException e) {
+      throw new SpecException("spec", where + " is not valid YAML/JSON: " + e.getOriginalMessage());
+    }
+  }
+
+  /** Deep-merges {@code over} into {@code base}; objects merge, everything else replaces. */
+  public static void merge(ObjectNode base, JsonNode over) {
+    over.fields().forEachRemaining(e -> {
+      JsonNode mine = base.get(e.getKey());
+      JsonNode theirs = normalize(e.getKey(), e.getValue());
+      if (mine instanceof ObjectNode m && theirs.isObject() && !"config".equals(e.getKey())) merge(m, theirs);
+      else base.set(e.getKey(), theirs.deepCopy());
+    });
+  }
+
+  /** Expands shorthands: {@code precision: bf16} means {@code precision: {dtype: bf16}}. */
+  static JsonNode normalize(String key, JsonNode value) {
+    if ("precision".equals(key) && value.isTextual()) {
+      ObjectNode n = JsonNodeFactory.instance.objectNode();
+      n.put("dtype", value.asText());
+      n.put("reduceDtype", "fp16".equals(value.asText()) ? "fp32" : value.asText());
+      return n;
+    }
+    return value;
+  }
+
+  /** Binds a full tree to records, translating Jackson's errors into ones that name the YAML path. */
+  public static TrainingSpec bind(JsonNode tree) {
+    try {
+      return YAML.treeToValue(tree, TrainingSpec.class);
+    } catch (UnrecognizedPropertyException e) {
+      String path = path(e);
+      throw new SpecException(path, "unknown field; known fields here: "
+          + e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", ")));
+    } catch (InvalidFormatException e) {
+      throw new SpecException(path(e), "value '" + e.getValue() + "' is not a valid " + e.getTargetType().getSimpleName());
+    } catch (MismatchedInputException e) {
+      throw new SpecException(path(e), "expected " + describe(e.getTargetType()) + ": " + e.getOriginalMessage());
+    } catch (JsonProcessingException e) {
+      throw new SpecException("spec", e.getOriginalMessage());
+    }
+  }
+
+  private static String describe(Class<?> t) {
+    if (t == null) return "another type";
+    if (t == int.class || t == long.class || t == Integer.class || t == Long.class) return "a whole number";
+    if (t == double.class || t == Double.class) return "a number";
+    if (t == boolean.class || t == Boolean.class) return "true or false";
+    if (t == String.class) return "a string";
+    return "a " + t.getSimpleName() + " section";
+  }
+
+  private static String path(JsonMappingException e) {
+    return e.getPath().stream()
+        .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+        .collect(Collectors.joining(".")).replace(".[", "[");
+  }
+
+  public static String toYaml(TrainingSpec spec) {
+    try {
+      return YAML.writeValueAsString(spec);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public static String toJson(TrainingSpec spec) {
+    try {
+      return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(spec);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public static TrainingSpec fromJson(String json) {
+    ObjectNode tree = defaultsTree();
+    try {
+      merge(tree, JSON.readTree(json));
+    } catch (JsonProcessingException e) {
+      throw new SpecException("spec", "not valid JSON: " + e.getOriginalMessage());
+    }
+    return bind(tree);
+  }
+
+  public static void write(TrainingSpec spec, Path file) {
+    try {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+      Files.writeString(file, file.toString().endsWith(".json") ? toJson(spec) : toYaml(spec));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write spec to " + file, e);
+    }
+  }
+
+  /** The spec as a tree (for overrides on an existing spec, e.g. from the DSL). */
+  public static ObjectNode toTree(TrainingSpec spec) {
+    return (ObjectNode) YAML.valueToTree(spec);
+  }
+}

@@ -1,0 +1,99 @@
+package dev.weft.spec;
+
+import dev.weft.models.ModelFactories;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+
+/**
+ * Checks a spec once, up front, and names the field and what to change. Nothing that passes here
+ * should hang or crash natively later because of its shape.
+ */
+public final class SpecValidator {
+  public static final Set<String> SCHEDULES = Set.of("gpipe", "1f1b", "interleaved-1f1b");
+  public static final Set<String> DTYPES = Set.of("fp32", "bf16", "fp16");
+  public static final Set<String> OPTIMIZERS = Set.of("adamw", "adam", "sgd");
+
+  private SpecValidator() {}
+
+  /** Validates the spec on its own (no process count). */
+  public static TrainingSpec validate(TrainingSpec s) {
+    require(s.name() != null && s.name().matches("[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?"), "name",
+        "'" + s.name() + "' must be 1-52 lowercase letters, digits or '-' (it names files and cluster objects)");
+    ParallelSpec p = s.parallel();
+    positive(p.dp(), "parallel.dp");
+    positive(p.tp(), "parallel.tp");
+    positive(p.pp(), "parallel.pp");
+    positive(p.microBatches(), "parallel.microBatches");
+    require(SCHEDULES.contains(p.schedule()), "parallel.schedule",
+        "'" + p.schedule() + "' is not a schedule; use one of gpipe, 1f1b, interleaved-1f1b");
+    require(p.zero() >= 0 && p.zero() <= 3, "parallel.zero", p.zero() + " is not a ZeRO stage; use 0, 1, 2 or 3");
+
+    TrainSpec t = s.train();
+    positive(t.steps(), "train.steps");
+    positive(t.globalBatch(), "train.globalBatch");
+    int perStep = p.dp() * p.microBatches();
+    require(t.globalBatch() % perStep == 0, "train.globalBatch",
+        t.globalBatch() + " is not divisible by dp × microBatches = " + p.dp() + " × " + p.microBatches()
+            + "; use a multiple of " + perStep);
+    require(t.lr() > 0 && Double.isFinite(t.lr()), "train.lr", t.lr() + " must be a positive number");
+    require(t.minLr() >= 0 && t.minLr() <= t.lr(), "train.minLr", t.minLr() + " must be between 0 and train.lr=" + t.lr());
+    require(t.warmup() >= 0, "train.warmup", t.warmup() + " must be 0 or more steps");
+    require(t.clipGradNorm() >= 0, "train.clipGradNorm", t.clipGradNorm() + " must be 0 (off) or positive");
+    require(t.weightDecay() >= 0, "train.weightDecay", t.weightDecay() + " must be 0 or positive");
+    require(OPTIMIZERS.contains(t.optimizer()), "train.optimizer",
+        "'" + t.optimizer() + "' is not an optimizer; use one of adamw, adam, sgd");
+    require(t.beta1() >= 0 && t.beta1() < 1, "train.beta1", t.beta1() + " must be in [0, 1)");
+    require(t.beta2() >= 0 && t.beta2() < 1, "train.beta2", t.beta2() + " must be in [0, 1)");
+    positive(t.logEvery(), "train.logEvery");
+
+    PrecisionSpec pr = s.precision();
+    require(DTYPES.contains(pr.dtype()), "precision.dtype", "'" + pr.dtype() + "' is not a precision; use fp32, bf16 or fp16");
+    require(DTYPES.contains(pr.reduceDtype()), "precision.reduceDtype",
+        "'" + pr.reduceDtype() + "' is not a precision; use fp32, bf16 or fp16");
+
+    DataSpec d = s.data();
+    positive(d.seqLen(), "data.seqLen");
+    String src = d.source();
+    require(src != null && !src.isBlank(), "data.source", "is empty; use 'arithmetic' or the path of a UTF-8 text file");
+    if (!"arithmetic".equals(src)) {
+      Path file = Path.of(src.startsWith("file:") ? src.substring(5) : src);
+      require(Files.isRegularFile(file), "data.source",
+          "'" + src + "' is neither 'arithmetic' nor a readable file; fix the path");
+    }
+
+    CheckpointSpec c = s.checkpoint();
+    require(c.every() >= 0, "checkpoint.every", c.every() + " must be 0 (never) or a number of steps");
+    positive(c.keep(), "checkpoint.keep");
+    ElasticSpec e = s.elastic();
+    positive(e.minNodes(), "elastic.minNodes");
+    require(e.maxNodes() >= e.minNodes(), "elastic.maxNodes", e.maxNodes() + " is below elastic.minNodes=" + e.minNodes());
+    require(e.maxRestarts() >= 0, "elastic.maxRestarts", e.maxRestarts() + " must be 0 or more");
+    require(s.metrics().port() >= 0 && s.metrics().port() < 65536, "metrics.port", s.metrics().port() + " is not a port");
+
+    ModelFactories.lookup(s.model().factory()).validate(s);
+    EngineSupport.refuseUnsupported(s);
+    return s;
+  }
+
+  /** Validates the spec and that {@code nproc} processes make exactly its mesh. */
+  public static TrainingSpec validate(TrainingSpec s, int nproc) {
+    validate(s);
+    ParallelSpec p = s.parallel();
+    if (p.worldSize() != nproc) {
+      String field = p.tp() == 1 && p.pp() == 1 ? "parallel.dp" : "parallel";
+      throw new SpecException(field, "dp × tp × pp = " + p.dp() + " × " + p.tp() + " × " + p.pp() + " = " + p.worldSize()
+          + " ranks, but the process count (--nproc) is " + nproc + "; set --nproc " + p.worldSize()
+          + " or change parallel.dp/tp/pp so that their product is " + nproc);
+    }
+    return s;
+  }
+
+  static void positive(long v, String field) {
+    require(v >= 1, field, v + " must be at least 1");
+  }
+
+  public static void require(boolean ok, String field, String message) {
+    if (!ok) throw new SpecException(field, message);
+  }
+}

@@ -1,0 +1,6 @@
+package dev.weft.spec;
+
+/** The optimisation itself: how long, how big a batch, which optimizer and learning-rate schedule. */
+public record TrainSpec(int steps, int globalBatch, long seed, double lr, double minLr, int warmup,
+                        double clipGradNorm, double weightDecay, String optimizer, double beta1, double beta2,
+                        boolean recompute, int logEvery) {}
