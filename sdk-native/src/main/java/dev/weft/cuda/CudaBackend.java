@@ -1,0 +1,40 @@
+package dev.weft.cuda;
+
+import dev.weft.WeftException;
+import dev.weft.comm.Backend;
+import dev.weft.comm.Communicator;
+import dev.weft.comm.Rendezvous;
+import dev.weft.cuda.nccl.Nccl;
+import dev.weft.cuda.nccl.NcclComm;
+import dev.weft.cuda.nccl.NcclCommunicator;
+import java.time.Duration;
+
+/**
+ * {@code device: cuda}: libtorch CUDA tensors, one device per local rank, NCCL collectives. Rank 0 of each group
+ * creates the NCCL unique id and publishes it in the rendezvous store; the others read it from there.
+ */
+public final class CudaBackend implements Backend {
+  @Override public String name() { return "cuda"; }
+
+  @Override
+  public Availability probe() {
+    CudaStatus s = CudaStatus.current();
+    return new Availability(s.available(), CudaDoctor.summary());
+  }
+
+  @Override
+  public Communicator createGroup(Rendezvous store, String groupName, int groupRank, int groupSize, Duration timeout) {
+    CudaStatus s = CudaStatus.current();
+    if (!s.available()) throw new WeftException("device: cuda is not usable here: " + s.missing());
+    CudaRuntime.setDevice(LocalDevice.index(s.devices().size()));
+    String key = "weft/nccl/" + groupName + "/unique-id";
+    byte[] id;
+    if (groupRank == 0) {
+      id = Nccl.uniqueId();
+      store.set(key, id);
+    } else {
+      id = store.get(key);
+    }
+    return new NcclCommunicator(groupName, groupRank, groupSize, timeout, NcclComm.init(groupName, id, groupRank, groupSize, timeout));
+  }
+}

@@ -1,0 +1,56 @@
+package dev.weft.cuda;
+
+import dev.weft.cuda.jni.KernelLib;
+import java.time.Duration;
+
+/** A CUDA event owned by this object: marks a point in a stream, for waiting and timing. */
+public final class CudaEvent implements AutoCloseable {
+  private long handle;
+
+  private CudaEvent(long handle) { this.handle = handle; }
+
+  public static CudaEvent create() {
+    NativeLibraries.requireKernels();
+    long[] e = new long[1];
+    CudaRuntime.check(KernelLib.weft_cuda_event_create(e), "cudaEventCreate");
+    return new CudaEvent(e[0]);
+  }
+
+  public CudaEvent record(CudaStream stream) {
+    CudaRuntime.check(KernelLib.weft_cuda_event_record(handle(), stream.handle()), "cudaEventRecord");
+    return this;
+  }
+
+  public boolean isDone() {
+    int rc = KernelLib.weft_cuda_event_query(handle());
+    if (rc == KernelLib.NOT_READY) return false;
+    CudaRuntime.check(rc, "cudaEventQuery");
+    return true;
+  }
+
+  /** Waits until the recorded point is reached, at most {@code timeout}. */
+  public void await(Duration timeout, String what) {
+    Deadline.poll(() -> KernelLib.weft_cuda_event_query(handle()), timeout, what);
+  }
+
+  /** Milliseconds between two recorded events (both complete). */
+  public static float elapsedMs(CudaEvent start, CudaEvent end) {
+    float[] ms = new float[1];
+    CudaRuntime.check(KernelLib.weft_cuda_event_elapsed_ms(ms, start.handle(), end.handle()), "cudaEventElapsedTime");
+    return ms[0];
+  }
+
+  long handle() {
+    if (handle == 0) throw new IllegalStateException("CUDA event is already destroyed");
+    return handle;
+  }
+
+  @Override
+  public void close() {
+    if (handle != 0) {
+      int rc = KernelLib.weft_cuda_event_destroy(handle);
+      handle = 0;
+      CudaRuntime.check(rc, "cudaEventDestroy");
+    }
+  }
+}

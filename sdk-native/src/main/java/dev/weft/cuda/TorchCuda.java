@@ -1,0 +1,38 @@
+package dev.weft.cuda;
+
+/**
+ * Whether libtorch can make CUDA tensors here. Only the {@code linux-x86_64-gpu} build of the PyTorch presets
+ * can; Weft does not depend on it (it is ~460 MB), so this looks for it at run time and never fails.
+ */
+public final class TorchCuda {
+  /** What was found: usable or not, and a sentence saying why. */
+  public record Status(boolean usable, String detail) {}
+
+  private static volatile Status status;
+
+  private TorchCuda() {}
+
+  public static Status status() {
+    if (status == null) status = probe();
+    return status;
+  }
+
+  private static Status probe() {
+    ClassLoader cl = TorchCuda.class.getClassLoader();
+    if (cl.getResource("org/bytedeco/pytorch/global/torch.class") == null) {
+      return new Status(false, "libtorch is not on the classpath");
+    }
+    boolean gpuBuild = cl.getResource("org/bytedeco/pytorch/linux-x86_64-gpu/") != null;
+    if (!gpuBuild) {
+      return new Status(false, "the libtorch on the classpath is the CPU build; add "
+          + "org.bytedeco:pytorch:<version>:linux-x86_64-gpu (and org.bytedeco:cuda) for CUDA tensors");
+    }
+    try {
+      boolean ok = org.bytedeco.pytorch.global.torch.cuda_is_available();
+      return ok ? new Status(true, "libtorch CUDA build with " + org.bytedeco.pytorch.global.torch.cuda_device_count() + " device(s)")
+          : new Status(false, "the libtorch CUDA build is present but sees no CUDA device");
+    } catch (Throwable t) {
+      return new Status(false, "the libtorch CUDA build did not load: " + t);
+    }
+  }
+}

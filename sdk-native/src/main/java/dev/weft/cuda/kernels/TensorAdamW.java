@@ -1,0 +1,57 @@
+package dev.weft.cuda.kernels;
+
+import dev.weft.cuda.CudaStream;
+import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.global.torch.ScalarType;
+
+/**
+ * {@link FusedAdamW} over libtorch tensors, for the sharded optimizer: CPU tensors go through the C++ reference,
+ * CUDA tensors through the kernel on this object's stream (ordered with libtorch's default stream).
+ */
+public final class TensorAdamW implements AutoCloseable {
+  private final AdamWConfig config;
+  private final FusedAdamW cpu;
+  private CudaStream stream;
+  private FusedAdamW gpu;
+
+  public TensorAdamW(AdamWConfig config) {
+    this.config = config;
+    this.cpu = FusedAdamW.reference(config);
+  }
+
+  /** One step; {@code bf16Copy} may be null. All tensors contiguous, same device, same element count. */
+  public void step(long step, Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq, Tensor bf16Copy) {
+    long n = param.numel();
+    boolean cuda = param.is_cuda();
+    for (Tensor t : new Tensor[] {grad, expAvg, expAvgSq}) require(t, ScalarType.Float, n, cuda);
+    require(param, ScalarType.Float, n, cuda);
+    if (bf16Copy != null) require(bf16Copy, ScalarType.BFloat16, n, cuda);
+    long out = bf16Copy == null ? 0 : address(bf16Copy);
+    (cuda ? gpu() : cpu).step(step, address(param), address(grad), address(expAvg), address(expAvgSq), out, n);
+  }
+
+  private FusedAdamW gpu() {
+    if (gpu == null) {
+      stream = CudaStream.create();
+      gpu = FusedAdamW.onDevice(config, stream);
+    }
+    return gpu;
+  }
+
+  private static long address(Tensor t) { return n(t) == 0 ? 0 : t.data_ptr().address(); }
+
+  private static long n(Tensor t) { return t.numel(); }
+
+  private static void require(Tensor t, ScalarType type, long n, boolean cuda) {
+    if (t.scalar_type() != type || t.numel() != n || !t.is_contiguous() || t.is_cuda() != cuda) {
+      throw new IllegalArgumentException("fused AdamW needs contiguous " + type + " tensors of " + n + " elements on "
+          + (cuda ? "CUDA" : "CPU") + ", got " + t.scalar_type() + " with " + t.numel() + " elements"
+          + (t.is_contiguous() ? "" : ", not contiguous") + " on " + (t.is_cuda() ? "CUDA" : "CPU"));
+    }
+  }
+
+  @Override
+  public void close() {
+    if (stream != null) stream.close();
+  }
+}
