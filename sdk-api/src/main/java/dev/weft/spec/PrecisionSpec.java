@@ -1,5 +1,7 @@
 package dev.weft.spec;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+
 /**
  * Compute and communication precision. In YAML {@code precision: bf16} is shorthand for
  * {@code precision: {dtype: bf16}}. {@code reduceDtype} is the gradient-communication type; loss
@@ -7,5 +9,6 @@ package dev.weft.spec;
  */
 public record PrecisionSpec(String dtype, String reduceDtype, double initialScale, int growthInterval,
                             double backoff) {
+  @JsonIgnore
   public boolean isLowPrecision() { return !"fp32".equals(dtype); }
 }

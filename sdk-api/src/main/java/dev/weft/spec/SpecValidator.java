@@ -78,7 +78,6 @@ public final class SpecValidator {
 
   /** Validates the spec and that {@code nproc} processes make exactly its mesh. */
   public static TrainingSpec validate(TrainingSpec s, int nproc) {
-    validate(s);
     ParallelSpec p = s.parallel();
     if (p.worldSize() != nproc) {
       String field = p.tp() == 1 && p.pp() == 1 ? "parallel.dp" : "parallel";
@@ -86,7 +85,7 @@ public final class SpecValidator {
           + " ranks, but the process count (--nproc) is " + nproc + "; set --nproc " + p.worldSize()
           + " or change parallel.dp/tp/pp so that their product is " + nproc);
     }
-    return s;
+    return validate(s);
   }
 
   static void positive(long v, String field) {

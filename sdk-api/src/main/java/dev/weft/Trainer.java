@@ -1,0 +1,131 @@
+package dev.weft;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.weft.launch.LocalLauncher;
+import dev.weft.launch.ThreadedRun;
+import dev.weft.spec.SpecIO;
+import dev.weft.spec.SpecOverrides;
+import dev.weft.spec.SpecValidator;
+import dev.weft.spec.TrainingSpec;
+import dev.weft.train.RunResult;
+import dev.weft.train.StepListener;
+import dev.weft.util.NativeThreads;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The fluent way to write a {@link TrainingSpec}:
+ *
+ * <pre>{@code
+ * RunResult r = Trainer.model("gpt").size("tiny").dataParallel(2).steps(50).fit();
+ * }</pre>
+ *
+ * Every method sets one spec field through the same path as {@code --set}; {@link #toSpec()}
+ * validates and returns the spec. The DSL holds no other logic.
+ */
+public final class Trainer {
+  private final ObjectNode tree;
+  private Path runDir;
+  private StepListener listener = StepListener.NONE;
+  private Duration timeout = Duration.ofSeconds(120);
+
+  private Trainer(ObjectNode tree) { this.tree = tree; }
+
+  /** A model by factory name ({@code gpt}) or ModelFactory class name. */
+  public static Trainer model(String factory) {
+    Trainer t = new Trainer(SpecIO.defaultsTree());
+    t.tree.set("model", t.tree.objectNode().put("factory", factory).set("config", t.tree.objectNode()));
+    return t;
+  }
+
+  public static Trainer model(String factory, Map<String, ?> config) {
+    Trainer t = model(factory);
+    config.forEach((k, v) -> t.set("model.config." + k, v));
+    return t;
+  }
+
+  /** Starts from an existing spec (for example one read from YAML). */
+  public static Trainer from(TrainingSpec spec) { return new Trainer(SpecIO.toTree(spec)); }
+
+  public static Trainer from(Path specFile) { return from(SpecIO.read(specFile)); }
+
+  /** Sets any field by its dotted path, exactly like {@code --set PATH=VALUE}. */
+  public Trainer set(String path, Object value) {
+    SpecOverrides.set(tree, path, SpecIO.yamlMapper().valueToTree(value));
+    return this;
+  }
+
+  public Trainer name(String name) { return set("name", name); }
+  public Trainer size(String size) { return set("model.config.size", size); }
+  public Trainer dataParallel(int n) { return set("parallel.dp", n); }
+  public Trainer tensorParallel(int n) { return set("parallel.tp", n); }
+  public Trainer sequenceParallel() { return set("parallel.sequenceParallel", true); }
+  public Trainer pipeline(int n) { return set("parallel.pp", n); }
+  public Trainer microBatches(int n) { return set("parallel.microBatches", n); }
+  public Trainer schedule(String name) { return set("parallel.schedule", name); }
+  public Trainer zero(int stage) { return set("parallel.zero", stage); }
+  /** bf16 compute with fp32 master weights. */
+  public Trainer mixedPrecision() { return precision("bf16"); }
+  public Trainer precision(String dtype) { return set("precision", dtype); }
+  public Trainer optimizer(String name) { return set("train.optimizer", name); }
+  public Trainer lr(double lr) { return set("train.lr", lr); }
+  public Trainer minLr(double lr) { return set("train.minLr", lr); }
+  public Trainer warmup(int steps) { return set("train.warmup", steps); }
+  public Trainer globalBatch(int n) { return set("train.globalBatch", n); }
+  public Trainer steps(int n) { return set("train.steps", n); }
+  public Trainer seed(long seed) { return set("train.seed", seed); }
+  public Trainer clipGradNorm(double max) { return set("train.clipGradNorm", max); }
+  public Trainer recompute() { return set("train.recompute", true); }
+  public Trainer data(String source) { return set("data.source", source); }
+  public Trainer seqLen(int n) { return set("data.seqLen", n); }
+
+  /** Where run outputs go (default: a new temporary directory). */
+  public Trainer runDir(Path dir) {
+    this.runDir = dir;
+    return this;
+  }
+
+  /** Called on rank 0 after each step of {@link #fit()}. */
+  public Trainer onStep(StepListener l) {
+    this.listener = l;
+    return this;
+  }
+
+  public Trainer timeout(Duration d) {
+    this.timeout = d;
+    return this;
+  }
+
+  /** The validated spec. */
+  public TrainingSpec toSpec() { return SpecValidator.validate(SpecIO.bind(tree)); }
+
+  /** Trains in this JVM: one thread per rank. Returns the per-step losses and the summary. */
+  public RunResult fit() {
+    TrainingSpec spec = toSpec();
+    return ThreadedRun.run(spec, runDirOrTemp(), timeout, listener);
+  }
+
+  /** Trains with {@code dp × tp × pp} worker processes on this machine; returns the launcher's outcome. */
+  public LocalLauncher.Outcome launch(PrintStream console) {
+    TrainingSpec spec = toSpec();
+    Path dir = runDirOrTemp();
+    Path file = dir.resolve("spec.yaml");
+    SpecIO.write(spec, file);
+    LocalLauncher l = new LocalLauncher(List.of("dev.weft.cli.WeftMain", "worker", "--spec", file.toString(), "--run-dir",
+        dir.toString(), "--timeout", String.valueOf(timeout.toSeconds())), Map.of(), console);
+    return l.run(spec.worldSize(), NativeThreads.perRank(spec.worldSize()));
+  }
+
+  private Path runDirOrTemp() {
+    try {
+      if (runDir == null) runDir = Files.createTempDirectory("weft-run-");
+      return runDir;
+    } catch (java.io.IOException e) {
+      throw new WeftException("cannot create a run directory: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,57 @@
+package dev.weft.cli;
+
+import dev.weft.launch.LocalLauncher;
+import dev.weft.metrics.MetricsJson;
+import dev.weft.metrics.RunSummary;
+import dev.weft.spec.SpecIO;
+import dev.weft.spec.SpecValidator;
+import dev.weft.spec.TrainingSpec;
+import dev.weft.util.NativeThreads;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code weft train SPEC}: validate, start the workers on this machine, report. */
+@Command(name = "train", mixinStandardHelpOptions = true, description = "Train a spec with local worker processes.")
+final class TrainCommand implements Callable<Integer> {
+  @Mixin SpecOptions specOptions;
+
+  @Option(names = "--nproc", description = "Worker processes (default: dp × tp × pp of the spec).")
+  Integer nproc;
+
+  @Option(names = "--run-dir", description = "Where metrics.jsonl, summary.json and spec.yaml go (default: runs/NAME-TIME).")
+  Path runDir;
+
+  @Override
+  public Integer call() throws Exception {
+    TrainingSpec spec = specOptions.read();
+    int n = nproc == null ? spec.worldSize() : nproc;
+    SpecValidator.validate(spec, n);
+    Path dir = runDir != null ? runDir
+        : Path.of("runs", spec.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    Files.createDirectories(dir);
+    Path resolved = dir.resolve("spec.yaml");
+    SpecIO.write(spec, resolved);
+    System.out.printf("weft: training %s on %d worker process(es), dp=%d tp=%d pp=%d; run dir %s%n", spec.name(), n,
+        spec.parallel().dp(), spec.parallel().tp(), spec.parallel().pp(), dir);
+    LocalLauncher launcher = new LocalLauncher(
+        List.of(WeftMain.class.getName(), "worker", "--spec", resolved.toString(), "--run-dir", dir.toString()),
+        Map.of(), System.out);
+    LocalLauncher.Outcome outcome = launcher.run(n, NativeThreads.perRank(n));
+    if (!outcome.ok()) {
+      System.err.println("weft: training failed: " + outcome.reason());
+      return outcome.exitCode();
+    }
+    RunSummary s = MetricsJson.readSummary(dir);
+    System.out.printf("weft: done — %d steps, loss %.4f → %.4f, %.0f tokens/s, replicas consistent: %s, %.1f s. Summary: %s%n",
+        s.steps(), s.initialLoss(), s.finalLoss(), s.tokensPerS(), s.replicasConsistent(), s.wallS(), dir.resolve("summary.json"));
+    return 0;
+  }
+}

@@ -1,0 +1,42 @@
+package dev.weft.cli;
+
+import java.util.ServiceLoader;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code weft} command. Subcommands from other modules join through {@link CliExtension}. */
+@Command(name = "weft", mixinStandardHelpOptions = true, versionProvider = WeftMain.Version.class,
+    description = "Train large models from the JVM: data, tensor and pipeline parallelism, ZeRO, mixed precision.",
+    subcommands = {TrainCommand.class, WorkerCommand.class, DoctorCommand.class, CommandLine.HelpCommand.class})
+public final class WeftMain implements Runnable {
+  /** Exit code for a spec or command line that cannot run. */
+  public static final int EXIT_BAD_INPUT = 2;
+
+  @Override
+  public void run() {
+    CommandLine.usage(this, System.out);
+  }
+
+  public static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new WeftMain());
+    for (CliExtension ext : ServiceLoader.load(CliExtension.class)) cl.addSubcommand(ext.name(), ext.command());
+    cl.setExecutionExceptionHandler(new Errors());
+    return cl;
+  }
+
+  public static void main(String[] args) {
+    int code = commandLine().execute(args);
+    System.out.flush();
+    System.exit(code);
+  }
+
+  /** Reads the version from the jar manifest (or says it is a development build). */
+  public static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = WeftMain.class.getPackage().getImplementationVersion();
+      return new String[] {"weft " + (v == null ? "0.1.0-SNAPSHOT (development build)" : v),
+          "Java " + Runtime.version() + " (" + System.getProperty("java.vendor") + ")"};
+    }
+  }
+}

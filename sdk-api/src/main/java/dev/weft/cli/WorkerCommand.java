@@ -1,0 +1,40 @@
+package dev.weft.cli;
+
+import dev.weft.launch.ParentWatch;
+import dev.weft.launch.WorkerIdentity;
+import dev.weft.launch.WorkerRun;
+import dev.weft.spec.SpecIO;
+import dev.weft.spec.TrainingSpec;
+import dev.weft.util.NativeThreads;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code weft worker}: one rank. Started by {@code weft train}, by a Kubernetes pod, or by hand;
+ * identity comes from the environment (see {@link WorkerIdentity}).
+ */
+@Command(name = "worker", mixinStandardHelpOptions = true, description = "Run one rank (identity from the environment).")
+final class WorkerCommand implements Callable<Integer> {
+  @Option(names = "--spec", required = true, description = "The resolved training spec.")
+  Path spec;
+
+  @Option(names = "--run-dir", defaultValue = "run", description = "Where rank 0 writes the run outputs.")
+  Path runDir;
+
+  @Option(names = "--timeout", defaultValue = "120", description = "Seconds to wait for peers and collectives.")
+  int timeoutSeconds;
+
+  @Override
+  public Integer call() {
+    ParentWatch.startIfRequested();
+    WorkerIdentity id = WorkerIdentity.fromEnv();
+    String t = System.getenv("WEFT_THREADS");
+    int threads = t == null ? NativeThreads.perRank(1) : Integer.parseInt(t);
+    TrainingSpec s = SpecIO.read(spec);
+    WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds), new ConsoleProgress(System.out));
+    return 0;
+  }
+}

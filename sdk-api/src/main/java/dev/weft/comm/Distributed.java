@@ -1,0 +1,81 @@
+package dev.weft.comm;
+
+import dev.weft.comm.DeviceMesh.Dim;
+import dev.weft.launch.WorkerIdentity;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One rank's place in the run: the rendezvous store, the mesh, and a communicator per dimension
+ * (plus the whole world). Groups are created in a fixed order (world, tp, pp, dp) on every rank so
+ * that their connection handshakes cannot wait on each other.
+ */
+public final class Distributed implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Distributed.class);
+
+  private final WorkerIdentity id;
+  private final DeviceMesh mesh;
+  private final Rendezvous store;
+  private final Communicator world;
+  private final Communicator tp;
+  private final Communicator pp;
+  private final Communicator dp;
+
+  private Distributed(WorkerIdentity id, DeviceMesh mesh, Rendezvous store, Communicator world, Communicator tp,
+                      Communicator pp, Communicator dp) {
+    this.id = id;
+    this.mesh = mesh;
+    this.store = store;
+    this.world = world;
+    this.tp = tp;
+    this.pp = pp;
+    this.dp = dp;
+  }
+
+  public static Distributed start(WorkerIdentity id, DeviceMesh mesh, Backend backend, Duration timeout) {
+    if (mesh.worldSize() != id.worldSize()) {
+      throw new CommException("the mesh " + mesh + " needs " + mesh.worldSize() + " ranks but WORLD_SIZE is " + id.worldSize());
+    }
+    if (id.worldSize() == 1) {
+      Communicator solo = new SoloCommunicator("world");
+      return new Distributed(id, mesh, null, solo, new SoloCommunicator("tp"), new SoloCommunicator("pp"),
+          new SoloCommunicator("dp"));
+    }
+    long t0 = System.nanoTime();
+    Rendezvous store = Rendezvous.connect(id.masterAddr(), id.masterPort(), id.rank(), id.rank() == 0, timeout);
+    Communicator world = backend.createGroup(store, "world", id.rank(), id.worldSize(), timeout);
+    Communicator tp = group(backend, store, mesh, Dim.TP, id.rank(), timeout);
+    Communicator pp = group(backend, store, mesh, Dim.PP, id.rank(), timeout);
+    Communicator dp = group(backend, store, mesh, Dim.DP, id.rank(), timeout);
+    log.info("rank {} joined mesh dp={} pp={} tp={} at {} in {} ms", id.rank(), mesh.dp(), mesh.pp(), mesh.tp(),
+        mesh.coord(id.rank()), (System.nanoTime() - t0) / 1_000_000);
+    return new Distributed(id, mesh, store, world, tp, pp, dp);
+  }
+
+  private static Communicator group(Backend backend, Rendezvous store, DeviceMesh mesh, Dim d, int rank, Duration timeout) {
+    String name = mesh.groupName(d, rank);
+    if (mesh.size(d) == 1) return new SoloCommunicator(name);
+    return backend.createGroup(store, name, mesh.index(d, rank), mesh.size(d), timeout);
+  }
+
+  public WorkerIdentity identity() { return id; }
+  public int rank() { return id.rank(); }
+  public DeviceMesh mesh() { return mesh; }
+  public DeviceMesh.Coord coord() { return mesh.coord(id.rank()); }
+  /** The rendezvous store, or null for a single-rank run. */
+  public Rendezvous store() { return store; }
+  public Communicator world() { return world; }
+  public Communicator tp() { return tp; }
+  public Communicator pp() { return pp; }
+  public Communicator dp() { return dp; }
+
+  @Override
+  public void close() {
+    dp.close();
+    pp.close();
+    tp.close();
+    world.close();
+    if (store != null) store.close();
+  }
+}

@@ -1,0 +1,217 @@
+package dev.weft.launch;
+
+import dev.weft.WeftException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts N worker JVMs on this machine (like {@code torchrun --standalone}), prefixes their output
+ * with the rank, and ends when they end. If one fails, the others are stopped and the failure is
+ * reported with the rank and its last error. Ctrl-C (or any exit of this JVM) stops them too.
+ */
+public final class LocalLauncher {
+  /** Outcome: 0 when every worker exited 0; otherwise the failing rank and why. */
+  public record Outcome(int exitCode, int failedRank, String reason) {
+    public boolean ok() { return exitCode == 0; }
+  }
+
+  private static final int LAST_LINES = 30;
+
+  private final List<String> workerCommand;
+  private final Map<String, String> extraEnv;
+  private final PrintStream console;
+  private final List<Process> live = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * @param workerCommand the command after {@code java -cp CP}, e.g. the main class and its arguments
+   */
+  public LocalLauncher(List<String> workerCommand, Map<String, String> extraEnv, PrintStream console) {
+    this.workerCommand = List.copyOf(workerCommand);
+    this.extraEnv = Map.copyOf(extraEnv);
+    this.console = console;
+  }
+
+  public Outcome run(int nproc, int threadsPerWorker) {
+    int port = FreePort.find();
+    List<Process> procs = new ArrayList<>();
+    List<Deque<String>> tails = new ArrayList<>();
+    List<Thread> pumps = new ArrayList<>();
+    Thread stopper = new Thread(() -> stopAll(procs), "weft-stop-workers");
+    Runtime.getRuntime().addShutdownHook(stopper);
+    try {
+      for (int r = 0; r < nproc; r++) {
+        ProcessBuilder pb = new ProcessBuilder(javaCommand()).redirectErrorStream(true);
+        Map<String, String> env = pb.environment();
+        env.putAll(extraEnv);
+        env.put("WEFT_RANK", String.valueOf(r));
+        env.put("WEFT_LOCAL_RANK", String.valueOf(r));
+        env.put("WEFT_WORLD_SIZE", String.valueOf(nproc));
+        env.put("WEFT_MASTER_ADDR", "127.0.0.1");
+        env.put("WEFT_MASTER_PORT", String.valueOf(port));
+        env.put("WEFT_THREADS", String.valueOf(threadsPerWorker));
+        env.put(ParentWatch.ENV, "1");
+        env.put("OMP_WAIT_POLICY", "PASSIVE");
+        env.put("OMP_NUM_THREADS", String.valueOf(threadsPerWorker));
+        env.put("OPENBLAS_NUM_THREADS", String.valueOf(threadsPerWorker));
+        Process p;
+        try {
+          p = pb.start();
+        } catch (IOException e) {
+          throw new WeftException("cannot start worker " + r + " (" + pb.command().get(0) + "): " + e.getMessage(), e);
+        }
+        procs.add(p);
+        live.add(p);
+        Deque<String> tail = new ArrayDeque<>();
+        tails.add(tail);
+        pumps.add(pump(r, p, tail));
+      }
+      return watch(procs, tails, pumps);
+    } finally {
+      stopAll(procs);
+      try {
+        Runtime.getRuntime().removeShutdownHook(stopper);
+      } catch (IllegalStateException ignored) {
+        // already shutting down: the hook is running
+      }
+    }
+  }
+
+  /** The worker processes started so far, in rank order (for supervision and tests). */
+  public List<ProcessHandle> workers() {
+    return live.stream().map(Process::toHandle).toList();
+  }
+
+  private List<String> javaCommand() {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("--enable-native-access=ALL-UNNAMED"); // accepted by 17, needed quiet on 22+
+    cmd.add("-XX:+UseSerialGC");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    String cache = System.getProperty("org.bytedeco.javacpp.cachedir");
+    if (cache != null) cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + cache);
+    cmd.addAll(workerCommand);
+    return cmd;
+  }
+
+  private Thread pump(int rank, Process p, Deque<String> tail) {
+    Thread t = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = r.readLine()) != null) {
+          synchronized (tail) {
+            tail.addLast(line);
+            if (tail.size() > LAST_LINES) tail.removeFirst();
+          }
+          synchronized (console) {
+            console.println("[rank " + rank + "] " + line);
+          }
+        }
+      } catch (IOException ignored) {
+        // the process is gone; its exit code tells the story
+      }
+    }, "weft-log-rank-" + rank);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  private Outcome watch(List<Process> procs, List<Deque<String>> tails, List<Thread> pumps) {
+    while (true) {
+      boolean allDone = true;
+      for (int r = 0; r < procs.size(); r++) {
+        Process p = procs.get(r);
+        if (p.isAlive()) {
+          allDone = false;
+          continue;
+        }
+        int code = p.exitValue();
+        if (code != 0) {
+          stopAll(procs);
+          join(pumps.get(r));
+          return new Outcome(code == 2 ? 2 : 1, r, "rank " + r + " " + describeExit(code) + lastError(tails.get(r)));
+        }
+      }
+      if (allDone) {
+        pumps.forEach(LocalLauncher::join);
+        return new Outcome(0, -1, "");
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        stopAll(procs);
+        return new Outcome(130, -1, "interrupted");
+      }
+    }
+  }
+
+  static String describeExit(int code) {
+    if (code > 128 && code < 160) {
+      int sig = code - 128;
+      String name = switch (sig) {
+        case 9 -> "SIGKILL";
+        case 15 -> "SIGTERM";
+        case 6 -> "SIGABRT";
+        case 11 -> "SIGSEGV";
+        case 2 -> "SIGINT";
+        default -> "signal " + sig;
+      };
+      return "was killed by " + name + " (exit code " + code + ")";
+    }
+    return "exited with code " + code;
+  }
+
+  private static String lastError(Deque<String> tail) {
+    List<String> lines;
+    synchronized (tail) {
+      lines = new ArrayList<>(tail);
+    }
+    for (int i = lines.size() - 1; i >= 0; i--) {
+      String l = lines.get(i);
+      if (l.contains("ERROR") || l.contains("Exception") || l.contains("Error:") || l.startsWith("weft:")) {
+        return "; last error: " + l.strip();
+      }
+    }
+    return lines.isEmpty() ? "" : "; last output: " + lines.get(lines.size() - 1).strip();
+  }
+
+  private static void stopAll(List<Process> procs) {
+    for (Process p : procs) if (p.isAlive()) p.destroy();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    for (Process p : procs) {
+      try {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || !p.waitFor(left, TimeUnit.NANOSECONDS)) p.destroyForcibly();
+      } catch (InterruptedException e) {
+        p.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+    for (Process p : procs) {
+      try {
+        p.waitFor(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static void join(Thread t) {
+    try {
+      t.join(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package dev.weft.metrics;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Run outputs on disk: {@code metrics.jsonl} (a line per step, flushed as written so a crash keeps
+ * what was measured) and {@code summary.json} (written atomically at the end).
+ */
+public final class MetricsJson implements AutoCloseable {
+  public static final ObjectMapper MAPPER = new ObjectMapper()
+      .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+      .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+
+  private final Path runDir;
+  private final BufferedWriter lines;
+
+  public MetricsJson(Path runDir) {
+    this.runDir = runDir;
+    try {
+      Files.createDirectories(runDir);
+      lines = Files.newBufferedWriter(runDir.resolve("metrics.jsonl"), StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write metrics into " + runDir + "; choose a writable --run-dir", e);
+    }
+  }
+
+  public void step(StepMetrics m) {
+    try {
+      lines.write(MAPPER.writeValueAsString(m));
+      lines.newLine();
+      lines.flush();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public static void writeSummary(Path runDir, RunSummary s) {
+    try {
+      Files.createDirectories(runDir);
+      Path tmp = runDir.resolve("summary.json.tmp");
+      Files.writeString(tmp, MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(s));
+      Files.move(tmp, runDir.resolve("summary.json"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write summary.json into " + runDir, e);
+    }
+  }
+
+  public static RunSummary readSummary(Path runDir) {
+    try {
+      return MAPPER.readValue(runDir.resolve("summary.json").toFile(), RunSummary.class);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public static String json(Object o) {
+    try {
+      return MAPPER.writeValueAsString(o);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      lines.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

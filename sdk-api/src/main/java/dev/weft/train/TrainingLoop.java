@@ -1,0 +1,139 @@
+package dev.weft.train;
+
+import dev.weft.comm.Communicator;
+import dev.weft.comm.Distributed;
+import dev.weft.comm.ReduceOp;
+import dev.weft.data.Batches;
+import dev.weft.data.DistributedSampler;
+import dev.weft.data.TokenSource;
+import dev.weft.metrics.MetricsJson;
+import dev.weft.metrics.RunSummary;
+import dev.weft.metrics.StepMetrics;
+import dev.weft.models.LanguageModel;
+import dev.weft.models.ModelContext;
+import dev.weft.models.ModelFactories;
+import dev.weft.models.Parameters.Param;
+import dev.weft.parallel.data.GradientBuckets;
+import dev.weft.spec.TrainingSpec;
+import dev.weft.util.Tensors;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.bytedeco.javacpp.PointerScope;
+import org.bytedeco.pytorch.Optimizer;
+import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.Tensor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One rank's training run: build the model, then per step run the micro-batches (gradients
+ * accumulate; data-parallel buckets reduce during the last backward), clip, set the learning rate,
+ * step the optimizer, and record the metrics. Every step runs inside its own PointerScope so native
+ * memory of temporaries is released at the step's end.
+ */
+public final class TrainingLoop {
+  private static final Logger log = LoggerFactory.getLogger(TrainingLoop.class);
+  private static final long BUCKET_BYTES = 1 << 20;
+
+  private TrainingLoop() {}
+
+  public static RunResult run(TrainingSpec spec, Distributed dist, Path runDir, StepListener listener) {
+    long wallStart = System.nanoTime();
+    boolean leader = dist.rank() == 0;
+    var t = spec.train();
+    int micro = spec.parallel().microBatches();
+    int seqLen = spec.data().seqLen();
+    Communicator dp = dist.dp();
+
+    LanguageModel model = ModelFactories.lookup(spec.model().factory()).create(spec, new ModelContext(t.seed(), dist.tp()));
+    List<Param> params = model.parameters().list();
+    Optimizer opt = Optimizers.create(t, model.parameters().tensors());
+    LrSchedule schedule = new LrSchedule(t.lr(), t.minLr(), t.warmup(), t.steps());
+    TokenSource data = TokenSource.of(spec.data(), t.seed());
+    DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
+    long tokensPerStep = (long) t.globalBatch() * seqLen;
+    if (leader) {
+      log.info("training {}: {} parameters on this rank, data: {}, {} steps × {} samples × {} tokens",
+          spec.name(), model.parameters().numel(), data.describe(), t.steps(), t.globalBatch(), seqLen);
+    }
+
+    List<Double> losses = new ArrayList<>();
+    List<Double> stepMs = new ArrayList<>();
+    MetricsJson out = leader ? new MetricsJson(runDir) : null;
+    try (GradientBuckets buckets = new GradientBuckets(params, dp, BUCKET_BYTES)) {
+      for (long step = 1; step <= t.steps(); step++) {
+        long s0 = System.nanoTime();
+        double lr = schedule.at(step);
+        double loss;
+        double gradNorm;
+        try (PointerScope scope = new PointerScope()) {
+          double localLoss = 0;
+          for (int m = 0; m < micro; m++) {
+            Batches.Batch b = Batches.make(data, sampler.firstSample(step - 1, m), sampler.microBatchSize(), seqLen);
+            buckets.setSyncEnabled(m == micro - 1);
+            Tensor l = model.loss(b.tokens(), b.targets());
+            localLoss += l.item_double();
+            l.div(new Scalar((double) micro)).backward();
+          }
+          buckets.finish();
+          gradNorm = GradClipper.clip(params, t.clipGradNorm(), dist.tp());
+          Optimizers.setLr(opt, lr);
+          opt.step();
+          opt.zero_grad();
+          Tensor lossT = Tensors.ofDoubles(localLoss / micro);
+          dp.allReduce(lossT, ReduceOp.AVG);
+          loss = lossT.item_double();
+        }
+        double ms = (System.nanoTime() - s0) / 1e6;
+        losses.add(loss);
+        stepMs.add(ms);
+        if (!Double.isFinite(loss)) {
+          throw new TrainingDivergedException("loss became " + loss + " at step " + step
+              + "; lower train.lr (now " + t.lr() + ") or set train.clipGradNorm");
+        }
+        if (leader) {
+          double tps = tokensPerStep / (ms / 1000);
+          StepMetrics sm = new StepMetrics(step, loss, lr, gradNorm, tokensPerStep, ms, tps,
+              tps * model.trainingFlopsPerToken());
+          out.step(sm);
+          listener.onStep(sm, t.steps());
+        }
+      }
+      boolean consistent = ReplicaCheck.consistent(params, dp, dist.world());
+      double medianMs = median(stepMs);
+      double tps = tokensPerStep / (medianMs / 1000);
+      Map<String, Integer> mesh = new LinkedHashMap<>();
+      mesh.put("dp", dist.mesh().dp());
+      mesh.put("tp", dist.mesh().tp());
+      mesh.put("pp", dist.mesh().pp());
+      RunSummary summary = new RunSummary("completed", t.steps(), dist.mesh().worldSize(), mesh, losses.get(0),
+          losses.get(losses.size() - 1), tps, medianMs, tps * model.trainingFlopsPerToken(),
+          (System.nanoTime() - wallStart) / 1e9, consistent, globalParameterCount(model, dist), null);
+      if (leader) MetricsJson.writeSummary(runDir, summary);
+      return new RunResult(losses, summary);
+    } finally {
+      if (out != null) out.close();
+    }
+  }
+
+  private static long globalParameterCount(LanguageModel model, Distributed dist) {
+    long sharded = 0, whole = 0;
+    for (Param p : model.parameters().list()) {
+      if (p.isSharded()) sharded += p.numel();
+      else whole += p.numel();
+    }
+    Tensor n = Tensors.ofLongs(sharded);
+    dist.tp().allReduce(n, ReduceOp.SUM);
+    return Tensors.toLongs(n)[0] + whole;
+  }
+
+  static double median(List<Double> xs) {
+    double[] a = xs.stream().mapToDouble(Double::doubleValue).toArray();
+    Arrays.sort(a);
+    return a.length == 0 ? 0 : a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+  }
+}
