@@ -43,7 +43,7 @@ public final class TensorAdamW implements AutoCloseable {
   private static long n(Tensor t) { return t.numel(); }
 
   private static void require(Tensor t, ScalarType type, long n, boolean cuda) {
-    if (t.scalar_type() != type || t.numel() != n || !t.is_contiguous() || t.is_cuda() != cuda) {
+    if (t.scalar_type().value != type.value || t.numel() != n || !t.is_contiguous() || t.is_cuda() != cuda) {
       throw new IllegalArgumentException("fused AdamW needs contiguous " + type + " tensors of " + n + " elements on "
           + (cuda ? "CUDA" : "CPU") + ", got " + t.scalar_type() + " with " + t.numel() + " elements"
           + (t.is_contiguous() ? "" : ", not contiguous") + " on " + (t.is_cuda() ? "CUDA" : "CPU"));
