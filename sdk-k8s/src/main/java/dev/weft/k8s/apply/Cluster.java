@@ -1,0 +1,167 @@
+package dev.weft.k8s.apply;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.weft.k8s.compat.ApiCompat;
+import dev.weft.k8s.render.Labels;
+import dev.weft.k8s.render.Rendered;
+import dev.weft.k8s.yaml.Manifest;
+import dev.weft.k8s.yaml.Yaml;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The edge where Weft meets a cluster: server-side apply, status, logs and delete of one run's objects,
+ * found by the {@code weft.dev/job} label. Objects are down-converted to what the server serves.
+ */
+public final class Cluster implements AutoCloseable {
+  public static final String FIELD_MANAGER = "weft";
+
+  /** Every kind a render may produce, with its current apiVersion (down-converted per server). */
+  static final List<String[]> KINDS = List.of(
+      new String[] {"kubeflow.org/v1beta1", "Experiment"},
+      new String[] {"kubeflow.org/v1", "PyTorchJob"},
+      new String[] {"trainer.kubeflow.org/v1alpha1", "TrainJob"},
+      new String[] {"trainer.kubeflow.org/v1alpha1", "TrainingRuntime"},
+      new String[] {"jobset.x-k8s.io/v1alpha2", "JobSet"},
+      new String[] {"batch/v1", "Job"},
+      new String[] {"v1", "Service"},
+      new String[] {"autoscaling/v2", "HorizontalPodAutoscaler"},
+      new String[] {"monitoring.coreos.com/v1", "PodMonitor"},
+      new String[] {"policy/v1", "PodDisruptionBudget"},
+      new String[] {"networking.k8s.io/v1", "NetworkPolicy"},
+      new String[] {"v1", "ConfigMap"});
+  private static final List<String> JOB_KINDS = List.of("Experiment", "PyTorchJob", "TrainJob", "JobSet", "Job");
+
+  private final KubernetesClient client;
+  private final ApiCompat compat;
+
+  public Cluster(KubernetesClient client) {
+    this.client = client;
+    this.compat = new ApiCompat(serverMinor(client));
+  }
+
+  /** A client for the kubeconfig's current (or the given) context; honours $KUBECONFIG. */
+  public static Cluster connect(String context) {
+    return new Cluster(new KubernetesClientBuilder().withConfig(Config.autoConfigure(context)).build());
+  }
+
+  public KubernetesClient client() { return client; }
+
+  public ApiCompat compat() { return compat; }
+
+  private static int serverMinor(KubernetesClient c) {
+    String minor = c.getKubernetesVersion().getMinor().replaceAll("[^0-9]", "");
+    return minor.isEmpty() ? Integer.MAX_VALUE : Integer.parseInt(minor);
+  }
+
+  /** Server-side applies every object in order; returns "kind/name" per object. */
+  public List<String> apply(Rendered r) {
+    List<String> done = new ArrayList<>();
+    for (Manifest m : r.manifests()) {
+      GenericKubernetesResource res = toGeneric(compat.convert(m));
+      try {
+        client.resource(res).inNamespace(r.namespace()).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+      } catch (KubernetesClientException e) {
+        throw new KubernetesClientException(m.kind() + "/" + m.name() + " was refused: " + reason(e, m), e);
+      }
+      done.add(m.kind() + "/" + m.name());
+    }
+    return done;
+  }
+
+  private static String reason(KubernetesClientException e, Manifest m) {
+    if (e.getCode() == 404 && !m.group().isEmpty()) {
+      return "the cluster does not serve " + m.apiVersion() + " " + m.kind()
+          + "; install its operator/CRD or choose another --target";
+    }
+    return e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
+  }
+
+  public static GenericKubernetesResource toGeneric(ObjectNode tree) {
+    return Yaml.mapper().convertValue(tree, GenericKubernetesResource.class);
+  }
+
+  /** The run's objects the server has, by kind (kinds it does not serve are skipped). */
+  public List<GenericKubernetesResource> find(String namespace, String name) {
+    List<GenericKubernetesResource> out = new ArrayList<>();
+    for (String[] k : KINDS) {
+      String apiVersion = compat.apiVersion(new Manifest(k[0], k[1], name, stub(k[0], k[1])));
+      try {
+        out.addAll(client.genericKubernetesResources(apiVersion, k[1]).inNamespace(namespace)
+            .withLabel(Labels.JOB, name).list().getItems());
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) throw e;
+      }
+    }
+    return out;
+  }
+
+  private static ObjectNode stub(String apiVersion, String kind) {
+    ObjectNode n = Yaml.mapper().createObjectNode();
+    n.put("apiVersion", apiVersion).put("kind", kind);
+    return n;
+  }
+
+  public List<Pod> pods(String namespace, String name) {
+    return client.pods().inNamespace(namespace).withLabel(Labels.JOB, name).list().getItems();
+  }
+
+  /** Prints the run's job object and its conditions, then each pod's phase. */
+  public void status(String namespace, String name, PrintWriter out) {
+    List<GenericKubernetesResource> found = find(namespace, name);
+    if (found.isEmpty()) {
+      out.println("no run named " + name + " in namespace " + namespace);
+      return;
+    }
+    for (GenericKubernetesResource r : found) {
+      if (!JOB_KINDS.contains(r.getKind())) continue;
+      out.println(r.getKind() + "/" + r.getMetadata().getName() + ": " + conditions(r));
+    }
+    out.println("objects: " + found.stream().map(r -> r.getKind() + "/" + r.getMetadata().getName()).toList());
+    for (Pod p : pods(namespace, name)) {
+      out.println("pod/" + p.getMetadata().getName() + ": " + p.getStatus().getPhase());
+    }
+  }
+
+  private static String conditions(GenericKubernetesResource r) {
+    Object status = r.getAdditionalProperties().get("status");
+    if (!(status instanceof java.util.Map<?, ?> s) || !(s.get("conditions") instanceof List<?> cs) || cs.isEmpty()) {
+      return "no conditions yet (is its operator running?)";
+    }
+    List<String> out = new ArrayList<>();
+    for (Object c : cs) {
+      if (c instanceof java.util.Map<?, ?> m && "True".equals(m.get("status"))) out.add(String.valueOf(m.get("type")));
+    }
+    return out.isEmpty() ? "no condition is true yet" : String.join(", ", out);
+  }
+
+  /** Prints every pod's log, each line prefixed with the pod name. */
+  public void logs(String namespace, String name, PrintWriter out) {
+    List<Pod> pods = pods(namespace, name);
+    if (pods.isEmpty()) out.println("no pods for " + name + " in namespace " + namespace + " yet");
+    for (Pod p : pods) {
+      String pod = p.getMetadata().getName();
+      String log = client.pods().inNamespace(namespace).withName(pod).getLog();
+      log.lines().forEach(l -> out.println(pod + " | " + l));
+    }
+  }
+
+  /** Deletes every object of the run (foreground: pods go with their jobs); returns "kind/name" per object. */
+  public List<String> delete(String namespace, String name) {
+    List<String> deleted = new ArrayList<>();
+    for (GenericKubernetesResource r : find(namespace, name)) {
+      client.resource(r).inNamespace(namespace).delete();
+      deleted.add(r.getKind() + "/" + r.getMetadata().getName());
+    }
+    return deleted;
+  }
+
+  @Override public void close() { client.close(); }
+}

@@ -1,0 +1,23 @@
+package dev.weft.k8s.crd;
+
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+
+/** Kubeflow Trainer v2 {@code TrainingRuntime} ({@code trainer.kubeflow.org/v1alpha1}, v2.3). */
+public record TrainingRuntime(String apiVersion, String kind, ObjectMeta metadata, Spec spec) implements CustomObject {
+  public static final String API_VERSION = "trainer.kubeflow.org/v1alpha1";
+  public static final String KIND = "TrainingRuntime";
+  /** The replicated job and container the torch plugin injects PET_* into. */
+  public static final String NODE = "node";
+  public static final String ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step";
+
+  public TrainingRuntime(ObjectMeta metadata, Spec spec) { this(API_VERSION, KIND, metadata, spec); }
+
+  public record Spec(MlPolicy mlPolicy, Template template) {}
+
+  public record MlPolicy(Integer numNodes, Torch torch) {}
+
+  /** Torch plugin settings; empty enables the plugin (PET_* env, c10d on port 29400). */
+  public record Torch(Object envInjection) {}
+
+  public record Template(ObjectMeta metadata, JobSet.Spec spec) {}
+}

@@ -1,0 +1,52 @@
+package dev.weft.k8s.render;
+
+import dev.weft.k8s.crd.PyTorchJob;
+import dev.weft.k8s.spec.K8sSpec;
+import dev.weft.k8s.yaml.Manifest;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Kubeflow PyTorchJob. Fixed size: one Master and nodes-1 Workers; the operator injects RANK,
+ * WORLD_SIZE, MASTER_ADDR/PORT and PET_*. Elastic ({@code nodes: MIN:MAX}): Workers only, with an
+ * {@code elasticPolicy} (c10d rendezvous on worker 0, min/max replicas, max restarts, CPU metric), and an
+ * HPA of the same name as the one the operator derives from that policy.
+ */
+public final class PyTorchJobRenderer {
+  private PyTorchJobRenderer() {}
+
+  public static List<Manifest> render(K8sSpec ks, List<String> extraArgs) {
+    PyTorchJob job = job(ks, extraArgs);
+    if (!ks.elastic()) return List.of(Manifest.of(job));
+    return List.of(Manifest.of(job),
+        SupportObjects.horizontalPodAutoscaler(ks, PyTorchJob.API_VERSION, PyTorchJob.KIND));
+  }
+
+  public static PyTorchJob job(K8sSpec ks, List<String> extraArgs) {
+    int restarts = ks.spec().elastic().maxRestarts();
+    Map<String, PyTorchJob.ReplicaSpec> replicas = new LinkedHashMap<>();
+    PyTorchJob.ElasticPolicy elastic = null;
+    if (ks.elastic()) {
+      // The operator sets no MASTER_ADDR without a Master; point it at worker 0, the rendezvous host.
+      List<EnvVar> env = List.of(WorkerEnv.value("MASTER_ADDR", ks.name() + "-worker-0"),
+          WorkerEnv.value("MASTER_PORT", ks.deployment().port()));
+      replicas.put("Worker", replica(ks, ks.nodes().max(), "OnFailure", env, extraArgs));
+      elastic = new PyTorchJob.ElasticPolicy(ks.nodes().min(), ks.nodes().max(), "c10d", ks.deployment().port(),
+          restarts, SupportObjects.autoscaleMetrics(ks));
+    } else {
+      replicas.put("Master", replica(ks, 1, "Never", List.of(), extraArgs));
+      if (ks.nodes().max() > 1) replicas.put("Worker", replica(ks, ks.nodes().max() - 1, "Never", List.of(), extraArgs));
+    }
+    return new PyTorchJob(Labels.jobMeta(ks, ks.name()), new PyTorchJob.Spec(
+        new PyTorchJob.RunPolicy("None", ks.elastic() ? null : restarts, null, null),
+        elastic, Integer.toString(ks.procsPerNode()), replicas));
+  }
+
+  private static PyTorchJob.ReplicaSpec replica(K8sSpec ks, int count, String restartPolicy, List<EnvVar> env,
+                                                List<String> extraArgs) {
+    return new PyTorchJob.ReplicaSpec(count, restartPolicy, WorkerPod.template(ks, new WorkerPod.Options(
+        PyTorchJob.CONTAINER, PyTorchJob.PORT_NAME, env, extraArgs, restartPolicy, null)));
+  }
+}
