@@ -30,7 +30,6 @@ public final class CudaDoctor {
 
   /** One sentence for {@link dev.weft.comm.Backend#probe()}. */
   public static String summary() {
-    CudaStatus s = CudaStatus.current();
     return String.join("; ", report().stream().map(l -> l.replaceAll(":\\s+", ": ")).toList());
   }
 

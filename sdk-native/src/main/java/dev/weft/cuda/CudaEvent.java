@@ -4,16 +4,11 @@ import dev.weft.cuda.jni.KernelLib;
 import java.time.Duration;
 
 /** A CUDA event owned by this object: marks a point in a stream, for waiting and timing. */
-public final class CudaEvent implements AutoCloseable {
-  private long handle;
-
-  private CudaEvent(long handle) { this.handle = handle; }
+public final class CudaEvent extends OwnedHandle {
+  private CudaEvent(long handle) { super("CUDA event", handle); }
 
   public static CudaEvent create() {
-    NativeLibraries.requireKernels();
-    long[] e = new long[1];
-    CudaRuntime.check(KernelLib.weft_cuda_event_create(e), "cudaEventCreate");
-    return new CudaEvent(e[0]);
+    return new CudaEvent(create(KernelLib::weft_cuda_event_create, "cudaEventCreate"));
   }
 
   public CudaEvent record(CudaStream stream) {
@@ -40,17 +35,6 @@ public final class CudaEvent implements AutoCloseable {
     return ms[0];
   }
 
-  long handle() {
-    if (handle == 0) throw new IllegalStateException("CUDA event is already destroyed");
-    return handle;
-  }
-
   @Override
-  public void close() {
-    if (handle != 0) {
-      int rc = KernelLib.weft_cuda_event_destroy(handle);
-      handle = 0;
-      CudaRuntime.check(rc, "cudaEventDestroy");
-    }
-  }
+  int release(long h) { return KernelLib.weft_cuda_event_destroy(h); }
 }

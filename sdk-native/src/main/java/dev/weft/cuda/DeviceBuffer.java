@@ -3,30 +3,24 @@ package dev.weft.cuda;
 import dev.weft.cuda.jni.KernelLib;
 
 /** Device memory from cudaMalloc, owned by this object: {@link #close()} frees it. */
-public final class DeviceBuffer implements AutoCloseable {
+public final class DeviceBuffer extends OwnedHandle {
   private final long bytes;
-  private long address;
 
   private DeviceBuffer(long address, long bytes) {
-    this.address = address;
+    super("device buffer of " + bytes + " bytes", address);
     this.bytes = bytes;
   }
 
   public static DeviceBuffer allocate(long bytes) {
-    NativeLibraries.requireKernels();
-    long[] a = new long[1];
-    int rc = KernelLib.weft_cuda_malloc(a, bytes);
-    if (rc != 0) {
-      throw new CudaException("cudaMalloc(" + bytes + " bytes) failed: " + CudaRuntime.describe(rc)
-          + (rc == 2 ? "; free device memory or use smaller buffers" : ""), rc);
+    String call = "cudaMalloc(" + bytes + " bytes)";
+    try {
+      return new DeviceBuffer(create(a -> KernelLib.weft_cuda_malloc(a, bytes), call), bytes);
+    } catch (CudaException e) {
+      throw e.code() == 2 ? new CudaException(e.getMessage() + "; free device memory or use smaller buffers", 2) : e;
     }
-    return new DeviceBuffer(a[0], bytes);
   }
 
-  public long address() {
-    if (address == 0) throw new IllegalStateException("device buffer of " + bytes + " bytes is already freed");
-    return address;
-  }
+  public long address() { return handle(); }
 
   public long bytes() { return bytes; }
 
@@ -47,11 +41,5 @@ public final class DeviceBuffer implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    if (address != 0) {
-      int rc = KernelLib.weft_cuda_free(address);
-      address = 0;
-      CudaRuntime.check(rc, "cudaFree");
-    }
-  }
+  int release(long h) { return KernelLib.weft_cuda_free(h); }
 }
