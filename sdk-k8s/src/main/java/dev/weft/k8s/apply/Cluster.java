@@ -63,6 +63,10 @@ public final class Cluster implements AutoCloseable {
 
   /** Server-side applies every object in order; returns "kind/name" per object. */
   public List<String> apply(Rendered r) {
+    for (Manifest m : r.manifests()) {
+      String why = compat.unsupported(m);
+      if (why != null) throw new KubernetesClientException(m.kind() + "/" + m.name() + " cannot run here: " + why);
+    }
     List<String> done = new ArrayList<>();
     for (Manifest m : r.manifests()) {
       GenericKubernetesResource res = toGeneric(compat.convert(m));

@@ -41,12 +41,25 @@ public record ApiCompat(int minor) {
     return tree;
   }
 
+  /**
+   * What cannot be converted, named with the way out: an Indexed Job (Kubernetes 1.22+, where its
+   * completion index, the workers' node rank, exists). Returns null when the server can run {@code m}.
+   */
+  public String unsupported(Manifest m) {
+    if (m.kind().equals("Job") && minor < 22 && "Indexed".equals(Yaml.tree(m.body()).path("spec").path("completionMode").asText())) {
+      return "--target job needs Indexed Jobs (Kubernetes 1.22 or later) and this server is 1." + minor
+          + "; use --target jobset or pytorchjob, or a newer cluster";
+    }
+    return null;
+  }
+
   /** The apiVersion this server serves {@code m} under (for reading back and deleting). */
   public String apiVersion(Manifest m) { return convert(m).get("apiVersion").asText(); }
 
   /**
    * A CRD made acceptable to a 1.20 server: CEL rules ({@code x-kubernetes-validations}, 1.25+) and
-   * {@code default: ""} on strings (refused by 1.20's structural-schema check) are removed. The result
+   * {@code default: ""} on strings (refused by 1.20's structural-schema check) are removed; a list-map key
+   * that loses its default becomes required, as 1.20 demands. The result
    * validates less than upstream; the JSON-Schema tests check the full upstream schemas.
    */
   public static ObjectNode crdFor120(JsonNode crd) {
@@ -58,11 +71,26 @@ public record ApiCompat(int minor) {
   private static void strip(JsonNode n) {
     if (n instanceof ObjectNode o) {
       o.remove("x-kubernetes-validations");
+      requireDefaultedListMapKeys(o);
       JsonNode def = o.get("default");
       if (def != null && def.isTextual() && def.asText().isEmpty()) o.remove("default");
       for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) strip(it.next().getValue());
     } else if (n instanceof ArrayNode a) {
       a.forEach(ApiCompat::strip);
+    }
+  }
+
+  /** A list-map key must have a default or be required: when its {@code default: ""} goes, it becomes required. */
+  private static void requireDefaultedListMapKeys(ObjectNode array) {
+    JsonNode items = array.path("items");
+    if (!array.has("x-kubernetes-list-map-keys") || !(items instanceof ObjectNode it)) return;
+    for (JsonNode key : array.get("x-kubernetes-list-map-keys")) {
+      JsonNode def = items.path("properties").path(key.asText()).path("default");
+      if (!def.isTextual() || !def.asText().isEmpty()) continue;
+      ArrayNode required = it.has("required") ? (ArrayNode) it.get("required") : it.putArray("required");
+      boolean present = false;
+      for (JsonNode r : required) present |= r.asText().equals(key.asText());
+      if (!present) required.add(key.asText());
     }
   }
 }

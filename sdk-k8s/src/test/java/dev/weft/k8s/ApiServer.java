@@ -1,0 +1,109 @@
+package dev.weft.k8s;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.weft.k8s.compat.ApiCompat;
+import dev.weft.k8s.yaml.Yaml;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * One real kube-apiserver 1.20 + etcd per test JVM, started by scripts/kube-apiserver.sh on free ports
+ * of 127.0.0.1, with every CRD installed (down-converted for 1.20). Missing binaries skip the tests
+ * locally and fail them in CI (CI=true).
+ */
+public final class ApiServer {
+  private static ApiServer instance;
+
+  public final Path dir;
+  public final Path kubeconfig;
+  public final KubernetesClient client;
+
+  private ApiServer(Path dir) throws IOException {
+    this.dir = dir;
+    this.kubeconfig = dir.resolve("kubeconfig");
+    this.client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
+  }
+
+  public static synchronized ApiServer get() throws Exception {
+    if (instance != null) return instance;
+    Path script = Path.of(System.getProperty("weft.k8s.script", "scripts/kube-apiserver.sh"));
+    Path bin = Path.of(run(script, "bin").trim());
+    boolean built = Files.isExecutable(bin.resolve("kube-apiserver")) && Files.isExecutable(bin.resolve("etcd"));
+    String why = "kube-apiserver/etcd not built in " + bin + "; run " + script + " build (about 5 minutes, once)";
+    if (!built && "true".equals(System.getenv("CI"))) throw new AssertionError(why);
+    Assumptions.assumeTrue(built, why);
+
+    Path dir = Files.createTempDirectory("weft-apiserver");
+    int etcd = freePortPair();
+    int api = freePort();
+    ProcessBuilder pb = new ProcessBuilder(script.toString(), "start", dir.toString())
+        .redirectErrorStream(true).redirectOutput(dir.resolve("start.log").toFile());
+    pb.environment().put("WEFT_ETCD_PORT", Integer.toString(etcd));
+    pb.environment().put("WEFT_APISERVER_PORT", Integer.toString(api));
+    Process p = pb.start();
+    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new AssertionError("kube-apiserver did not start: " + Files.readString(dir.resolve("start.log")));
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        new ProcessBuilder(script.toString(), "stop", dir.toString()).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
+      } catch (IOException | InterruptedException ignored) {
+        // the JVM is exiting
+      }
+    }));
+    instance = new ApiServer(dir);
+    instance.installCrds();
+    return instance;
+  }
+
+  private void installCrds() throws InterruptedException {
+    for (Path f : CrdSchemas.crdFiles()) {
+      JsonNode crd = ApiCompat.crdFor120(CrdSchemas.readYaml(f));
+      CustomResourceDefinition c = Yaml.mapper().convertValue(crd, CustomResourceDefinition.class);
+      client.apiextensions().v1().customResourceDefinitions().resource(c).create();
+    }
+    for (Path f : CrdSchemas.crdFiles()) {
+      String name = CrdSchemas.readYaml(f).path("metadata").path("name").asText();
+      client.apiextensions().v1().customResourceDefinitions().withName(name).waitUntilCondition(c -> c.getStatus() != null
+          && c.getStatus().getConditions().stream().anyMatch(x -> x.getType().equals("Established") && x.getStatus().equals("True")),
+          60, TimeUnit.SECONDS);
+    }
+  }
+
+  private static String run(Path script, String... args) throws IOException, InterruptedException {
+    List<String> cmd = new java.util.ArrayList<>(List.of(script.toString()));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes());
+    p.waitFor();
+    return out;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** A port p with p+1 also free (etcd's client and peer ports). */
+  private static int freePortPair() throws IOException {
+    for (int i = 0; i < 50; i++) {
+      int p = freePort();
+      try (ServerSocket s = new ServerSocket(p + 1)) {
+        return p;
+      } catch (IOException busy) {
+        // try another
+      }
+    }
+    throw new IOException("no free pair of ports");
+  }
+}
