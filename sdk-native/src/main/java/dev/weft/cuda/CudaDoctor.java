@@ -28,9 +28,14 @@ public final class CudaDoctor {
     return out;
   }
 
-  /** One sentence for {@link dev.weft.comm.Backend#probe()}. */
+  /**
+   * The detail of {@link dev.weft.comm.Backend#probe()}: first the verdict (or what is missing), then the report,
+   * one fact per line ({@code weft doctor} prints each line).
+   */
   public static String summary() {
-    return String.join("; ", report().stream().map(l -> l.replaceAll(":\\s+", ": ")).toList());
+    CudaStatus s = CudaStatus.current();
+    String verdict = s.available() ? "CUDA with NCCL on " + s.devices().size() + " device(s)" : s.missing();
+    return verdict + "\n" + String.join("\n", report());
   }
 
   private static String describe(NativeLibraries.Load l) {
