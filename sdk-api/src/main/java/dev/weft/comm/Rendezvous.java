@@ -24,6 +24,7 @@ public final class Rendezvous implements AutoCloseable {
   private final int port;
   private final int rank;
   private final Duration timeout;
+  @SuppressWarnings("unused") // referenced so that this process keeps hosting/using the store
   private final TCPStore store;
   private final Store nativeBase;
 
@@ -32,8 +33,8 @@ public final class Rendezvous implements AutoCloseable {
     this.port = port;
     this.rank = rank;
     this.timeout = timeout;
-    this.store = store;
-    this.nativeBase = store.clone();
+    this.store = Retained.keep(store);
+    this.nativeBase = Retained.keep(store.clone());
   }
 
   /** Rank {@code isHost} hosts the store; everyone else connects, retrying until {@code timeout}. */
@@ -123,6 +124,4 @@ public final class Rendezvous implements AutoCloseable {
     }
   }
 
-  @SuppressWarnings("unused")
-  private TCPStore keepAlive() { return store; }
 }

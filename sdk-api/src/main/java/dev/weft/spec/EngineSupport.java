@@ -9,7 +9,6 @@ final class EngineSupport {
 
   static void refuseUnsupported(TrainingSpec s) {
     ParallelSpec p = s.parallel();
-    refuse(p.tp() > 1, "parallel.tp", "tensor parallelism (tp=" + p.tp() + ")");
     refuse(p.sequenceParallel(), "parallel.sequenceParallel", "sequence parallelism");
     refuse(p.pp() > 1, "parallel.pp", "pipeline parallelism (pp=" + p.pp() + ")");
     refuse(p.zero() > 0, "parallel.zero", "ZeRO stage " + p.zero());
@@ -18,7 +17,6 @@ final class EngineSupport {
     refuse(s.elastic().enabled(), "elastic.enabled", "elastic training");
     refuse(s.train().recompute(), "train.recompute", "activation recomputation");
     refuse(s.checkpoint().every() > 0, "checkpoint.every", "checkpointing");
-    refuse(s.metrics().port() > 0, "metrics.port", "the Prometheus endpoint");
   }
 
   private static void refuse(boolean used, String field, String what) {

@@ -5,6 +5,7 @@ import dev.weft.comm.Communicator;
 import dev.weft.comm.PendingOp;
 import dev.weft.comm.ReduceOp;
 import dev.weft.comm.Rendezvous;
+import dev.weft.comm.Retained;
 import java.time.Duration;
 import java.util.function.Supplier;
 import org.bytedeco.javacpp.chrono.Milliseconds;
@@ -40,7 +41,7 @@ public final class GlooCommunicator implements Communicator {
       ProcessGroupGloo.Options o = new ProcessGroupGloo.Options(new Milliseconds(timeout.toMillis()));
       o.devices(new GlooDeviceVector(torch_gloo.CreateDevice(new attr(store.host()))));
       o.threads(2);
-      ProcessGroupGloo pg = new ProcessGroupGloo(store.prefixed(name + "/"), rank, size, o);
+      ProcessGroupGloo pg = Retained.keep(new ProcessGroupGloo(store.prefixed(name + "/"), rank, size, o));
       return new GlooCommunicator(name, rank, size, timeout, pg);
     } catch (RuntimeException e) {
       throw new CommException("group " + name + ": rank " + rank + " of " + size + " could not connect to its peers within "

@@ -3,7 +3,10 @@ package dev.weft.models.gpt;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.ModelContext;
 import dev.weft.models.ModelFactory;
+import dev.weft.models.Layers;
 import dev.weft.models.layers.DenseLayers;
+import dev.weft.parallel.tensor.TensorParallelLayers;
+import dev.weft.parallel.tensor.TpOps;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 
@@ -17,14 +20,34 @@ public final class GptFactory implements ModelFactory {
     if (c.hidden() % c.heads() != 0) {
       throw new SpecException("model.config.heads", c.heads() + " does not divide hidden=" + c.hidden() + "; pick a divisor of " + c.hidden());
     }
+    int tp = spec.parallel().tp();
+    if (tp > 1) {
+      divides(tp, c.heads(), "model.config.heads", "attention heads");
+      divides(tp, c.hidden(), "model.config.hidden", "hidden size");
+      divides(tp, c.mlpHidden(), "model.config.mlpRatio", "MLP size (hidden × mlpRatio = " + c.mlpHidden() + ")");
+      divides(tp, c.vocab(), "model.config.vocab", "vocabulary");
+      if (spec.parallel().sequenceParallel() && spec.data().seqLen() % tp != 0) {
+        throw new SpecException("parallel.tp", "tp=" + tp + " does not divide data.seqLen=" + spec.data().seqLen()
+            + ", which sequence parallelism splits; use a seqLen that is a multiple of " + tp);
+      }
+    }
     if (c.vocab() < 256) {
       throw new SpecException("model.config.vocab", c.vocab() + " is below 256, the number of byte tokens; use at least 256");
+    }
+  }
+
+  private static void divides(int tp, int n, String field, String what) {
+    if (n % tp != 0) {
+      throw new SpecException("parallel.tp", "tp=" + tp + " does not divide the " + what + " " + n + " (" + field
+          + "); use a tp that divides " + n);
     }
   }
 
   @Override
   public LanguageModel create(TrainingSpec spec, ModelContext ctx) {
     GptConfig c = GptConfig.from(spec.model().config(), spec.data().seqLen());
-    return new Gpt(c, new DenseLayers(ctx.seed()));
+    Layers layers = ctx.tpSize() == 1 ? new DenseLayers(ctx.seed())
+        : new TensorParallelLayers(ctx.seed(), new TpOps(ctx.tp()));
+    return new Gpt(c, layers);
   }
 }
