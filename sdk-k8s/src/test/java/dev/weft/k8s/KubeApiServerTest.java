@@ -31,7 +31,7 @@ import picocli.CommandLine;
 
 /** Every rendered object, created for real on kube-apiserver 1.20 + etcd, and read back intact. */
 @Tag("k8s")
-class ApiServerIT {
+class KubeApiServerTest {
   /** Fields a 1.20 server does not know in built-in kinds and drops (documented in docs/kubernetes.md). */
   private static final List<String> DROPPED_BY_120 = List.of("Job.spec.completionMode");
 

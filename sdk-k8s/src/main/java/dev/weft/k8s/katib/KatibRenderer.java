@@ -29,7 +29,8 @@ public final class KatibRenderer {
     List<String> args = new ArrayList<>();
     s.parameters().forEach(p -> args.addAll(p.workerArgs()));
     ObjectNode trial = Yaml.tree(PyTorchJobRenderer.job(ks, args));
-    trial.remove("metadata"); // Katib names each trial's job
+    ObjectNode meta = (ObjectNode) trial.get("metadata");
+    meta.remove(List.of("name", "namespace")); // Katib names each trial's job; the labels (queue included) stay
     Map<String, String> primary = ks.elastic()
         ? Map.of("training.kubeflow.org/replica-type", "worker", "training.kubeflow.org/replica-index", "0")
         : Map.of("training.kubeflow.org/replica-type", "master");
@@ -38,7 +39,7 @@ public final class KatibRenderer {
         "status.conditions.#(type==\"Succeeded\")#|#(status==\"True\")#",
         "status.conditions.#(type==\"Failed\")#|#(status==\"True\")#",
         trial);
-    var experiment = new Experiment(Labels.jobMeta(ks, ks.name()), new Experiment.Spec(
+    var experiment = new Experiment(Labels.meta(ks, ks.name()), new Experiment.Spec(
         new Experiment.Objective(s.objectiveType(), s.goal(), s.objectiveMetric(), null),
         new Experiment.Algorithm(s.algorithm()), s.parallelTrials(), s.maxTrials(), s.maxFailedTrials(),
         s.parameters().stream().map(SearchParameter::toKatib).toList(),
