@@ -4,30 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.cli.CliExtension;
-import dev.weft.k8s.cli.K8sCommand;
 import dev.weft.k8s.render.Target;
 import dev.weft.k8s.yaml.Yaml;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ServiceLoader;
+import picocli.CommandLine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import picocli.CommandLine;
 
 class CliTest {
-  record Result(int code, String out, String err) {}
-
-  static Result cli(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = new CommandLine(new K8sCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
-    return new Result(code, out.toString(), err.toString());
-  }
-
   static final String SPEC = TestSpecs.path("gpt-tiny.yaml").toString();
 
   @Test
@@ -41,7 +29,7 @@ class CliTest {
   @ParameterizedTest
   @EnumSource(Target.class)
   void renderWritesOneFilePerObjectAndAKustomization(Target t, @TempDir Path dir) throws Exception {
-    Result r = cli("render", SPEC, "--target", t.cliName(), "-o", dir.toString());
+    Cli r = Cli.run("render", SPEC, "--target", t.cliName(), "-o", dir.toString());
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode k = Yaml.read(Files.readString(dir.resolve("kustomization.yaml")));
     assertThat(k.path("kind").asText()).isEqualTo("Kustomization");
@@ -55,30 +43,30 @@ class CliTest {
 
   @Test
   void renderWithoutOutputPrintsAYamlStreamAndHonoursOverrides() {
-    Result r = cli("render", SPEC, "--target", "pytorchjob", "--set", "deployment.nodes=2:6");
+    Cli r = Cli.run("render", SPEC, "--target", "pytorchjob", "--set", "deployment.nodes=2:6");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("kind: PyTorchJob", "minReplicas: 2", "maxReplicas: 6", "kind: HorizontalPodAutoscaler");
   }
 
   @Test
   void aBadSpecExitsWith2AndOneLineNamingTheField() {
-    Result r = cli("render", SPEC, "--target", "jobset", "--set", "deployment.requests.memory=lots");
+    Cli r = Cli.run("render", SPEC, "--target", "jobset", "--set", "deployment.requests.memory=lots");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).isEqualTo("error: deployment.requests.memory: 'lots' is not a Kubernetes quantity; write e.g. 2, 500m, 16Gi"
         + System.lineSeparator());
-    assertThat(cli("render", SPEC, "--target", "slurm").err()).contains("'slurm' is not a target; use one of pytorchjob, trainjob, jobset, job");
-    assertThat(cli("render", SPEC, "--target", "job", "--set", "deployment.colour=red").err())
+    assertThat(Cli.run("render", SPEC, "--target", "slurm").err()).contains("'slurm' is not a target; use one of pytorchjob, trainjob, jobset, job");
+    assertThat(Cli.run("render", SPEC, "--target", "job", "--set", "deployment.colour=red").err())
         .startsWith("error: deployment.colour: unknown field; known fields here: affinity, autoscaleCpuUtilization,");
-    assertThat(cli("render", "missing.yaml", "--target", "job").code()).isEqualTo(2);
+    assertThat(Cli.run("render", "missing.yaml", "--target", "job").code()).isEqualTo(2);
   }
 
   @Test
   void searchRendersAKatibExperimentWhoseTrialsSetTheSearchedPath() {
-    Result r = cli("render", SPEC, "--target", "pytorchjob", "--search", "train.lr=1e-4:1e-3", "--trials", "8");
+    Cli r = Cli.run("render", SPEC, "--target", "pytorchjob", "--search", "train.lr=1e-4:1e-3", "--trials", "8");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("kind: Experiment", "name: trainLr", "parameterType: double", "min: 1e-4",
         "train.lr=${trialParameters.trainLr}", "kind: StdOut", "objectiveMetricName: loss", "maxTrialCount: 8");
-    Result bad = cli("render", SPEC, "--target", "pytorchjob", "--search", "train.lr=-1:1");
+    Cli bad = Cli.run("render", SPEC, "--target", "pytorchjob", "--search", "train.lr=-1:1");
     assertThat(bad.code()).isEqualTo(2);
     assertThat(bad.err()).startsWith("error: train.lr:");
   }

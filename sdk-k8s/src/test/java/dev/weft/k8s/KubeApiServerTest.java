@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.weft.k8s.apply.Cluster;
-import dev.weft.k8s.cli.K8sCommand;
 import dev.weft.k8s.katib.KatibRenderer;
 import dev.weft.k8s.katib.SearchParameter;
 import dev.weft.k8s.render.Rendered;
@@ -16,8 +15,6 @@ import dev.weft.k8s.yaml.Manifest;
 import dev.weft.k8s.yaml.Yaml;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -27,7 +24,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import picocli.CommandLine;
 
 /** Every rendered object, created for real on kube-apiserver 1.20 + etcd, and read back intact. */
 @Tag("k8s")
@@ -117,19 +113,10 @@ class KubeApiServerTest {
         .isInstanceOf(KubernetesClientException.class).hasMessageContaining("minReplicas");
   }
 
-  record Result(int code, String out, String err) {}
-
-  static Result cli(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = new CommandLine(new K8sCommand()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
-    return new Result(code, out.toString(), err.toString());
-  }
-
   @Test
   void invalidSpecsAreRefusedBeforeAnythingReachesTheServer() {
     String spec = TestSpecs.path("gpt-tiny.yaml").toString();
-    Result r = cli("apply", spec, "--target", "job", "--set", "name=never", "--set", "deployment.nodes=3");
+    Cli r = Cli.run("apply", spec, "--target", "job", "--set", "name=never", "--set", "deployment.nodes=3");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err().strip()).startsWith("error: deployment.nodes:").doesNotContain("\n");
     assertThat(cluster.find("default", "never")).isEmpty();
@@ -138,18 +125,18 @@ class KubeApiServerTest {
   @Test
   void applyStatusAndDeleteThroughTheCli() {
     String spec = TestSpecs.path("gpt-tiny.yaml").toString();
-    Result applied = cli("apply", spec, "--target", "jobset", "--set", "name=via-cli");
+    Cli applied = Cli.run("apply", spec, "--target", "jobset", "--set", "name=via-cli");
     assertThat(applied.code()).as(applied.err()).isZero();
     assertThat(applied.out()).contains("applied ConfigMap/via-cli-spec", "applied JobSet/via-cli");
 
-    Result status = cli("status", "via-cli");
+    Cli status = Cli.run("status", "via-cli");
     assertThat(status.code()).as(status.err()).isZero();
     assertThat(status.out()).contains("JobSet/via-cli: no conditions yet", "NetworkPolicy/via-cli");
 
-    Result again = cli("apply", spec, "--target", "jobset", "--set", "name=via-cli", "--set", "train.steps=50");
+    Cli again = Cli.run("apply", spec, "--target", "jobset", "--set", "name=via-cli", "--set", "train.steps=50");
     assertThat(again.code()).as("re-apply is idempotent: " + again.err()).isZero();
 
-    Result deleted = cli("delete", "via-cli");
+    Cli deleted = Cli.run("delete", "via-cli");
     assertThat(deleted.code()).as(deleted.err()).isZero();
     assertThat(deleted.out()).contains("deleted JobSet/via-cli", "deleted ConfigMap/via-cli-spec");
     assertThat(cluster.find("default", "via-cli")).isEmpty();

@@ -1,26 +1,10 @@
 package dev.weft.k8s.cli;
 
 import dev.weft.k8s.apply.Cluster;
-import java.util.concurrent.Callable;
+import java.io.PrintWriter;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 @Command(name = "logs", mixinStandardHelpOptions = true, description = "Print every worker pod's log, prefixed by pod name.")
-public final class LogsCommand implements Callable<Integer> {
-  @Spec CommandSpec cmd;
-  @Mixin RunRef run;
-  @Mixin ClusterOptions cluster;
-
-  @Override public Integer call() {
-    var out = cmd.commandLine().getOut();
-    return Commands.run(cmd.commandLine().getErr(), () -> {
-      try (Cluster c = Cluster.connect(cluster.context)) {
-        c.logs(run.namespace, run.name, out);
-      }
-      out.flush();
-      return Commands.OK;
-    });
-  }
+public final class LogsCommand extends RunCommand {
+  @Override void act(Cluster c, String namespace, String name, PrintWriter out) { c.logs(namespace, name, out); }
 }
