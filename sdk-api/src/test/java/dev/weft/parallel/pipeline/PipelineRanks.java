@@ -1,0 +1,37 @@
+package dev.weft.parallel.pipeline;
+
+import dev.weft.comm.Communicator;
+import dev.weft.comm.Rendezvous;
+import dev.weft.comm.gloo.GlooBackend;
+import dev.weft.launch.ThreadedRun;
+import dev.weft.models.Parameters;
+import dev.weft.util.Tensors;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
+
+/** Runs a body on p rank threads, each with a Gloo pipeline group, as the executor tests need. */
+final class PipelineRanks {
+  static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+  private PipelineRanks() {}
+
+  static <T> List<T> run(int stages, BiFunction<Communicator, Integer, T> body) {
+    return ThreadedRun.onRanks(stages, TIMEOUT, id -> {
+      Rendezvous store = Rendezvous.connect(id.masterAddr(), id.masterPort(), id.rank(), id.rank() == 0, TIMEOUT);
+      Communicator pp = new GlooBackend().createGroup(store, "pp", id.rank(), stages, TIMEOUT);
+      T out = body.apply(pp, id.rank());
+      pp.barrier();
+      return out;
+    });
+  }
+
+  /** Every parameter's gradient, by name. */
+  static Map<String, float[]> grads(Parameters params) {
+    Map<String, float[]> out = new LinkedHashMap<>();
+    for (Parameters.Param p : params.list()) out.put(p.name(), Tensors.toFloats(p.tensor().grad()));
+    return out;
+  }
+}
