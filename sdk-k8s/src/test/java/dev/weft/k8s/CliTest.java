@@ -41,6 +41,17 @@ class CliTest {
     assertThat(r.out().lines()).hasSize(k.path("resources").size() + 1);
   }
 
+  /** The repository's reference spec, as the "done when" renders it. */
+  static final String SAMPLE = Path.of(System.getProperty("weft.samples.dir", "../samples/configs"), "gpt-tiny.yaml").toString();
+
+  @ParameterizedTest
+  @EnumSource(Target.class)
+  void theRepositorySampleRendersForEveryTarget(Target t, @TempDir Path dir) {
+    Cli r = Cli.run("render", SAMPLE, "--target", t.cliName(), "-o", dir.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(dir.resolve("kustomization.yaml")).exists();
+  }
+
   @Test
   void renderWithoutOutputPrintsAYamlStreamAndHonoursOverrides() {
     Cli r = Cli.run("render", SPEC, "--target", "pytorchjob", "--set", "deployment.nodes=2:6");

@@ -22,6 +22,15 @@ class K8sSpecLoaderTest {
   }
 
   @Test
+  void withoutANodeCountTheRunGetsAsManyNodesAsItsMeshNeeds() {
+    assertThat(K8sSpecLoader.parse("name: a\nparallel: {dp: 4}\n", List.of()).nodes().toString()).isEqualTo("4");
+    assertThat(K8sSpecLoader.parse("name: a\nparallel: {dp: 4}\n", List.of("deployment.procsPerNode=2")).nodes().toString())
+        .isEqualTo("2");
+    assertThat(K8sSpecLoader.parse("name: a\nparallel: {dp: 4}\n", List.of("deployment.nodes=1:3")).nodes().toString())
+        .isEqualTo("1:3");
+  }
+
+  @Test
   void theDeploymentFieldsAreReadFromTheFileAndFromOverrides() {
     K8sSpec ks = TestSpecs.tiny("deployment.checkpointStorage.pvc=", "deployment.checkpointStorage.uri=s3://bucket/run",
         "deployment.checkpointStorage.secret=s3-creds", "deployment.nccl.NCCL_DEBUG=INFO");

@@ -9,6 +9,8 @@ import dev.weft.k8s.apply.Cluster;
 import dev.weft.k8s.katib.KatibRenderer;
 import dev.weft.k8s.katib.SearchParameter;
 import dev.weft.k8s.render.Rendered;
+import dev.weft.k8s.spec.K8sSpecLoader;
+import java.nio.file.Path;
 import dev.weft.k8s.render.Renderer;
 import dev.weft.k8s.render.Target;
 import dev.weft.k8s.yaml.Manifest;
@@ -92,6 +94,12 @@ class KubeApiServerTest {
       server.client.resource(Cluster.toGeneric(cluster.compat().convert(m))).inNamespace(r.namespace()).create();
     }
     readBack(r);
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Target.class, names = {"PYTORCHJOB", "TRAINJOB", "JOBSET"})
+  void theRepositorySampleIsAcceptedForEveryTarget(Target t) {
+    applyAndReadBack(Renderer.render(K8sSpecLoader.load(Path.of(CliTest.SAMPLE), List.of("name=sample-" + t.cliName())), t));
   }
 
   @Test

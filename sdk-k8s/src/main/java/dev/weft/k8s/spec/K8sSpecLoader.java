@@ -51,6 +51,7 @@ public final class K8sSpecLoader {
   static ObjectNode baseTree() {
     ObjectNode tree = SpecIO.defaultsTree();
     ObjectNode deployment = (ObjectNode) tree.get("deployment");
+    deployment.remove("nodes"); // no default count: it follows from the spec's mesh, see fromTree
     ObjectNode extra = k8sDefaults();
     extra.fieldNames().forEachRemaining(f -> { if (!deployment.has(f)) deployment.set(f, extra.get(f)); });
     return tree;
@@ -64,6 +65,14 @@ public final class K8sSpecLoader {
     ObjectNode core = tree.deepCopy();
     ((ObjectNode) core.get("deployment")).retain(CORE_DEPLOYMENT_FIELDS);
     TrainingSpec spec = SpecValidator.validate(SpecIO.bind(core));
+    if (!deploymentTree.hasNonNull("nodes")) {
+      // Unset: as many nodes as the mesh needs at procsPerNode processes each (the validator checks the division).
+      int perNode = Math.max(1, spec.deployment().procsPerNode());
+      String nodes = Integer.toString(Math.max(1, (spec.worldSize() + perNode - 1) / perNode));
+      ((ObjectNode) deploymentTree).put("nodes", nodes);
+      ((ObjectNode) core.get("deployment")).put("nodes", nodes);
+      spec = SpecIO.bind(core);
+    }
     K8sDeployment deployment = K8sDeploymentValidator.validate(spec, bindDeployment(deploymentTree));
     try {
       return new K8sSpec(spec, SpecIO.yamlMapper().writeValueAsString(core), deployment);
