@@ -31,8 +31,11 @@ public interface Layers {
 
   Embedding embedding(String name, long vocab, long dim, double std);
 
-  /** Plain (unsplit) embedding, e.g. positions. */
-  Embedding replicatedEmbedding(String name, long rows, long dim, double std);
+  /**
+   * Position embedding (replicated weights). Given the positions of the whole sequence [T], returns
+   * the rows for the part of the sequence this rank holds ([T] or, under sequence parallelism, its chunk).
+   */
+  Embedding positionEmbedding(String name, long rows, long dim, double std);
 
   /** LayerNorm over the last dimension (always replicated). */
   Linear layerNorm(String name, long dim);

@@ -23,10 +23,25 @@ public final class Parameters {
   }
 
   private final Map<String, Param> byName = new LinkedHashMap<>();
+  private final java.util.Set<String> partialGrads = new java.util.LinkedHashSet<>();
 
   public Tensor add(Param p) {
     if (byName.putIfAbsent(p.name(), p) != null) throw new IllegalStateException("duplicate parameter " + p.name());
     return p.tensor();
+  }
+
+  /**
+   * Marks a replicated parameter whose gradient each tensor-parallel rank sees only in part (it is
+   * applied to this rank's slice of the sequence under sequence parallelism); such gradients are
+   * summed across the group after backward.
+   */
+  public void markPartialGrad(String name) {
+    get(name);
+    partialGrads.add(name);
+  }
+
+  public List<Param> partialGradParams() {
+    return partialGrads.stream().map(byName::get).toList();
   }
 
   public List<Param> list() { return Collections.unmodifiableList(new ArrayList<>(byName.values())); }

@@ -9,7 +9,9 @@ final class EngineSupport {
 
   static void refuseUnsupported(TrainingSpec s) {
     ParallelSpec p = s.parallel();
-    refuse(p.sequenceParallel(), "parallel.sequenceParallel", "sequence parallelism");
+    if (p.sequenceParallel() && p.tp() == 1) {
+      throw new SpecException("parallel.sequenceParallel", "needs tensor parallelism (it splits the sequence across the tp group); set parallel.tp > 1 or remove it");
+    }
     refuse(p.pp() > 1, "parallel.pp", "pipeline parallelism (pp=" + p.pp() + ")");
     refuse(p.zero() > 0, "parallel.zero", "ZeRO stage " + p.zero());
     refuse(s.precision().isLowPrecision(), "precision.dtype", s.precision().dtype() + " mixed precision");

@@ -7,6 +7,7 @@ import dev.weft.data.Batches;
 import dev.weft.data.DistributedSampler;
 import dev.weft.data.TokenSource;
 import dev.weft.metrics.MetricsJson;
+import dev.weft.metrics.ProcessMemory;
 import dev.weft.metrics.RunSummary;
 import dev.weft.metrics.StepMetrics;
 import dev.weft.models.LanguageModel;
@@ -14,6 +15,7 @@ import dev.weft.models.ModelContext;
 import dev.weft.models.ModelFactories;
 import dev.weft.models.Parameters.Param;
 import dev.weft.parallel.data.GradientBuckets;
+import dev.weft.parallel.tensor.PartialGrads;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.Tensors;
 import java.nio.file.Path;
@@ -64,9 +66,12 @@ public final class TrainingLoop {
     List<Double> losses = new ArrayList<>();
     List<Double> stepMs = new ArrayList<>();
     MetricsJson out = leader ? new MetricsJson(runDir) : null;
+    listener.onRankStart(dist.rank(), model.parameters().numel());
+    long prevEnd = System.nanoTime();
     try (GradientBuckets buckets = new GradientBuckets(params, dp, BUCKET_BYTES)) {
       for (long step = 1; step <= t.steps(); step++) {
         long s0 = System.nanoTime();
+        long commNs = 0;
         double lr = schedule.at(step);
         double loss;
         double gradNorm;
@@ -79,13 +84,18 @@ public final class TrainingLoop {
             localLoss += l.item_double();
             l.div(new Scalar((double) micro)).backward();
           }
+          long c0 = System.nanoTime();
           buckets.finish();
+          PartialGrads.allReduce(model.parameters().partialGradParams(), dist.tp());
+          commNs += System.nanoTime() - c0;
           gradNorm = GradClipper.clip(params, t.clipGradNorm(), dist.tp());
           Optimizers.setLr(opt, lr);
           opt.step();
           opt.zero_grad();
           Tensor lossT = Tensors.ofDoubles(localLoss / micro);
+          long c1 = System.nanoTime();
           dp.allReduce(lossT, ReduceOp.AVG);
+          commNs += System.nanoTime() - c1;
           loss = lossT.item_double();
         }
         double ms = (System.nanoTime() - s0) / 1e6;
@@ -95,13 +105,16 @@ public final class TrainingLoop {
           throw new TrainingDivergedException("loss became " + loss + " at step " + step
               + "; lower train.lr (now " + t.lr() + ") or set train.clipGradNorm");
         }
+        double tps = tokensPerStep / (ms / 1000);
+        StepMetrics sm = new StepMetrics(step, loss, lr, gradNorm, tokensPerStep, ms, tps,
+            tps * model.trainingFlopsPerToken(), ms - commNs / 1e6, commNs / 1e6, step == 1 ? 0 : (s0 - prevEnd) / 1e6,
+            dist.mesh().worldSize(), ProcessMemory.peakRssBytes());
+        listener.onRankStep(dist.rank(), sm, t.steps());
         if (leader) {
-          double tps = tokensPerStep / (ms / 1000);
-          StepMetrics sm = new StepMetrics(step, loss, lr, gradNorm, tokensPerStep, ms, tps,
-              tps * model.trainingFlopsPerToken());
           out.step(sm);
           listener.onStep(sm, t.steps());
         }
+        prevEnd = System.nanoTime();
       }
       boolean consistent = ReplicaCheck.consistent(params, dp, dist.world());
       double medianMs = median(stepMs);

@@ -36,6 +36,15 @@ class TensorParallelEquivalenceTest {
   }
 
   @Test
+  void sequenceParallelMatchesOneRank() {
+    RunResult one = small().runDir(dir.resolve("sp-ref")).fit();
+    RunResult sp2 = small().tensorParallel(2).sequenceParallel().runDir(dir.resolve("sp2")).fit();
+    assertClose(sp2.losses(), one.losses(), 1e-4);
+    RunResult sp4 = small().tensorParallel(4).sequenceParallel().runDir(dir.resolve("sp4")).fit();
+    assertClose(sp4.losses(), one.losses(), 1e-4);
+  }
+
+  @Test
   void dp2Tp2MatchesDp2() {
     RunResult dp2 = small().dataParallel(2).runDir(dir.resolve("dp2")).fit();
     RunResult both = small().dataParallel(2).tensorParallel(2).runDir(dir.resolve("dp2tp2")).fit();

@@ -35,7 +35,7 @@ public final class Gpt implements LanguageModel {
     this.localHeads = cfg.heads() / layers.splits();
     double std = 0.02, projStd = 0.02 / Math.sqrt(2.0 * cfg.layers());
     tok = layers.embedding("tok_emb", cfg.vocab(), cfg.hidden(), std);
-    pos = layers.replicatedEmbedding("pos_emb", cfg.seqLen(), cfg.hidden(), std);
+    pos = layers.positionEmbedding("pos_emb", cfg.seqLen(), cfg.hidden(), std);
     for (int i = 0; i < cfg.layers(); i++) blocks.add(new Block("blocks." + i, std, projStd));
     lnF = layers.layerNorm("ln_f", cfg.hidden());
     head = layers.lmHead("lm_head", cfg.hidden(), cfg.vocab(), std);
@@ -57,16 +57,17 @@ public final class Gpt implements LanguageModel {
     }
 
     Tensor forward(Tensor x) {
-      long b = x.size(0), t = x.size(1), d = cfg.headDim();
+      // x may hold only part of the sequence (sequence parallelism); q, k, v always see all of it
+      long b = x.size(0), d = cfg.headDim();
       Tensor a = ln1.forward(x);
-      Tensor qh = heads(q.forward(a), b, t, d), kh = heads(k.forward(a), b, t, d), vh = heads(v.forward(a), b, t, d);
+      Tensor qh = heads(q.forward(a), b, d), kh = heads(k.forward(a), b, d), vh = heads(v.forward(a), b, d);
       Tensor att = scaled_dot_product_attention(qh, kh, vh, new TensorOptional(), 0.0, true, new DoubleOptional(), false);
-      x = x.add(proj.forward(att.transpose(1, 2).reshape(b, t, localHeads * d)));
+      x = x.add(proj.forward(att.transpose(1, 2).reshape(b, -1, localHeads * d)));
       return x.add(fc2.forward(gelu(fc1.forward(ln2.forward(x)))));
     }
 
-    private Tensor heads(Tensor y, long b, long t, long d) {
-      return y.view(b, t, localHeads, d).transpose(1, 2);
+    private Tensor heads(Tensor y, long b, long d) {
+      return y.view(b, -1, localHeads, d).transpose(1, 2);
     }
   }
 

@@ -47,7 +47,7 @@ public final class GptFactory implements ModelFactory {
   public LanguageModel create(TrainingSpec spec, ModelContext ctx) {
     GptConfig c = GptConfig.from(spec.model().config(), spec.data().seqLen());
     Layers layers = ctx.tpSize() == 1 ? new DenseLayers(ctx.seed())
-        : new TensorParallelLayers(ctx.seed(), new TpOps(ctx.tp()));
+        : new TensorParallelLayers(ctx.seed(), new TpOps(ctx.tp()), spec.parallel().sequenceParallel());
     return new Gpt(c, layers);
   }
 }

@@ -40,11 +40,11 @@ public final class DenseLayers implements Layers {
 
   @Override
   public Embedding embedding(String name, long vocab, long dim, double std) {
-    return replicatedEmbedding(name, vocab, dim, std);
+    return positionEmbedding(name, vocab, dim, std);
   }
 
   @Override
-  public Embedding replicatedEmbedding(String name, long rows, long dim, double std) {
+  public Embedding positionEmbedding(String name, long rows, long dim, double std) {
     Tensor w = whole(params, name + ".weight", Init.normalFull(seed, name + ".weight", std, rows, dim));
     return ids -> org.bytedeco.pytorch.global.torch.embedding(w, ids);
   }

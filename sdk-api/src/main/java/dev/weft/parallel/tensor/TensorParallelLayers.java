@@ -20,11 +20,34 @@ import org.bytedeco.pytorch.TensorOptional;
 public final class TensorParallelLayers implements Layers {
   private final long seed;
   private final TpOps ops;
+  private final boolean sequenceParallel;
   private final Parameters params = new Parameters();
 
-  public TensorParallelLayers(long seed, TpOps ops) {
+  /**
+   * @param sequenceParallel keep activations outside the split layers sharded along the sequence
+   *     (all-gather before column layers, reduce-scatter after row layers), as Megatron does
+   */
+  public TensorParallelLayers(long seed, TpOps ops, boolean sequenceParallel) {
     this.seed = seed;
     this.ops = ops;
+    this.sequenceParallel = sequenceParallel;
+  }
+
+  /** Input of a column layer: whole sequence, gradient summed over the group. */
+  private Tensor enterSplit(Tensor x) {
+    return sequenceParallel ? ops.gatherSequence(x) : ops.copyToTp(x);
+  }
+
+  /** Output of a row layer: partial sums reduced (and, under sequence parallelism, scattered). */
+  private Tensor leaveSplit(Tensor partial) {
+    return sequenceParallel ? ops.scatterSequence(partial) : ops.reduceFromTp(partial);
+  }
+
+  /** A replicated parameter; under sequence parallelism its gradient is partial per rank. */
+  private Tensor replicated(String name, Tensor value) {
+    Tensor t = DenseLayers.whole(params, name, value);
+    if (sequenceParallel) params.markPartialGrad(name);
+    return t;
   }
 
   private Tensor sliced(String name, Tensor full, int dim) {
@@ -36,37 +59,49 @@ public final class TensorParallelLayers implements Layers {
   public Linear column(String name, long in, long out, double std) {
     Tensor w = sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, out, in), 0);
     Tensor b = sliced(name + ".bias", zeros(out), 0);
-    return x -> linear(ops.copyToTp(x), w, new TensorOptional(b));
+    return x -> linear(enterSplit(x), w, new TensorOptional(b));
   }
 
   @Override
   public Linear row(String name, long in, long out, double std) {
     Tensor w = sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, out, in), 1);
-    Tensor b = DenseLayers.whole(params, name + ".bias", zeros(out));
-    return x -> ops.reduceFromTp(linear(x, w)).add(b);
+    Tensor b = replicated(name + ".bias", zeros(out));
+    return x -> leaveSplit(linear(x, w)).add(b);
   }
 
   @Override
   public Embedding embedding(String name, long vocab, long dim, double std) {
     Tensor w = sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, vocab, dim), 0);
     VocabRange range = VocabRange.of(vocab, ops.rank(), ops.size());
-    return ids -> ops.reduceFromTp(range.lookup(w, ids));
+    return ids -> leaveSplit(range.lookup(w, ids));
   }
 
   @Override
-  public Embedding replicatedEmbedding(String name, long rows, long dim, double std) {
-    Tensor w = DenseLayers.whole(params, name + ".weight", Init.normalFull(seed, name + ".weight", std, rows, dim));
-    return ids -> org.bytedeco.pytorch.global.torch.embedding(w, ids);
+  public Embedding positionEmbedding(String name, long rows, long dim, double std) {
+    Tensor w = replicated(name + ".weight", Init.normalFull(seed, name + ".weight", std, rows, dim));
+    return positions -> {
+      Tensor all = org.bytedeco.pytorch.global.torch.embedding(w, positions);
+      if (!sequenceParallel) return all;
+      long n = all.size(0) / ops.size();
+      return all.narrow(0, ops.rank() * n, n);
+    };
   }
 
   @Override
-  public Linear layerNorm(String name, long dim) { return DenseLayers.layerNorm(params, name, dim); }
+  public Linear layerNorm(String name, long dim) {
+    Linear ln = DenseLayers.layerNorm(params, name, dim);
+    if (sequenceParallel) {
+      params.markPartialGrad(name + ".weight");
+      params.markPartialGrad(name + ".bias");
+    }
+    return ln;
+  }
 
   @Override
   public LmHead lmHead(String name, long dim, long vocab, double std) {
     Tensor w = sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, vocab, dim), 0);
     VocabParallelCrossEntropy ce = new VocabParallelCrossEntropy(ops, VocabRange.of(vocab, ops.rank(), ops.size()));
-    return (h, targets) -> ce.loss(linear(ops.copyToTp(h), w), targets);
+    return (h, targets) -> ce.loss(linear(enterSplit(h), w), targets);
   }
 
   @Override public int splits() { return ops.size(); }
