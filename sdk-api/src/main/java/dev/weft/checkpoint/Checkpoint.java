@@ -1,0 +1,119 @@
+package dev.weft.checkpoint;
+
+import dev.weft.util.Tensors;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.javacpp.PointerScope;
+import org.bytedeco.pytorch.NoGradGuard;
+import org.bytedeco.pytorch.Tensor;
+
+/**
+ * One committed checkpoint directory (the one holding {@code manifest.json}), opened for reading.
+ * {@link #load} fills any layout's tensors from the saved pieces that intersect them (resharding),
+ * after checking the SHA-256 of each file it reads; {@link #verify} checks every file.
+ */
+public final class Checkpoint {
+  private final Path dir;
+  private final Manifest manifest;
+  private final Set<String> verified = new HashSet<>();
+
+  private Checkpoint(Path dir, Manifest manifest) {
+    this.dir = dir;
+    this.manifest = manifest;
+  }
+
+  /** Opens {@code dir} and checks its manifest; throws {@link CorruptCheckpointException} naming the file otherwise. */
+  public static Checkpoint open(Path dir) {
+    if (!Files.isDirectory(dir)) throw new CheckpointException(dir + " is not a checkpoint directory (expected one holding manifest.json)");
+    return new Checkpoint(dir, ManifestIO.read(dir));
+  }
+
+  public Path dir() { return dir; }
+  public Manifest manifest() { return manifest; }
+  public CheckpointMeta meta() { return manifest.meta(); }
+  public long step() { return manifest.step(); }
+
+  /** Checks size, SHA-256 and safetensors header of every shard file. */
+  public void verify() {
+    for (String f : manifest.files().keySet()) verifyFile(f);
+  }
+
+  private synchronized void verifyFile(String name) {
+    if (verified.contains(name)) return;
+    Path file = dir.resolve(name);
+    Manifest.FileRecord rec = manifest.files().get(name);
+    try {
+      long size = Files.size(file);
+      if (size != rec.bytes()) throw new CorruptCheckpointException(file, "is " + size + " bytes, the manifest says " + rec.bytes());
+      String sha = Sha256.ofFile(file);
+      if (!sha.equals(rec.sha256())) {
+        throw new CorruptCheckpointException(file, "SHA-256 " + sha + " differs from the manifest's " + rec.sha256() + " (damaged)");
+      }
+    } catch (NoSuchFileException e) {
+      throw new CorruptCheckpointException(file, "is missing");
+    } catch (IOException e) {
+      throw new CorruptCheckpointException(file, "cannot be read: " + e.getMessage(), e);
+    }
+    SafetensorsFile.open(file);
+    verified.add(name);
+  }
+
+  /**
+   * Fills each wanted entry's tensor with its slice of the saved global tensor, whatever layout
+   * saved it; converts dtypes when the wanted tensor's differs (e.g. saved F32, wanted BF16).
+   */
+  public void load(List<StateEntry> wanted) {
+    List<LoadPlan.Want> wants = new ArrayList<>();
+    for (StateEntry e : wanted) wants.add(new LoadPlan.Want(e.name(), e.slice()));
+    List<LoadPlan.Step> steps = LoadPlan.plan(manifest, wants, dir.toString());
+    for (LoadPlan.Step s : steps) verifyFile(s.piece().file());
+    Map<String, SafetensorsFile> files = new HashMap<>();
+    try (PointerScope scope = new PointerScope(); NoGradGuard ng = new NoGradGuard()) {
+      Tensor[] dst = new Tensor[wanted.size()];
+      for (LoadPlan.Step s : steps) {
+        StateEntry want = wanted.get(s.wanted());
+        if (dst[s.wanted()] == null) dst[s.wanted()] = destination(want);
+        SafetensorsFile f = files.computeIfAbsent(s.piece().file(), n -> SafetensorsFile.open(dir.resolve(n)));
+        copy(f, s, dst[s.wanted()], want.dtype());
+      }
+      for (int i = 0; i < dst.length; i++) {
+        Tensor w = wanted.get(i).data();
+        if (dst[i] != null && dst[i] != w) w.copy_(dst[i].view(w.sizes()));
+      }
+    }
+  }
+
+  /** The wanted tensor itself when it is contiguous CPU memory, else a contiguous host buffer to copy from at the end. */
+  private static Tensor destination(StateEntry want) {
+    Tensor w = want.data();
+    if (w.is_cpu() && w.is_contiguous()) return w;
+    return Tensors.empty(want.dtype().scalarType(), w.numel());
+  }
+
+  private void copy(SafetensorsFile f, LoadPlan.Step s, Tensor dst, DType wantedType) {
+    SafetensorsFile.Entry e = f.entry(s.piece().key());
+    if (e.dtype() != s.savedDtype() || e.numel() != s.piece().flatLength()) {
+      throw new CorruptCheckpointException(f.file(), "tensor '" + e.name() + "' is " + e.dtype() + " × " + e.numel()
+          + " but the manifest says " + s.savedDtype() + " × " + s.piece().flatLength());
+    }
+    long first = s.srcFirst(), count = s.srcEnd() - first;
+    Tensor src = Tensors.empty(e.dtype().scalarType(), count);
+    f.read(e, first, count, src.data_ptr());
+    if (e.dtype() != wantedType) src = src.to(wantedType.scalarType());
+    long w = wantedType.bytes();
+    Pointer from = src.data_ptr(), to = dst.data_ptr();
+    for (CopyRun r : s.runs()) {
+      Pointer.memcpy(new BytePointer(to).position(r.dst() * w), new BytePointer(from).position((r.src() - first) * w), r.length() * w);
+    }
+  }
+}

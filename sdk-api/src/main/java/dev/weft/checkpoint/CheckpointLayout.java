@@ -1,0 +1,56 @@
+package dev.weft.checkpoint;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * Names inside a checkpoint root: {@code step-000100/} (committed), {@code .tmp-step-000100/} (being
+ * written), {@code rank-00003.safetensors} (one shard per writing rank), {@code manifest.json}, and
+ * the {@code latest} pointer file.
+ */
+public final class CheckpointLayout {
+  public static final String LATEST = "latest";
+  private static final Pattern STEP_DIR = Pattern.compile("step-(\\d{1,18})");
+  private static final Pattern TMP_DIR = Pattern.compile("\\.tmp-step-(\\d{1,18})");
+  private static final Pattern SHARD = Pattern.compile("rank-\\d{5,9}\\.safetensors");
+
+  private CheckpointLayout() {}
+
+  public static String stepDirName(long step) { return String.format("step-%06d", step); }
+  public static String tmpDirName(long step) { return ".tmp-" + stepDirName(step); }
+  public static String shardFileName(int rank) { return String.format("rank-%05d.safetensors", rank); }
+
+  /** A shard file name as written by {@link #shardFileName}; anything else in a manifest is refused. */
+  static boolean isShardFileName(String name) { return name != null && SHARD.matcher(name).matches(); }
+
+  public static OptionalLong stepOf(String dirName) {
+    Matcher m = STEP_DIR.matcher(dirName);
+    return m.matches() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
+  }
+
+  static OptionalLong tmpStepOf(String dirName) {
+    Matcher m = TMP_DIR.matcher(dirName);
+    return m.matches() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
+  }
+
+  /** Committed checkpoint directories under {@code root}, newest step first. */
+  public static List<Path> committed(Path root) {
+    if (!Files.isDirectory(root)) return List.of();
+    try (Stream<Path> s = Files.list(root)) {
+      List<Path> out = new ArrayList<>(s.filter(Files::isDirectory)
+          .filter(p -> stepOf(p.getFileName().toString()).isPresent()).toList());
+      out.sort(Comparator.comparingLong((Path p) -> stepOf(p.getFileName().toString()).getAsLong()).reversed());
+      return out;
+    } catch (IOException e) {
+      throw new CheckpointException("cannot list checkpoint directory " + root + ": " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,34 @@
+package dev.weft.checkpoint;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/** SHA-256 of files, as lowercase hex (what {@code sha256sum} prints). */
+final class Sha256 {
+  private Sha256() {}
+
+  static MessageDigest digest() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("this JVM has no SHA-256", e);
+    }
+  }
+
+  static String hex(byte[] digest) { return HexFormat.of().formatHex(digest); }
+
+  static String ofFile(Path file) throws IOException {
+    MessageDigest md = digest();
+    byte[] buf = new byte[1 << 20];
+    try (InputStream in = Files.newInputStream(file)) {
+      int n;
+      while ((n = in.read(buf)) > 0) md.update(buf, 0, n);
+    }
+    return hex(md.digest());
+  }
+}
