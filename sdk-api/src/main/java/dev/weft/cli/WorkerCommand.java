@@ -3,6 +3,9 @@ package dev.weft.cli;
 import dev.weft.launch.ParentWatch;
 import dev.weft.launch.WorkerIdentity;
 import dev.weft.launch.WorkerRun;
+import dev.weft.metrics.prometheus.GrafanaDashboard;
+import dev.weft.metrics.prometheus.MetricsEndpoint;
+import dev.weft.metrics.prometheus.WeftMetrics;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.NativeThreads;
@@ -27,14 +30,22 @@ final class WorkerCommand implements Callable<Integer> {
   @Option(names = "--timeout", defaultValue = "120", description = "Seconds to wait for peers and collectives.")
   int timeoutSeconds;
 
+  @Option(names = "--set", paramLabel = "PATH=VALUE", description = "Override a spec field (e.g. per Katib trial; repeatable).")
+  java.util.List<String> overrides = new java.util.ArrayList<>();
+
   @Override
   public Integer call() {
     ParentWatch.startIfRequested();
     WorkerIdentity id = WorkerIdentity.fromEnv();
     String t = System.getenv("WEFT_THREADS");
     int threads = t == null ? NativeThreads.perRank(1) : Integer.parseInt(t);
-    TrainingSpec s = SpecIO.read(spec);
-    WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds), new ConsoleProgress(System.out));
+    TrainingSpec s = SpecIO.read(spec, overrides);
+    WeftMetrics metrics = WeftMetrics.forRank(s, id.rank());
+    if (id.rank() == 0) GrafanaDashboard.write(runDir, s);
+    try (MetricsEndpoint endpoint = MetricsEndpoint.startIfEnabled(metrics, s.metrics().port(), id.localRank())) {
+      WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds),
+          metrics.listener(new ConsoleProgress(System.out, s.train().logEvery())));
+    }
     return 0;
   }
 }

@@ -24,7 +24,14 @@ public interface Layers {
   }
 
   /** Linear whose output features are split across the group; its output stays split. */
-  Linear column(String name, long in, long out, double std);
+  default Linear column(String name, long in, long out, double std) { return columns(java.util.List.of(name), in, out, std); }
+
+  /**
+   * Several column layers over the same input, computed as one: the output is their (local) outputs
+   * concatenated on the last dimension. Under tensor parallelism the input's gradient is then
+   * reduced once for all of them (as Megatron's fused QKV does) instead of once per layer.
+   */
+  Linear columns(java.util.List<String> names, long in, long out, double std);
 
   /** Linear whose input features are split across the group; its output is whole. */
   Linear row(String name, long in, long out, double std);

@@ -69,7 +69,7 @@ public final class SpecIO {
     return bind(tree);
   }
 
-  static JsonNode readTree(Path file) {
+  public static JsonNode readTree(Path file) {
     if (!Files.isRegularFile(file)) {
       throw new SpecException("spec", "file " + file + " does not exist; pass the path of a YAML or JSON spec");
     }

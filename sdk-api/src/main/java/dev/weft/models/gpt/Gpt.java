@@ -42,14 +42,12 @@ public final class Gpt implements LanguageModel {
   }
 
   private final class Block {
-    final Layers.Linear ln1, q, k, v, proj, ln2, fc1, fc2;
+    final Layers.Linear ln1, qkv, proj, ln2, fc1, fc2;
 
     Block(String n, double std, double projStd) {
       long h = cfg.hidden(), f = cfg.mlpHidden();
       ln1 = layers.layerNorm(n + ".ln_1", h);
-      q = layers.column(n + ".attn.q", h, h, std);
-      k = layers.column(n + ".attn.k", h, h, std);
-      v = layers.column(n + ".attn.v", h, h, std);
+      qkv = layers.columns(List.of(n + ".attn.q", n + ".attn.k", n + ".attn.v"), h, h, std);
       proj = layers.row(n + ".attn.proj", h, h, projStd);
       ln2 = layers.layerNorm(n + ".ln_2", h);
       fc1 = layers.column(n + ".mlp.fc1", h, f, std);
@@ -60,7 +58,9 @@ public final class Gpt implements LanguageModel {
       // x may hold only part of the sequence (sequence parallelism); q, k, v always see all of it
       long b = x.size(0), d = cfg.headDim();
       Tensor a = ln1.forward(x);
-      Tensor qh = heads(q.forward(a), b, d), kh = heads(k.forward(a), b, d), vh = heads(v.forward(a), b, d);
+      Tensor all = qkv.forward(a);
+      long w = all.size(2) / 3;
+      Tensor qh = heads(all.narrow(2, 0, w), b, d), kh = heads(all.narrow(2, w, w), b, d), vh = heads(all.narrow(2, 2 * w, w), b, d);
       Tensor att = scaled_dot_product_attention(qh, kh, vh, new TensorOptional(), 0.0, true, new DoubleOptional(), false);
       x = x.add(proj.forward(att.transpose(1, 2).reshape(b, -1, localHeads * d)));
       return x.add(fc2.forward(gelu(fc1.forward(ln2.forward(x)))));

@@ -27,7 +27,15 @@ public final class DenseLayers implements Layers {
   }
 
   @Override
-  public Linear column(String name, long in, long out, double std) { return dense(name, in, out, std); }
+  public Linear columns(java.util.List<String> names, long in, long out, double std) {
+    if (names.size() == 1) return dense(names.get(0), in, out, std);
+    org.bytedeco.pytorch.TensorVector ws = new org.bytedeco.pytorch.TensorVector(), bs = new org.bytedeco.pytorch.TensorVector();
+    for (String n : names) {
+      ws.push_back(whole(params, n + ".weight", Init.normalFull(seed, n + ".weight", std, out, in)));
+      bs.push_back(whole(params, n + ".bias", zeros(out)));
+    }
+    return x -> linear(x, org.bytedeco.pytorch.global.torch.cat(ws), new TensorOptional(org.bytedeco.pytorch.global.torch.cat(bs)));
+  }
 
   @Override
   public Linear row(String name, long in, long out, double std) { return dense(name, in, out, std); }

@@ -10,6 +10,8 @@ import dev.weft.models.Parameters.Param;
 import dev.weft.models.layers.DenseLayers;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorOptional;
+import org.bytedeco.pytorch.TensorVector;
+import org.bytedeco.pytorch.global.torch;
 
 /**
  * Megatron-style split layers. Every rank draws the full initial weight from the same seeded
@@ -56,10 +58,14 @@ public final class TensorParallelLayers implements Layers {
   }
 
   @Override
-  public Linear column(String name, long in, long out, double std) {
-    Tensor w = sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, out, in), 0);
-    Tensor b = sliced(name + ".bias", zeros(out), 0);
-    return x -> linear(enterSplit(x), w, new TensorOptional(b));
+  public Linear columns(java.util.List<String> names, long in, long out, double std) {
+    TensorVector ws = new TensorVector(), bs = new TensorVector();
+    for (String n : names) {
+      ws.push_back(sliced(n + ".weight", Init.normalFull(seed, n + ".weight", std, out, in), 0));
+      bs.push_back(sliced(n + ".bias", zeros(out), 0));
+    }
+    if (names.size() == 1) return x -> linear(enterSplit(x), ws.get(0), new TensorOptional(bs.get(0)));
+    return x -> linear(enterSplit(x), torch.cat(ws), new TensorOptional(torch.cat(bs)));
   }
 
   @Override
