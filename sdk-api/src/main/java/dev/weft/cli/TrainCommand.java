@@ -41,10 +41,12 @@ final class TrainCommand implements Callable<Integer> {
     SpecIO.write(spec, resolved);
     System.out.printf("weft: training %s on %d worker process(es), dp=%d tp=%d pp=%d; run dir %s%n", spec.name(), n,
         spec.parallel().dp(), spec.parallel().tp(), spec.parallel().pp(), dir);
+    ConsoleProgress.View view = ConsoleProgress.view(System.out);
     LocalLauncher launcher = new LocalLauncher(
         List.of(WeftMain.class.getName(), "worker", "--spec", resolved.toString(), "--run-dir", dir.toString()),
-        Map.of(), System.out);
+        Map.of(), view.stream());
     LocalLauncher.Outcome outcome = launcher.run(n, NativeThreads.perRank(n));
+    view.finish();
     if (!outcome.ok()) {
       System.err.println("weft: training failed: " + outcome.reason());
       return outcome.exitCode();

@@ -1,5 +1,17 @@
 package dev.weft.metrics;
 
-/** One optimizer step as it appears in {@code metrics.jsonl} (snake_case keys). */
+/**
+ * One optimizer step as it appears in {@code metrics.jsonl} (snake_case keys). {@code commMs} is the
+ * communication the step waited for (gradient buckets not yet reduced when backward ended, and the loss
+ * all-reduce), {@code computeMs = stepMs - commMs}, {@code idleMs} the time between the previous step's
+ * end and this one's start; {@code peakRssBytes} is this process's peak resident memory.
+ */
 public record StepMetrics(long step, double loss, double lr, double gradNorm, long tokens, double stepMs,
-                          double tokensPerS, double modelFlopsPerS) {}
+                          double tokensPerS, double modelFlopsPerS, double computeMs, double commMs, double idleMs,
+                          int worldSize, long peakRssBytes) {
+  /** Without the time split and process figures (they read as 0, world size 1). */
+  public StepMetrics(long step, double loss, double lr, double gradNorm, long tokens, double stepMs, double tokensPerS,
+                     double modelFlopsPerS) {
+    this(step, loss, lr, gradNorm, tokens, stepMs, tokensPerS, modelFlopsPerS, stepMs, 0, 0, 1, 0);
+  }
+}

@@ -2,10 +2,19 @@ package dev.weft.train;
 
 import dev.weft.metrics.StepMetrics;
 
-/** Called on rank 0 after every step (progress display, in-process callers). */
+/**
+ * Called on rank 0 after every step (progress display, in-process callers). The two {@code onRank*}
+ * hooks run on every rank, rank 0 included, for per-worker exporters such as the Prometheus endpoint.
+ */
 @FunctionalInterface
 public interface StepListener {
   void onStep(StepMetrics m, long totalSteps);
+
+  /** Every rank, once its model is built: how many parameters this rank holds. */
+  default void onRankStart(int rank, long localParameters) {}
+
+  /** Every rank, after every step. */
+  default void onRankStep(int rank, StepMetrics m, long totalSteps) {}
 
   StepListener NONE = (m, n) -> {};
 }

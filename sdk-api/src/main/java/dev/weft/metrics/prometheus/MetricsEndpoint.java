@@ -1,0 +1,40 @@
+package dev.weft.metrics.prometheus;
+
+import dev.weft.WeftException;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import java.io.IOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A worker's {@code /metrics} over HTTP: the {@code weft_*} metrics and the JVM's ({@code jvm_*},
+ * {@code process_*}). Local rank r serves on {@code metrics.port + r}; port 0 means off.
+ */
+public final class MetricsEndpoint implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(MetricsEndpoint.class);
+
+  private final HTTPServer server;
+
+  private MetricsEndpoint(HTTPServer server) { this.server = server; }
+
+  /** Starts serving, or returns {@code null} when {@code basePort} is 0 (off). */
+  public static MetricsEndpoint startIfEnabled(WeftMetrics metrics, int basePort, int localRank) {
+    if (basePort <= 0) return null;
+    int port = basePort + localRank;
+    JvmMetrics.builder().register(metrics.registry());
+    try {
+      HTTPServer s = HTTPServer.builder().port(port).registry(metrics.registry()).buildAndStart();
+      log.info("Prometheus metrics at http://localhost:{}/metrics", s.getPort());
+      return new MetricsEndpoint(s);
+    } catch (IOException e) {
+      throw new WeftException("metrics.port: cannot serve metrics on port " + port + " (metrics.port " + basePort
+          + " + local rank " + localRank + "): " + e.getMessage() + "; choose another metrics.port or set it to 0", e);
+    }
+  }
+
+  public int port() { return server.getPort(); }
+
+  @Override
+  public void close() { server.close(); }
+}
