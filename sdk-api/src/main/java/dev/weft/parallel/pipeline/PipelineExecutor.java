@@ -23,6 +23,7 @@ public final class PipelineExecutor {
   final ActivationShape shape;
   final ScalarType dtype;
   final boolean recompute;
+  final BackwardListener backwardListener;
 
   private PipelineExecutor(Builder b) {
     this.schedule = Objects.requireNonNull(b.schedule, "schedule");
@@ -33,6 +34,7 @@ public final class PipelineExecutor {
     this.shape = b.shape;
     this.dtype = b.dtype;
     this.recompute = b.recompute;
+    this.backwardListener = b.backwardListener;
     if (pp.size() != schedule.stages()) {
       throw new WeftException("the schedule has " + schedule.stages() + " stages but the pipeline group " + pp.name()
           + " has " + pp.size() + " ranks; build the schedule with parallel.pp=" + pp.size());
@@ -62,6 +64,7 @@ public final class PipelineExecutor {
     private ActivationShape shape;
     private ScalarType dtype = ScalarType.Float;
     private boolean recompute;
+    private BackwardListener backwardListener = BackwardListener.NONE;
 
     private Builder(Schedule schedule, Communicator pp) {
       this.schedule = schedule;
@@ -83,6 +86,9 @@ public final class PipelineExecutor {
 
     /** Keep only each micro-batch's stage input and run the forward again right before its backward. */
     public Builder recompute(boolean on) { this.recompute = on; return this; }
+
+    /** Called before every backward; says which one is each chunk's last of the step (for data-parallel sync). */
+    public Builder beforeBackward(BackwardListener l) { this.backwardListener = Objects.requireNonNull(l); return this; }
 
     public PipelineExecutor build() { return new PipelineExecutor(this); }
   }

@@ -38,6 +38,7 @@ final class StepRun {
   private final List<Posted> sends = new ArrayList<>();
   private final Map<Action.Kind, Integer> nextReceive = new EnumMap<>(Action.Kind.class);
   private final Double[] losses;
+  private final int[] lastBackwardOfChunk;
   private final List<Timeline.Event> events = new ArrayList<>();
   private long keptBytes;
   private long peakBytes;
@@ -48,6 +49,10 @@ final class StepRun {
     this.stage = x.stage();
     this.actions = s.actions(stage);
     this.losses = new Double[s.microBatches()];
+    this.lastBackwardOfChunk = new int[s.virtualStages()];
+    for (int i = 0; i < actions.size(); i++) {
+      if (actions.get(i).kind() == Action.Kind.BACKWARD) lastBackwardOfChunk[actions.get(i).chunk()] = i;
+    }
   }
 
   StepResult run() {
@@ -110,7 +115,10 @@ final class StepRun {
         sends.add(new Posted(t, x.pp.sendAsync(t, a.peer(), TransferTags.of(a, s, stage))));
       }
       case FORWARD -> forward(a.microBatch(), a.chunk());
-      case BACKWARD -> backward(a.microBatch(), a.chunk());
+      case BACKWARD -> {
+        x.backwardListener.beforeBackward(a.microBatch(), a.chunk(), lastBackwardOfChunk[a.chunk()] == i);
+        backward(a.microBatch(), a.chunk());
+      }
       default -> throw new IllegalStateException(a.toString());
     }
   }

@@ -101,7 +101,11 @@ class PipelineEquivalenceTest {
     NativeThreads.configure(1);
     Schedule s = Schedules.of("interleaved-1f1b", 1, M, 4);
     TanhStack stack = new TanhStack(s, 0, LAYERS, HIDDEN, SEED);
-    StepResult r = executor(s, new SoloCommunicator("pp"), stack, false).step();
+    List<String> lastBackwards = new java.util.ArrayList<>();
+    StepResult r = PipelineExecutor.builder(s, new SoloCommunicator("pp")).module(stack)
+        .inputs(mb -> TanhStack.input(mb, BATCH, HIDDEN, SEED)).loss((out, mb) -> TanhStack.loss(out))
+        .beforeBackward((mb, chunk, last) -> { if (last) lastBackwards.add("mb" + mb + "c" + chunk); }).build().step();
+    assertThat(lastBackwards).containsExactly("mb7c3", "mb7c2", "mb7c1", "mb7c0");
     assertMatchesReference(List.of(new Out(r, PipelineRanks.grads(stack.parameters()))));
   }
 
