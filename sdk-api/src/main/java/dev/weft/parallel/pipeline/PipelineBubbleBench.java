@@ -22,8 +22,8 @@ import org.bytedeco.pytorch.Tensor;
  */
 public final class PipelineBubbleBench {
   /**
-   * Each stage's smallest bubble over the measured steps (other processes only ever add idle time,
-   * so the least disturbed step is the best estimate), the theory, stage 0's peak kept bytes, and
+   * Each stage's median bubble over the measured steps (neither best nor worst: other processes
+   * stretch computes, which lowers this stage's bubble and raises its neighbour's), the theory, stage 0's peak kept bytes, and
    * how steady the machine was: the slowest forward over the median forward (near 1 when quiet; a
    * busy machine stretches some computes many times, and the stretch shows up as idle elsewhere).
    */
@@ -45,7 +45,7 @@ public final class PipelineBubbleBench {
     int stages = arg(args, 0, 2), m = arg(args, 1, 8), hidden = arg(args, 2, 512), batch = arg(args, 3, 64), steps = arg(args, 4, 5);
     int layers = 4 * stages;
     System.out.println("pipeline bubble: " + stages + " stages, " + m + " micro-batches of [" + batch + ", " + hidden + "], "
-        + layers + " tanh(linear) layers, best of " + steps + " steps after one warm-up");
+        + layers + " tanh(linear) layers, median of " + steps + " steps after one warm-up");
     System.out.println(measure("gpipe", stages, m, 1, false, layers, hidden, batch, steps));
     System.out.println(measure("1f1b", stages, m, 1, false, layers, hidden, batch, steps));
     System.out.println(measure("1f1b", stages, m, 1, true, layers, hidden, batch, steps));
@@ -81,7 +81,7 @@ public final class PipelineBubbleBench {
       }
       pp.barrier();
       double spread = forwards.stream().mapToDouble(Double::doubleValue).max().orElse(1) / median(forwards);
-      return new double[] {bubbles.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN), peak, spread};
+      return new double[] {median(bubbles), peak, spread};
     });
     double[] bubble = perRank.stream().mapToDouble(r -> r[0]).toArray();
     return new Measurement(name, stages, m, v, recompute, bubble, Simulation.theoreticalBubble(stages, m, v), (long) perRank.get(0)[1],

@@ -94,7 +94,7 @@ final class StepRun {
       int j = Math.max(from, nextReceive.getOrDefault(kind, 0));
       while (j < actions.size() && actions.get(j).kind() != kind) j++;
       nextReceive.put(kind, j);
-      if (j < actions.size() && !receives.containsKey(j) && j >= from) {
+      if (j < actions.size() && !receives.containsKey(j)) {
         Action a = actions.get(j);
         int vs = s.virtualStage(stage, a.chunk());
         Tensor buf = held.keep(Tensors.empty(x.dtype, x.shape.shape(a.microBatch(), kind == Action.Kind.RECV_ACT ? vs : vs + 1)));
