@@ -41,7 +41,10 @@ public final class Checkpointer implements AutoCloseable {
   private final CommitStore store;
   private final Options options;
   private final ExecutorService writer;
+  private final ExecutorService janitor;
+  private final StagingBuffers staging = new StagingBuffers();
   private Future<Path> pending;
+  private volatile Future<?> pruning;
   private long seq;
 
   private Checkpointer(Path root, int rank, int world, CommitStore store, Options options) {
@@ -55,6 +58,11 @@ public final class Checkpointer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     }) : null;
+    this.janitor = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "weft-ckpt-prune-" + rank);
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   /** A checkpointer for rank {@code rank} of {@code world}, saving under {@code root}. */
@@ -73,17 +81,13 @@ public final class Checkpointer implements AutoCloseable {
    * or, with {@code async}, returns once the snapshot is taken. Waits for the previous save first.
    */
   public void save(CheckpointMeta meta, List<StateEntry> entries) {
-    await();
+    awaitSave(); // old checkpoints may still be being deleted: that runs on beside training
     long mySeq = ++seq;
-    Snapshot snap = Snapshot.take(entries, options.async());
+    Snapshot snap = Snapshot.take(entries, options.async(), staging);
     if (options.async()) {
-      pending = writer.submit(() -> {
-        try (snap) {
-          return write(meta, snap, mySeq);
-        }
-      });
+      pending = writer.submit(() -> write(meta, snap, mySeq));
     } else {
-      try (snap) {
+      try {
         write(meta, snap, mySeq);
       } catch (IOException e) {
         throw new CheckpointException("saving step " + meta.step() + " under " + root + " failed: " + e.getMessage(), e);
@@ -91,8 +95,31 @@ public final class Checkpointer implements AutoCloseable {
     }
   }
 
-  /** Waits for the background save, if any; returns its committed directory; rethrows its failure. */
+  /**
+   * Waits for the background save, if any, and for the deletion of checkpoints beyond {@code keep};
+   * returns the save's committed directory; rethrows its failure.
+   */
   public Optional<Path> await() {
+    try {
+      return awaitSave();
+    } finally {
+      awaitPruning();
+    }
+  }
+
+  private void awaitPruning() {
+    Future<?> p = pruning;
+    if (p == null) return;
+    try {
+      p.get(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException | CancellationException e) {
+      log.warn("deleting old checkpoints under {} did not finish: {}", root, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private Optional<Path> awaitSave() {
     Future<Path> f = pending;
     pending = null;
     if (f == null) return Optional.empty();
@@ -116,7 +143,22 @@ public final class Checkpointer implements AutoCloseable {
     try {
       await();
     } finally {
-      if (writer != null) writer.shutdown();
+      janitor.shutdown();
+      if (writer == null) {
+        staging.close();
+      } else {
+        writer.shutdown();
+        if (terminated(writer)) staging.close(); // else a stuck write still reads them: leak rather than free under it
+      }
+    }
+  }
+
+  private static boolean terminated(ExecutorService e) {
+    try {
+      return e.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 
@@ -143,7 +185,15 @@ public final class Checkpointer implements AutoCloseable {
         for (ShardReport r : reports) {
           if (r.error() != null) throw new CheckpointException("rank " + r.rank() + " could not write its shard of step " + meta.step() + ": " + r.error());
         }
-        committed = CommitProtocol.commit(root, tmp, meta, reports, options.keep());
+        committed = CommitProtocol.commit(root, tmp, meta, reports);
+        long step = meta.step();
+        pruning = janitor.submit(() -> {
+          try {
+            CommitProtocol.prune(root, step, options.keep());
+          } catch (IOException | RuntimeException e) {
+            log.warn("could not delete old checkpoints under {} ({}); they stay until the next save", root, e.toString());
+          }
+        });
       } catch (IOException | RuntimeException e) {
         outcome = "failed: " + e.getMessage();
         throw e;

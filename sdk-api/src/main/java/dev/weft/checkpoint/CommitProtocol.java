@@ -11,13 +11,14 @@ import java.util.stream.Stream;
 /**
  * Rank 0's commit, once every rank's shard is written and synced: manifest into the temporary
  * directory, fsync it, rename it to {@code step-N}, fsync the root, then replace {@code latest}
- * atomically, and only then delete checkpoints beyond {@code keep}. Every intermediate state leaves
- * the previous checkpoint, and the {@code latest} pointing at it, intact.
+ * atomically. Only after that may {@link #prune} delete checkpoints beyond {@code keep} (the caller
+ * runs it off the save's critical path: deleting large files takes time). Every intermediate state
+ * leaves the previous checkpoint, and the {@code latest} pointing at it, intact.
  */
 final class CommitProtocol {
   private CommitProtocol() {}
 
-  static Path commit(Path root, Path tmp, CheckpointMeta meta, List<ShardReport> reports, int keep) throws IOException {
+  static Path commit(Path root, Path tmp, CheckpointMeta meta, List<ShardReport> reports) throws IOException {
     long step = meta.step();
     Manifest m = ManifestIO.assemble(meta, reports);
     removeStrays(tmp, m.files().keySet());
@@ -34,7 +35,6 @@ final class CommitProtocol {
     FileSync.fsyncDir(root);
     FileSync.writeAtomically(root.resolve(CheckpointLayout.LATEST), target.getFileName() + "\n");
     if (old != null) FileSync.deleteTree(old);
-    prune(root, step, keep);
     return target;
   }
 

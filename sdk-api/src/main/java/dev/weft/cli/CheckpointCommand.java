@@ -1,0 +1,102 @@
+package dev.weft.cli;
+
+import dev.weft.checkpoint.Checkpoint;
+import dev.weft.checkpoint.CheckpointLayout;
+import dev.weft.checkpoint.CheckpointResolver;
+import dev.weft.checkpoint.ConsolidatedWeights;
+import dev.weft.checkpoint.CorruptCheckpointException;
+import dev.weft.checkpoint.DType;
+import dev.weft.checkpoint.Manifest;
+import dev.weft.checkpoint.TensorSlice;
+import dev.weft.WeftException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code weft checkpoint inspect|consolidate}: look into a checkpoint, or turn its model weights into one file. */
+@Command(name = "checkpoint", mixinStandardHelpOptions = true, description = "Inspect or consolidate checkpoints.",
+    subcommands = {CheckpointCommand.Inspect.class, CheckpointCommand.Consolidate.class})
+final class CheckpointCommand implements Runnable {
+  @Override
+  public void run() {
+    picocli.CommandLine.usage(this, System.out);
+  }
+
+  /** A checkpoint directory (holding manifest.json), or a checkpoint root whose latest good checkpoint is meant. */
+  static Checkpoint open(Path dir) {
+    if (Files.isRegularFile(dir.resolve(Manifest.FILE_NAME))) return Checkpoint.open(dir);
+    return CheckpointResolver.latest(dir).orElseThrow(() -> new WeftException(dir
+        + " holds no complete checkpoint; pass a checkpoint root (with step-NNNNNN/ directories) or one step directory"));
+  }
+
+  @Command(name = "inspect", mixinStandardHelpOptions = true, description = "Step, layout, tensors, sizes and an integrity check of a checkpoint.")
+  static final class Inspect implements Callable<Integer> {
+    @Parameters(paramLabel = "DIR", description = "A checkpoint root or one step-NNNNNN directory.") Path dir;
+
+    @Option(names = "--tensors", negatable = true, defaultValue = "true", description = "List every tensor (default: on).")
+    boolean tensors;
+
+    @Override
+    public Integer call() {
+      if (!Files.isRegularFile(dir.resolve(Manifest.FILE_NAME))) {
+        List<Path> all = CheckpointLayout.committed(dir);
+        System.out.printf("root %s: %d committed checkpoint(s)%s%n", dir, all.size(),
+            all.isEmpty() ? "" : ", newest " + all.get(0).getFileName());
+      }
+      Checkpoint c = open(dir);
+      Manifest m = c.manifest();
+      System.out.printf("checkpoint %s%n  step %d, mesh dp=%d tp=%d pp=%d, zero %d, format %s v%d%n", c.dir(), m.step(),
+          m.mesh().dp(), m.mesh().tp(), m.mesh().pp(), m.zeroStage(), m.format(), m.version());
+      if (!m.state().isEmpty()) System.out.printf("  state %s%n", m.state());
+      long total = 0;
+      for (Map.Entry<String, Manifest.FileRecord> f : m.files().entrySet()) total += f.getValue().bytes();
+      System.out.printf("  %d shard file(s), %s; %d tensor(s)%n", m.files().size(), human(total), m.tensors().size());
+      if (tensors) {
+        for (Map.Entry<String, Manifest.GlobalTensor> e : m.tensors().entrySet()) {
+          Manifest.GlobalTensor t = e.getValue();
+          long bytes = TensorSlice.product(t.shape()) * DType.fromSafetensors(t.dtype()).bytes();
+          System.out.printf("  %-56s %-4s %-16s %9s in %d piece(s)%n", e.getKey(), t.dtype(), Arrays.toString(t.shape()), human(bytes), t.pieces().size());
+        }
+      }
+      try {
+        c.verify();
+        System.out.printf("  integrity: OK (%d file(s), sizes and SHA-256 match the manifest)%n", m.files().size());
+        return 0;
+      } catch (CorruptCheckpointException e) {
+        System.out.printf("  integrity: DAMAGED — %s%n", e.getMessage());
+        return 1;
+      }
+    }
+  }
+
+  @Command(name = "consolidate", mixinStandardHelpOptions = true,
+      description = "Write the model/* tensors as one unsharded safetensors file, and model.config.json beside it.")
+  static final class Consolidate implements Callable<Integer> {
+    @Parameters(paramLabel = "DIR", description = "A checkpoint root or one step-NNNNNN directory.") Path dir;
+
+    @Option(names = {"-o", "--output"}, required = true, description = "The safetensors file to write, e.g. model.safetensors.")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+      Checkpoint c = open(dir);
+      ConsolidatedWeights.Result r = ConsolidatedWeights.write(c, out);
+      System.out.printf("weft: wrote %d tensor(s), %s, from step %d to %s; model config in %s%n", r.tensors(), human(r.bytes()),
+          c.step(), r.weights(), r.config());
+      return 0;
+    }
+  }
+
+  static String human(long bytes) {
+    if (bytes < 1024) return bytes + " B";
+    if (bytes < 1 << 20) return String.format("%.1f KiB", bytes / 1024.0);
+    if (bytes < 1L << 30) return String.format("%.1f MiB", bytes / 1048576.0);
+    return String.format("%.2f GiB", bytes / 1073741824.0);
+  }
+}
