@@ -12,4 +12,7 @@ public interface LanguageModel {
 
   /** Training FLOPs per token of the whole (unsplit) model, for MFU. */
   double trainingFlopsPerToken();
+
+  /** The layers the model was built from (ZeRO-3 binds its parameter gathering to them). */
+  Layers layers();
 }

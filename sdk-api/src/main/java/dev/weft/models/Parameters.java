@@ -19,7 +19,22 @@ public final class Parameters {
    */
   public record Param(String name, Tensor tensor, long[] globalShape, int shardDim, int shardIndex, int shardCount) {
     public boolean isSharded() { return shardDim >= 0 && shardCount > 1; }
-    public long numel() { return tensor.numel(); }
+    /** Shape of this rank's slice (also while ZeRO-3 has released the tensor's storage). */
+    public long[] localShape() {
+      long[] s = globalShape.clone();
+      if (isSharded()) s[shardDim] /= shardCount;
+      return s;
+    }
+
+    /** Elements of the whole (unsplit) tensor. */
+    public long globalNumel() {
+      long n = 1;
+      for (long d : globalShape) n *= d;
+      return n;
+    }
+
+    /** Elements this rank's slice holds (also while ZeRO-3 has released the tensor's storage). */
+    public long numel() { return globalNumel() / (isSharded() ? shardCount : 1); }
   }
 
   private final Map<String, Param> byName = new LinkedHashMap<>();

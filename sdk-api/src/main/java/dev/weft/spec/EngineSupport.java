@@ -13,9 +13,6 @@ final class EngineSupport {
       throw new SpecException("parallel.sequenceParallel", "needs tensor parallelism (it splits the sequence across the tp group); set parallel.tp > 1 or remove it");
     }
     refuse(p.pp() > 1, "parallel.pp", "pipeline parallelism (pp=" + p.pp() + ")");
-    refuse(p.zero() > 0, "parallel.zero", "ZeRO stage " + p.zero());
-    refuse(s.precision().isLowPrecision(), "precision.dtype", s.precision().dtype() + " mixed precision");
-    refuse(!"fp32".equals(s.precision().reduceDtype()), "precision.reduceDtype", "low-precision gradient reduction");
     refuse(s.elastic().enabled(), "elastic.enabled", "elastic training");
     refuse(s.train().recompute(), "train.recompute", "activation recomputation");
     refuse(s.checkpoint().every() > 0, "checkpoint.every", "checkpointing");

@@ -14,8 +14,10 @@ import dev.weft.models.LanguageModel;
 import dev.weft.models.ModelContext;
 import dev.weft.models.ModelFactories;
 import dev.weft.models.Parameters.Param;
-import dev.weft.parallel.data.GradientBuckets;
-import dev.weft.parallel.tensor.PartialGrads;
+import dev.weft.parallel.data.ShardedOptimizer;
+import dev.weft.parallel.data.Zero3Layers;
+import dev.weft.precision.Autocast;
+import dev.weft.precision.LossScaler;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.Tensors;
 import java.nio.file.Path;
@@ -25,21 +27,21 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.bytedeco.javacpp.PointerScope;
-import org.bytedeco.pytorch.Optimizer;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One rank's training run: build the model, then per step run the micro-batches (gradients
- * accumulate; data-parallel buckets reduce during the last backward), clip, set the learning rate,
- * step the optimizer, and record the metrics. Every step runs inside its own PointerScope so native
- * memory of temporaries is released at the step's end.
+ * One rank's training run: build the model and its sharded optimizer, then per step run the
+ * micro-batches (forward under autocast, backward of the scaled loss; data-parallel buckets reduce
+ * while backward runs), take the global gradient norm (which also detects fp16 overflow on any
+ * rank), clip, step or skip, and record the metrics. Every step runs inside its own PointerScope so
+ * the native memory of temporaries is released at the step's end.
  */
 public final class TrainingLoop {
   private static final Logger log = LoggerFactory.getLogger(TrainingLoop.class);
-  private static final long BUCKET_BYTES = 1 << 20;
+  private static final long BUCKET_ELEMENTS = 1 << 18; // 1 MiB of fp32
 
   private TrainingLoop() {}
 
@@ -47,28 +49,36 @@ public final class TrainingLoop {
     long wallStart = System.nanoTime();
     boolean leader = dist.rank() == 0;
     var t = spec.train();
+    var precision = spec.precision();
     int micro = spec.parallel().microBatches();
     int seqLen = spec.data().seqLen();
     Communicator dp = dist.dp();
 
     LanguageModel model = ModelFactories.lookup(spec.model().factory()).create(spec, new ModelContext(t.seed(), dist.tp()));
     List<Param> params = model.parameters().list();
-    Optimizer opt = Optimizers.create(t, model.parameters().tensors());
+    int[] units = model.layers() instanceof Zero3Layers z ? z.units() : new int[params.size()];
+    ShardedOptimizer opt = new ShardedOptimizer(spec.parallel().zero(), params, units, dp, dist.tp(), t,
+        precision.reduceDtype(), BUCKET_ELEMENTS);
+    if (model.layers() instanceof Zero3Layers z) z.bind(opt);
+    LossScaler scaler = new LossScaler("fp16".equals(precision.dtype()), precision.initialScale(),
+        precision.growthInterval(), precision.backoff());
     LrSchedule schedule = new LrSchedule(t.lr(), t.minLr(), t.warmup(), t.steps());
     TokenSource data = TokenSource.of(spec.data(), t.seed());
     DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
     long tokensPerStep = (long) t.globalBatch() * seqLen;
     if (leader) {
-      log.info("training {}: {} parameters on this rank, data: {}, {} steps × {} samples × {} tokens",
-          spec.name(), model.parameters().numel(), data.describe(), t.steps(), t.globalBatch(), seqLen);
+      log.info("training {}: {} parameters on this rank, zero={}, precision={}, data: {}, {} steps × {} samples × {} tokens",
+          spec.name(), model.parameters().numel(), opt.stage(), precision.dtype(), data.describe(), t.steps(),
+          t.globalBatch(), seqLen);
     }
 
     List<Double> losses = new ArrayList<>();
     List<Double> stepMs = new ArrayList<>();
+    long skipped = 0;
     MetricsJson out = leader ? new MetricsJson(runDir) : null;
     listener.onRankStart(dist.rank(), model.parameters().numel());
     long prevEnd = System.nanoTime();
-    try (GradientBuckets buckets = new GradientBuckets(params, dp, BUCKET_BYTES)) {
+    try (opt) {
       for (long step = 1; step <= t.steps(); step++) {
         long s0 = System.nanoTime();
         long commNs = 0;
@@ -77,21 +87,31 @@ public final class TrainingLoop {
         double gradNorm;
         try (PointerScope scope = new PointerScope()) {
           double localLoss = 0;
+          Scalar lossWeight = new Scalar(scaler.scale() / micro);
           for (int m = 0; m < micro; m++) {
             Batches.Batch b = Batches.make(data, sampler.firstSample(step - 1, m), sampler.microBatchSize(), seqLen);
-            buckets.setSyncEnabled(m == micro - 1);
-            Tensor l = model.loss(b.tokens(), b.targets());
+            opt.beforeBackward(m, micro);
+            Tensor l;
+            try (Autocast ac = Autocast.of(precision.dtype())) {
+              l = model.loss(b.tokens(), b.targets());
+            }
             localLoss += l.item_double();
-            l.div(new Scalar((double) micro)).backward();
+            l.mul(lossWeight).backward();
+            long c0 = System.nanoTime();
+            opt.afterBackward(m, micro);
+            if (m == micro - 1) commNs += System.nanoTime() - c0; // waiting for the gradient buckets
           }
-          long c0 = System.nanoTime();
-          buckets.finish();
-          PartialGrads.allReduce(model.parameters().partialGradParams(), dist.tp());
-          commNs += System.nanoTime() - c0;
-          gradNorm = GradClipper.clip(params, t.clipGradNorm(), dist.tp());
-          Optimizers.setLr(opt, lr);
-          opt.step();
-          opt.zero_grad();
+          opt.sumOverTp(model.parameters().partialGradParams());
+          double scale = scaler.scale();
+          gradNorm = opt.gradNorm(scale);
+          boolean skip = scaler.update(gradNorm) || !Double.isFinite(gradNorm);
+          if (skip) {
+            skipped++;
+            opt.discardGradients();
+          } else {
+            double clip = t.clipGradNorm() > 0 && gradNorm > t.clipGradNorm() ? t.clipGradNorm() / (gradNorm + 1e-6) : 1.0;
+            opt.step(lr, clip / scale);
+          }
           Tensor lossT = Tensors.ofDoubles(localLoss / micro);
           long c1 = System.nanoTime();
           dp.allReduce(lossT, ReduceOp.AVG);
@@ -116,7 +136,10 @@ public final class TrainingLoop {
         }
         prevEnd = System.nanoTime();
       }
+      ShardedOptimizer.Memory mem = opt.memory();
+      opt.gatherAll();
       boolean consistent = ReplicaCheck.consistent(params, dp, dist.world());
+      opt.releaseAll();
       double medianMs = median(stepMs);
       double tps = tokensPerStep / (medianMs / 1000);
       Map<String, Integer> mesh = new LinkedHashMap<>();
@@ -125,7 +148,9 @@ public final class TrainingLoop {
       mesh.put("pp", dist.mesh().pp());
       RunSummary summary = new RunSummary("completed", t.steps(), dist.mesh().worldSize(), mesh, losses.get(0),
           losses.get(losses.size() - 1), tps, medianMs, tps * model.trainingFlopsPerToken(),
-          (System.nanoTime() - wallStart) / 1e9, consistent, globalParameterCount(model, dist), null);
+          (System.nanoTime() - wallStart) / 1e9, consistent, globalParameterCount(model, dist), precision.dtype(), opt.stage(),
+          new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes()),
+          skipped, null);
       if (leader) MetricsJson.writeSummary(runDir, summary);
       return new RunResult(losses, summary);
     } finally {
@@ -136,8 +161,8 @@ public final class TrainingLoop {
   private static long globalParameterCount(LanguageModel model, Distributed dist) {
     long sharded = 0, whole = 0;
     for (Param p : model.parameters().list()) {
-      if (p.isSharded()) sharded += p.numel();
-      else whole += p.numel();
+      if (p.isSharded()) sharded += p.globalNumel() / p.shardCount();
+      else whole += p.globalNumel();
     }
     Tensor n = Tensors.ofLongs(sharded);
     dist.tp().allReduce(n, ReduceOp.SUM);

@@ -85,6 +85,7 @@ public final class Gpt implements LanguageModel {
   }
 
   @Override public Parameters parameters() { return layers.parameters(); }
+  @Override public Layers layers() { return layers; }
   @Override public double trainingFlopsPerToken() { return cfg.trainingFlopsPerToken(); }
   public GptConfig config() { return cfg; }
 }

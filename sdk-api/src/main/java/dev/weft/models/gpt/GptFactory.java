@@ -5,6 +5,7 @@ import dev.weft.models.ModelContext;
 import dev.weft.models.ModelFactory;
 import dev.weft.models.Layers;
 import dev.weft.models.layers.DenseLayers;
+import dev.weft.parallel.data.Zero3Layers;
 import dev.weft.parallel.tensor.TensorParallelLayers;
 import dev.weft.parallel.tensor.TpOps;
 import dev.weft.spec.SpecException;
@@ -48,6 +49,6 @@ public final class GptFactory implements ModelFactory {
     GptConfig c = GptConfig.from(spec.model().config(), spec.data().seqLen());
     Layers layers = ctx.tpSize() == 1 ? new DenseLayers(ctx.seed())
         : new TensorParallelLayers(ctx.seed(), new TpOps(ctx.tp()), spec.parallel().sequenceParallel());
-    return new Gpt(c, layers);
+    return new Gpt(c, spec.parallel().zero() == 3 ? new Zero3Layers(layers) : layers);
   }
 }

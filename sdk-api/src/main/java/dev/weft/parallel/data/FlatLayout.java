@@ -1,0 +1,60 @@
+package dev.weft.parallel.data;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Where each parameter lives in flat, contiguous buffers (what FSDP calls flat parameters), and
+ * which part of each buffer each data-parallel rank owns. Parameters go into buckets in reverse
+ * order (the order backward produces their gradients); a bucket closes once it reaches the target
+ * size or at a unit boundary (a layer under ZeRO-3), and is padded to a multiple of dp so every
+ * rank owns an equal contiguous shard. Pure arithmetic.
+ */
+public record FlatLayout(List<Bucket> buckets, int dp) {
+  /** One parameter's place: index into the caller's list, offset inside its bucket, element count. */
+  public record Slot(int param, long offset, long numel) {}
+
+  /** A flat buffer of {@code padded} elements holding {@code slots}; rank r owns [r·shard, (r+1)·shard). */
+  public record Bucket(List<Slot> slots, long used, long padded, int dp) {
+    public long shard() { return padded / dp; }
+    public long shardStart(int rank) { return rank * shard(); }
+  }
+
+  /**
+   * @param numels element count of each parameter, in registration order
+   * @param units unit id of each parameter (a bucket never spans two units); all equal for no boundary
+   * @param targetElements close a bucket once it holds at least this many elements
+   */
+  public static FlatLayout plan(long[] numels, int[] units, long targetElements, int dp) {
+    if (numels.length != units.length) throw new IllegalArgumentException("numels and units differ in length");
+    if (dp < 1 || targetElements < 1) throw new IllegalArgumentException("dp and targetElements must be ≥ 1");
+    List<Bucket> out = new ArrayList<>();
+    List<Slot> cur = new ArrayList<>();
+    long used = 0;
+    for (int i = numels.length - 1; i >= 0; i--) {
+      boolean newUnit = !cur.isEmpty() && units[cur.get(0).param()] != units[i];
+      if (newUnit) {
+        out.add(close(cur, used, dp));
+        cur = new ArrayList<>();
+        used = 0;
+      }
+      cur.add(new Slot(i, used, numels[i]));
+      used += numels[i];
+      if (used >= targetElements) {
+        out.add(close(cur, used, dp));
+        cur = new ArrayList<>();
+        used = 0;
+      }
+    }
+    if (!cur.isEmpty()) out.add(close(cur, used, dp));
+    return new FlatLayout(List.copyOf(out), dp);
+  }
+
+  private static Bucket close(List<Slot> slots, long used, int dp) {
+    long padded = Math.max(dp, ((used + dp - 1) / dp) * dp);
+    return new Bucket(List.copyOf(slots), used, padded, dp);
+  }
+
+  public long totalPadded() { return buckets.stream().mapToLong(Bucket::padded).sum(); }
+  public long totalUsed() { return buckets.stream().mapToLong(Bucket::used).sum(); }
+}
