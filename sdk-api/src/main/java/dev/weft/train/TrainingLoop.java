@@ -85,6 +85,8 @@ public final class TrainingLoop {
         double lr = schedule.at(step);
         double loss;
         double gradNorm;
+        double stepScale = scaler.scale();
+        boolean stepSkipped;
         try (PointerScope scope = new PointerScope()) {
           double localLoss = 0;
           Scalar lossWeight = new Scalar(scaler.scale() / micro);
@@ -105,6 +107,7 @@ public final class TrainingLoop {
           double scale = scaler.scale();
           gradNorm = opt.gradNorm(scale);
           boolean skip = scaler.update(gradNorm) || !Double.isFinite(gradNorm);
+          stepSkipped = skip;
           if (skip) {
             skipped++;
             opt.discardGradients();
@@ -128,7 +131,7 @@ public final class TrainingLoop {
         double tps = tokensPerStep / (ms / 1000);
         StepMetrics sm = new StepMetrics(step, loss, lr, gradNorm, tokensPerStep, ms, tps,
             tps * model.trainingFlopsPerToken(), ms - commNs / 1e6, commNs / 1e6, step == 1 ? 0 : (s0 - prevEnd) / 1e6,
-            dist.mesh().worldSize(), ProcessMemory.peakRssBytes());
+            dist.mesh().worldSize(), ProcessMemory.peakRssBytes(), stepScale, stepSkipped);
         listener.onRankStep(dist.rank(), sm, t.steps());
         if (leader) {
           out.step(sm);
