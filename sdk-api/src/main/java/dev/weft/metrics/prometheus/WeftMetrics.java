@@ -16,9 +16,10 @@ import java.time.Duration;
  * The {@code weft_*} metrics of one worker, in a Prometheus registry of its own (served by
  * {@link MetricsEndpoint}). Every metric carries the labels {@code run} and {@code rank}.
  *
- * <p>The training loop feeds it through {@link #listener(StepListener)}; what the engine does not
- * produce yet has a feeding method and an honest starting value: loss scale 1 ({@link #setLossScale}),
- * no skipped steps ({@link #recordSkippedStep}), no checkpoint saves ({@link #recordCheckpointSave}),
+ * <p>The training loop feeds it through {@link #listener(StepListener)} (loss, LR, grad norm,
+ * throughput, time split, peak RSS, world size, loss scale and skipped steps come with each step);
+ * what the engine does not report yet has a feeding method and an honest starting value: no checkpoint
+ * saves ({@link #recordCheckpointSave}),
  * 0 restarts ({@link #setRestarts}), and memory as a full replica would hold it ({@link #setMemory}).
  * MFU is NaN until the peak FLOP/s of one rank is known ({@link #setPeakFlopsPerRank}, or the
  * environment variable {@code WEFT_PEAK_FLOPS}).
@@ -110,6 +111,8 @@ public final class WeftMetrics {
     steps.inc();
     tokens.inc(m.tokens());
     worldSize.set(m.worldSize());
+    if (m.lossScale() > 0) lossScale.set(m.lossScale());
+    if (m.skipped()) skipped.inc();
     long rss = m.peakRssBytes() > 0 ? m.peakRssBytes() : ProcessMemory.peakRssBytes();
     peakRss.set(rss);
   }

@@ -47,12 +47,10 @@ class WeftMetricsTest {
     assertThat(PromText.value(f, "weft_checkpoint_save_seconds_count", me)).isEqualTo(0);
     assertThat(PromText.value(f, "weft_mfu", me)).isNaN();
 
-    m.setLossScale(1024);
-    m.recordSkippedStep();
     m.recordCheckpointSave(Duration.ofMillis(1500));
     m.setRestarts(2);
     m.setPeakFlopsPerRank(1e9);
-    l.onRankStep(3, new StepMetrics(8, 2.4, 1e-3, 0.7, 512, 100, 5120, 2e9, 100, 0, 0, 4, 1 << 20, 1, false), 10);
+    l.onRankStep(3, new StepMetrics(8, 2.4, 1e-3, 0.7, 512, 100, 5120, 2e9, 100, 0, 0, 4, 1 << 20, 1024, true), 10);
     f = PromText.parse(scrape(m));
     assertThat(PromText.value(f, "weft_loss_scale", me)).isEqualTo(1024);
     assertThat(PromText.value(f, "weft_skipped_steps_total", me)).isEqualTo(1);
