@@ -42,7 +42,7 @@ final class WorkerCommand implements Callable<Integer> {
     TrainingSpec s = SpecIO.read(spec, overrides);
     WeftMetrics metrics = WeftMetrics.forRank(s, id.rank());
     if (id.rank() == 0) GrafanaDashboard.write(runDir, s);
-    try (MetricsEndpoint endpoint = MetricsEndpoint.startIfEnabled(metrics, s.metrics().port(), id.localRank())) {
+    try (MetricsEndpoint endpoint = MetricsEndpoint.startIfEnabled(metrics, MetricsEndpoint.port(s), id.localRank())) {
       WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds),
           metrics.listener(new ConsoleProgress(System.out, s.train().logEvery())));
     }

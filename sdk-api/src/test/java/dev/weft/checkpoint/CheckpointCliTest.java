@@ -10,7 +10,6 @@ import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.global.torch.ScalarType;
@@ -36,31 +35,9 @@ class CheckpointCliTest {
   }
 
   private void saveTpTwo(long step) {
-    // two "tensor-parallel ranks" saved in turn by one process: the same files as two rank threads
-    CommitStore store = CommitStore.inProcess();
-    Thread[] ts = new Thread[2];
-    RuntimeException[] err = new RuntimeException[2];
-    for (int r = 0; r < 2; r++) {
-      int rank = r;
-      ts[r] = new Thread(() -> {
-        try (Checkpointer c = Checkpointer.create(root, rank, 2, store, new Checkpointer.Options(0, false, Duration.ofSeconds(30)))) {
-          c.save(new CheckpointMeta(step, new CheckpointMeta.Mesh(1, 2, 1), 1,
-                  ManifestIO.json().createObjectNode().set("model", ManifestIO.json().createObjectNode().put("factory", "gpt")), Map.of()),
-              TestState.entries(1, TestState.tpLayout(rank, 2), true, ScalarType.Float));
-        } catch (RuntimeException e) {
-          err[rank] = e;
-        }
-      });
-      ts[r].start();
-    }
-    for (Thread t : ts) {
-      try {
-        t.join(60_000);
-      } catch (InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-    for (RuntimeException e : err) if (e != null) throw e;
+    CheckpointMeta meta = new CheckpointMeta(step, new CheckpointMeta.Mesh(1, 2, 1), 1,
+        ManifestIO.json().createObjectNode().set("model", ManifestIO.json().createObjectNode().put("factory", "gpt")), Map.of());
+    TestState.saveAsThreads(root, 2, meta, rank -> TestState.entries(1, TestState.tpLayout(rank, 2), true, ScalarType.Float));
   }
 
   @Test

@@ -53,23 +53,8 @@ class PythonSafetensorsTest {
   @Test
   void pythonSafetensorsReadsEveryShard() throws Exception {
     assumeTrue(pythonHasSafetensors(), "python3 cannot import safetensors");
-    CommitStore store = CommitStore.inProcess();
-    Thread[] ts = new Thread[2];
-    RuntimeException[] err = new RuntimeException[2];
-    for (int r = 0; r < 2; r++) {
-      int rank = r;
-      ts[r] = new Thread(() -> {
-        try (Checkpointer c = Checkpointer.create(root, rank, 2, store, new Checkpointer.Options(0, false, Duration.ofSeconds(60)))) {
-          c.save(new CheckpointMeta(9, new CheckpointMeta.Mesh(2, 1, 1), 1, null, Map.of()),
-              TestState.entries(2, TestState.zeroLayout(rank, 2), true, ScalarType.Float));
-        } catch (RuntimeException e) {
-          err[rank] = e;
-        }
-      });
-      ts[r].start();
-    }
-    for (Thread t : ts) t.join(60_000);
-    for (RuntimeException e : err) if (e != null) throw e;
+    TestState.saveAsThreads(root, 2, new CheckpointMeta(9, new CheckpointMeta.Mesh(2, 1, 1), 1, null, Map.of()),
+        rank -> TestState.entries(2, TestState.zeroLayout(rank, 2), true, ScalarType.Float));
     Path bf16Root = root.resolve("bf16");
     try (Checkpointer c = Checkpointer.local(bf16Root, new Checkpointer.Options(0, false, Duration.ofSeconds(60)))) {
       c.save(new CheckpointMeta(9, new CheckpointMeta.Mesh(1, 1, 1), 0, null, Map.of()),

@@ -92,5 +92,35 @@ final class TestState {
 
   static Function<String, TensorSlice> wholeLayout() { return name -> TensorSlice.whole(shapes().get(name)); }
 
+  /**
+   * Ranks 0..world-1 as threads of this JVM sharing an in-process commit store, each saving
+   * {@code entries.apply(rank)} as {@code meta}; rethrows the first rank's failure.
+   */
+  static void saveAsThreads(java.nio.file.Path root, int world, CheckpointMeta meta, java.util.function.IntFunction<List<StateEntry>> entries) {
+    CommitStore store = CommitStore.inProcess();
+    Thread[] ts = new Thread[world];
+    RuntimeException[] err = new RuntimeException[world];
+    for (int r = 0; r < world; r++) {
+      int rank = r;
+      ts[r] = new Thread(() -> {
+        try (Checkpointer c = Checkpointer.create(root, rank, world, store, new Checkpointer.Options(0, false, java.time.Duration.ofSeconds(60)))) {
+          c.save(meta, entries.apply(rank));
+        } catch (RuntimeException e) {
+          err[rank] = e;
+        }
+      }, "test-rank-" + r);
+      ts[r].start();
+    }
+    for (Thread t : ts) {
+      try {
+        t.join(120_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+    for (RuntimeException e : err) if (e != null) throw e;
+  }
+
   private TestState() {}
 }

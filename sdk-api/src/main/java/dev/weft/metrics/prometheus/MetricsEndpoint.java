@@ -18,6 +18,20 @@ public final class MetricsEndpoint implements AutoCloseable {
 
   private MetricsEndpoint(HTTPServer server) { this.server = server; }
 
+  /** Environment variable that overrides {@code metrics.port} (set by the Kubernetes manifests). */
+  public static final String PORT_ENV = "WEFT_METRICS_PORT";
+
+  /** The base port for {@code spec}: {@code WEFT_METRICS_PORT} when set, else {@code metrics.port}. */
+  public static int port(dev.weft.spec.TrainingSpec spec) {
+    String env = System.getenv(PORT_ENV);
+    if (env == null || env.isBlank()) return spec.metrics().port();
+    try {
+      return Integer.parseInt(env.trim());
+    } catch (NumberFormatException e) {
+      throw new WeftException(PORT_ENV + "='" + env + "' is not a port number; set it to a number or unset it", e);
+    }
+  }
+
   /** Starts serving, or returns {@code null} when {@code basePort} is 0 (off). */
   public static MetricsEndpoint startIfEnabled(WeftMetrics metrics, int basePort, int localRank) {
     if (basePort <= 0) return null;
