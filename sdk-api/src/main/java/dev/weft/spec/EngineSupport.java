@@ -12,9 +12,22 @@ final class EngineSupport {
     if (p.sequenceParallel() && p.tp() == 1) {
       throw new SpecException("parallel.sequenceParallel", "needs tensor parallelism (it splits the sequence across the tp group); set parallel.tp > 1 or remove it");
     }
-    refuse(p.pp() > 1, "parallel.pp", "pipeline parallelism (pp=" + p.pp() + ")");
+    if (p.pp() > 1 && p.zero() >= 2) {
+      throw new SpecException("parallel.zero", "ZeRO-" + p.zero() + " cannot run with pipeline parallelism (pp=" + p.pp()
+          + "): it would reduce-scatter gradients, and with ZeRO-3 gather parameters, on every micro-batch of every stage"
+          + " while the schedule interleaves them, multiplying communication (DeepSpeed refuses it too); use parallel.zero=1");
+    }
+    if (p.pp() > 1 || s.train().recompute()) {
+      try {
+        dev.weft.parallel.pipeline.Schedules.of(p.schedule(), p.pp(), p.microBatches(), p.pp() > 1 ? p.chunksPerStage() : 1);
+      } catch (dev.weft.parallel.pipeline.ScheduleException | IllegalArgumentException e) {
+        throw new SpecException("parallel.microBatches", e.getMessage());
+      }
+    }
+    if (s.train().recompute() && p.pp() == 1 && p.zero() >= 2) {
+      throw new SpecException("train.recompute", "activation recomputation runs through the pipeline executor, which supports ZeRO-0/1; use parallel.zero ≤ 1 with it");
+    }
     refuse(s.elastic().enabled(), "elastic.enabled", "elastic training");
-    refuse(s.train().recompute(), "train.recompute", "activation recomputation");
     refuse(s.checkpoint().every() > 0, "checkpoint.every", "checkpointing");
   }
 

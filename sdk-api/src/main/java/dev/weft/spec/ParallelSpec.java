@@ -1,11 +1,22 @@
 package dev.weft.spec;
 
+import java.util.List;
+
 /**
  * How the work is split. {@code microBatches} is the number of micro-batches each data-parallel rank
  * runs per optimizer step: gradient accumulation when pp = 1, the pipeline's micro-batches when pp > 1
- * (Megatron's meaning).
+ * (Megatron's meaning). {@code virtualStages} is the number of model chunks per pipeline rank for the
+ * interleaved schedule; {@code stages}, when not empty, gives the number of layers of each (virtual)
+ * stage instead of an even split.
  */
 public record ParallelSpec(int dp, int tp, int pp, int microBatches, String schedule, int zero,
-                           boolean sequenceParallel) {
+                           boolean sequenceParallel, int virtualStages, List<Integer> stages) {
+  public ParallelSpec {
+    stages = stages == null ? List.of() : List.copyOf(stages);
+  }
+
   public int worldSize() { return dp * tp * pp; }
+
+  /** Model chunks per pipeline rank under the chosen schedule. */
+  public int chunksPerStage() { return "interleaved-1f1b".equals(schedule) ? virtualStages : 1; }
 }

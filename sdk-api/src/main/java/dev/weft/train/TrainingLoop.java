@@ -13,6 +13,7 @@ import dev.weft.metrics.StepMetrics;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.ModelContext;
 import dev.weft.models.ModelFactories;
+import dev.weft.models.gpt.Gpt;
 import dev.weft.models.Parameters.Param;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.data.Zero3Layers;
@@ -54,17 +55,21 @@ public final class TrainingLoop {
     int seqLen = spec.data().seqLen();
     Communicator dp = dist.dp();
 
-    LanguageModel model = ModelFactories.lookup(spec.model().factory()).create(spec, new ModelContext(t.seed(), dist.tp()));
+    LanguageModel model = ModelFactories.lookup(spec.model().factory())
+        .create(spec, new ModelContext(t.seed(), dist.tp(), dist.coord().pp(), dist.mesh().pp()));
     List<Param> params = model.parameters().list();
     int[] units = model.layers() instanceof Zero3Layers z ? z.units() : new int[params.size()];
     ShardedOptimizer opt = new ShardedOptimizer(spec.parallel().zero(), params, units, dp, dist.tp(), t,
         precision.reduceDtype(), BUCKET_ELEMENTS);
     if (model.layers() instanceof Zero3Layers z) z.bind(opt);
+    opt.pipelineGroup(dist.pp());
     LossScaler scaler = new LossScaler("fp16".equals(precision.dtype()), precision.initialScale(),
         precision.growthInterval(), precision.backoff());
     LrSchedule schedule = new LrSchedule(t.lr(), t.minLr(), t.warmup(), t.steps());
     TokenSource data = TokenSource.of(spec.data(), t.seed());
     DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
+    StepData stepData = new StepData(data, sampler, seqLen);
+    MicroBatches passes = microBatches(spec, model, opt, stepData, dist);
     long tokensPerStep = (long) t.globalBatch() * seqLen;
     if (leader) {
       log.info("training {}: {} parameters on this rank, zero={}, precision={}, data: {}, {} steps × {} samples × {} tokens",
@@ -88,21 +93,8 @@ public final class TrainingLoop {
         double stepScale = scaler.scale();
         boolean stepSkipped;
         try (PointerScope scope = new PointerScope()) {
-          double localLoss = 0;
-          Scalar lossWeight = new Scalar(scaler.scale() / micro);
-          for (int m = 0; m < micro; m++) {
-            Batches.Batch b = Batches.make(data, sampler.firstSample(step - 1, m), sampler.microBatchSize(), seqLen);
-            opt.beforeBackward(m, micro);
-            Tensor l;
-            try (Autocast ac = Autocast.of(precision.dtype())) {
-              l = model.loss(b.tokens(), b.targets());
-            }
-            localLoss += l.item_double();
-            l.mul(lossWeight).backward();
-            long c0 = System.nanoTime();
-            opt.afterBackward(m, micro);
-            if (m == micro - 1) commNs += System.nanoTime() - c0; // waiting for the gradient buckets
-          }
+          double localLoss = passes.run(step, scaler.scale());
+          commNs += opt.takeWaitNanos();
           opt.sumOverTp(model.parameters().partialGradParams());
           double scale = scaler.scale();
           gradNorm = opt.gradNorm(scale);
@@ -115,8 +107,9 @@ public final class TrainingLoop {
             double clip = t.clipGradNorm() > 0 && gradNorm > t.clipGradNorm() ? t.clipGradNorm() / (gradNorm + 1e-6) : 1.0;
             opt.step(lr, clip / scale);
           }
-          Tensor lossT = Tensors.ofDoubles(localLoss / micro);
           long c1 = System.nanoTime();
+          Tensor lossT = Tensors.ofDoubles(Double.isNaN(localLoss) ? 0 : localLoss);
+          dist.pp().allReduce(lossT, ReduceOp.SUM); // only the last stage has a loss
           dp.allReduce(lossT, ReduceOp.AVG);
           commNs += System.nanoTime() - c1;
           loss = lossT.item_double();
@@ -161,6 +154,20 @@ public final class TrainingLoop {
     }
   }
 
+  private static MicroBatches microBatches(TrainingSpec spec, LanguageModel model, ShardedOptimizer opt, StepData data,
+                                           Distributed dist) {
+    var p = spec.parallel();
+    if (p.pp() == 1 && !spec.train().recompute()) return new SequentialMicroBatches(model, opt, data, spec.precision().dtype());
+    if (!(model instanceof Gpt gpt)) {
+      throw new dev.weft.spec.SpecException("parallel.pp", "pipeline stages need a model that can be split into stages;"
+          + " model.factory=" + spec.model().factory() + " cannot");
+    }
+    long hidden = gpt.config().hidden();
+    int seqPerRank = spec.data().seqLen() / (p.sequenceParallel() ? p.tp() : 1);
+    return new PipelinedMicroBatches(gpt, opt, data, spec.precision().dtype(), p.pp() > 1 ? p.schedule() : "1f1b", dist.pp(),
+        spec.train().recompute(), hidden, seqPerRank);
+  }
+
   private static long globalParameterCount(LanguageModel model, Distributed dist) {
     long sharded = 0, whole = 0;
     for (Param p : model.parameters().list()) {
@@ -169,7 +176,9 @@ public final class TrainingLoop {
     }
     Tensor n = Tensors.ofLongs(sharded);
     dist.tp().allReduce(n, ReduceOp.SUM);
-    return Tensors.toLongs(n)[0] + whole;
+    Tensor stageTotal = Tensors.ofLongs(Tensors.toLongs(n)[0] + whole);
+    dist.pp().allReduce(stageTotal, ReduceOp.SUM);
+    return Tensors.toLongs(stageTotal)[0];
   }
 
   static double median(List<Double> xs) {

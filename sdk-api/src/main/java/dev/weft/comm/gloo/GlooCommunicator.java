@@ -8,6 +8,7 @@ import dev.weft.comm.Rendezvous;
 import dev.weft.comm.Retained;
 import java.time.Duration;
 import java.util.function.Supplier;
+import org.bytedeco.javacpp.Pointer;
 import org.bytedeco.javacpp.chrono.Milliseconds;
 import org.bytedeco.pytorch.AllreduceOptions;
 import org.bytedeco.pytorch.BroadcastOptions;
@@ -64,7 +65,7 @@ public final class GlooCommunicator implements Communicator {
     };
     Work w = call("allReduce", () -> pg.allreduce(new TensorVector(t),
         new AllreduceOptions().reduceOp(new org.bytedeco.pytorch.ReduceOp(type))));
-    PendingOp p = pending("allReduce", w);
+    PendingOp p = pending("allReduce", w, t);
     if (op != ReduceOp.AVG) return p;
     return () -> {
       p.await();
@@ -78,7 +79,7 @@ public final class GlooCommunicator implements Communicator {
       out.copy_(in.reshape(out.sizes()));
       return PendingOp.DONE;
     }
-    return pending("allGather", call("allGather", () -> pg._allgather_base(out, in)));
+    return pending("allGather", call("allGather", () -> pg._allgather_base(out, in)), out, in);
   }
 
   @Override
@@ -87,7 +88,7 @@ public final class GlooCommunicator implements Communicator {
       out.copy_(in.reshape(out.sizes()));
       return PendingOp.DONE;
     }
-    return pending("reduceScatter", call("reduceScatter", () -> pg._reduce_scatter_base(out, in)));
+    return pending("reduceScatter", call("reduceScatter", () -> pg._reduce_scatter_base(out, in)), out, in);
   }
 
   @Override
@@ -98,12 +99,12 @@ public final class GlooCommunicator implements Communicator {
 
   @Override
   public PendingOp sendAsync(Tensor t, int dst, int tag) {
-    return pending("send to " + dst, call("send", () -> pg.send(new TensorVector(t), dst, tag)));
+    return pending("send to " + dst, call("send", () -> pg.send(new TensorVector(t), dst, tag)), t);
   }
 
   @Override
   public PendingOp recvAsync(Tensor t, int src, int tag) {
-    return pending("recv from " + src, call("recv", () -> pg.recv(new TensorVector(t), src, tag)));
+    return pending("recv from " + src, call("recv", () -> pg.recv(new TensorVector(t), src, tag)), t);
   }
 
   @Override
@@ -120,17 +121,35 @@ public final class GlooCommunicator implements Communicator {
     }
   }
 
-  private PendingOp pending(String op, Work w) {
-    return () -> {
-      try {
-        if (!w._wait(new Milliseconds(timeout.toMillis()))) {
-          throw new CommException(op + " on group " + name + " did not complete within " + timeout.toSeconds()
-              + " s: a peer rank is gone or stuck; see the other ranks' logs");
+  /**
+   * The operation's handle and its tensors are retained until it is awaited: a caller inside a
+   * PointerScope that closes first (a pipeline action, an autograd hook) must not free them while
+   * Gloo still works on them.
+   */
+  private PendingOp pending(String op, Work w, Tensor... args) {
+    // only scope-owned objects (reference count > 0) are at risk; unscoped ones stay alive through this lambda
+    Pointer[] held = java.util.stream.Stream.concat(java.util.stream.Stream.of(w), java.util.Arrays.stream(args))
+        .filter(p -> p.referenceCount() > 0).toArray(Pointer[]::new);
+    for (Pointer p : held) p.retainReference();
+    return new PendingOp() {
+      private boolean done;
+
+      @Override
+      public void await() {
+        if (done) return;
+        try {
+          if (!w._wait(new Milliseconds(timeout.toMillis()))) {
+            throw new CommException(op + " on group " + name + " did not complete within " + timeout.toSeconds()
+                + " s: a peer rank is gone or stuck; see the other ranks' logs");
+          }
+        } catch (CommException e) {
+          throw e;
+        } catch (RuntimeException e) {
+          throw failure(op, e);
+        } finally {
+          done = true;
+          for (Pointer p : held) p.releaseReference();
         }
-      } catch (CommException e) {
-        throw e;
-      } catch (RuntimeException e) {
-        throw failure(op, e);
       }
     };
   }

@@ -7,6 +7,7 @@ import static org.bytedeco.pytorch.global.torch.scaled_dot_product_attention;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
+import dev.weft.parallel.pipeline.LayerPartition;
 import java.util.ArrayList;
 import java.util.List;
 import org.bytedeco.pytorch.DoubleOptional;
@@ -22,23 +23,43 @@ import org.bytedeco.pytorch.TensorOptional;
 public final class Gpt implements LanguageModel {
   private final GptConfig cfg;
   private final Layers layers;
+  private final LayerPartition partition;
+  private final int stage;
   private final Layers.Embedding tok;
   private final Layers.Embedding pos;
-  private final List<Block> blocks = new ArrayList<>();
+  private final List<List<Block>> chunks = new ArrayList<>();
   private final Layers.Linear lnF;
   private final Layers.LmHead head;
   private final int localHeads;
 
+  /** The whole model on one pipeline stage. */
   public Gpt(GptConfig cfg, Layers layers) {
+    this(cfg, layers, LayerPartition.even(cfg.layers(), 1, 1), 0);
+  }
+
+  /**
+   * The part of the model pipeline rank {@code stage} holds: the layers of each of its chunks
+   * (virtual stages), the embeddings on the first virtual stage, final norm and head on the last.
+   */
+  public Gpt(GptConfig cfg, Layers layers, LayerPartition partition, int stage) {
     this.cfg = cfg;
     this.layers = layers;
+    this.partition = partition;
+    this.stage = stage;
     this.localHeads = cfg.heads() / layers.splits();
     double std = 0.02, projStd = 0.02 / Math.sqrt(2.0 * cfg.layers());
-    tok = layers.embedding("tok_emb", cfg.vocab(), cfg.hidden(), std);
-    pos = layers.positionEmbedding("pos_emb", cfg.seqLen(), cfg.hidden(), std);
-    for (int i = 0; i < cfg.layers(); i++) blocks.add(new Block("blocks." + i, std, projStd));
-    lnF = layers.layerNorm("ln_f", cfg.hidden());
-    head = layers.lmHead("lm_head", cfg.hidden(), cfg.vocab(), std);
+    boolean first = partition.virtualStage(stage, 0) == 0;
+    boolean last = partition.virtualStage(stage, partition.chunks() - 1) == partition.virtualStages() - 1;
+    tok = first ? layers.embedding("tok_emb", cfg.vocab(), cfg.hidden(), std) : null;
+    pos = first ? layers.positionEmbedding("pos_emb", cfg.seqLen(), cfg.hidden(), std) : null;
+    for (int c = 0; c < partition.chunks(); c++) {
+      int k = partition.virtualStage(stage, c);
+      List<Block> blocks = new ArrayList<>();
+      for (int i = partition.start(k); i < partition.end(k); i++) blocks.add(new Block("blocks." + i, std, projStd));
+      chunks.add(blocks);
+    }
+    lnF = last ? layers.layerNorm("ln_f", cfg.hidden()) : null;
+    head = last ? layers.lmHead("lm_head", cfg.hidden(), cfg.vocab(), std) : null;
   }
 
   private final class Block {
@@ -71,18 +92,31 @@ public final class Gpt implements LanguageModel {
     }
   }
 
-  /** Hidden states [B, T, hidden] after the final LayerNorm. */
-  public Tensor hidden(Tensor tokens) {
-    long t = tokens.size(1);
-    Tensor x = tok.forward(tokens).add(pos.forward(arange(new Scalar(t))));
-    for (Block blk : blocks) x = blk.forward(x);
-    return lnF.forward(x);
+  /**
+   * One chunk's forward: tokens [B, T] in on the first virtual stage (embeddings), hidden states in
+   * elsewhere; the last virtual stage ends with the final LayerNorm.
+   */
+  public Tensor forwardChunk(int chunk, Tensor input) {
+    int k = partition.virtualStage(stage, chunk);
+    Tensor x = input;
+    if (k == 0) x = tok.forward(input).add(pos.forward(arange(new Scalar(input.size(1)))));
+    for (Block blk : chunks.get(chunk)) x = blk.forward(x);
+    return k == partition.virtualStages() - 1 ? lnF.forward(x) : x;
+  }
+
+  /** Mean cross-entropy from the last virtual stage's output. */
+  public Tensor headLoss(Tensor hidden, Tensor targets) {
+    if (head == null) throw new IllegalStateException("pipeline stage " + stage + " does not hold the LM head");
+    return head.loss(hidden, targets);
   }
 
   @Override
   public Tensor loss(Tensor tokens, Tensor targets) {
-    return head.loss(hidden(tokens), targets);
+    if (partition.virtualStages() != 1) throw new IllegalStateException("loss() runs the whole model; this one is split into stages");
+    return headLoss(forwardChunk(0, tokens), targets);
   }
+
+  public LayerPartition partition() { return partition; }
 
   @Override public Parameters parameters() { return layers.parameters(); }
   @Override public Layers layers() { return layers; }

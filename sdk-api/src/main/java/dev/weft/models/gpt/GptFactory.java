@@ -6,6 +6,7 @@ import dev.weft.models.ModelFactory;
 import dev.weft.models.Layers;
 import dev.weft.models.layers.DenseLayers;
 import dev.weft.parallel.data.Zero3Layers;
+import dev.weft.parallel.pipeline.LayerPartition;
 import dev.weft.parallel.tensor.TensorParallelLayers;
 import dev.weft.parallel.tensor.TpOps;
 import dev.weft.spec.SpecException;
@@ -32,6 +33,7 @@ public final class GptFactory implements ModelFactory {
             + ", which sequence parallelism splits; use a seqLen that is a multiple of " + tp);
       }
     }
+    partition(spec, c);
     if (c.vocab() < 256) {
       throw new SpecException("model.config.vocab", c.vocab() + " is below 256, the number of byte tokens; use at least 256");
     }
@@ -49,6 +51,19 @@ public final class GptFactory implements ModelFactory {
     GptConfig c = GptConfig.from(spec.model().config(), spec.data().seqLen());
     Layers layers = ctx.tpSize() == 1 ? new DenseLayers(ctx.seed())
         : new TensorParallelLayers(ctx.seed(), new TpOps(ctx.tp()), spec.parallel().sequenceParallel());
-    return new Gpt(c, spec.parallel().zero() == 3 ? new Zero3Layers(layers) : layers);
+    Layers outer = spec.parallel().zero() == 3 ? new Zero3Layers(layers) : layers;
+    return new Gpt(c, outer, partition(spec, c), ctx.ppRank());
+  }
+
+  /** How the layers split over the pipeline: as listed in parallel.stages, or evenly. */
+  static LayerPartition partition(TrainingSpec spec, GptConfig c) {
+    var p = spec.parallel();
+    int chunks = p.pp() > 1 ? p.chunksPerStage() : 1;
+    try {
+      return p.stages().isEmpty() ? LayerPartition.even(c.layers(), p.pp(), chunks)
+          : new LayerPartition(c.layers(), p.pp(), chunks, p.stages());
+    } catch (IllegalArgumentException e) {
+      throw new SpecException(p.stages().isEmpty() ? "parallel.pp" : "parallel.stages", e.getMessage());
+    }
   }
 }

@@ -48,6 +48,7 @@ public final class ShardedOptimizer implements AutoCloseable {
   private final int stage;
   private final Communicator dp;
   private final Communicator tp;
+  private Communicator pp;
   private final TrainSpec train;
   private final ScalarType reduceType;
   private final List<Param> params;
@@ -139,9 +140,12 @@ public final class ShardedOptimizer implements AutoCloseable {
         pending = dp.allReduceAsync(wire, ReduceOp.SUM);
         if (wire != full) {
           PendingOp p = pending;
+          boolean scoped = wire.referenceCount() > 0;
+          if (scoped) wire.retainReference(); // outlive the hook's PointerScope until copied back
           pending = () -> {
             p.await();
             full.copy_(wire);
+            if (scoped) wire.releaseReference();
           };
         }
       }
@@ -212,6 +216,9 @@ public final class ShardedOptimizer implements AutoCloseable {
   }
 
   public int stage() { return stage; }
+
+  /** Pipeline group: other stages hold other parameters, so the gradient norm sums over it too. */
+  public void pipelineGroup(Communicator pipeline) { this.pp = pipeline; }
   public FlatLayout layout() { return layout; }
 
   /**
@@ -224,8 +231,26 @@ public final class ShardedOptimizer implements AutoCloseable {
     if (dp.size() == 1) syncEnabled = false;
   }
 
+  private long waitNanos;
+
+  /** Time spent waiting for gradient reductions since the last call (communication not hidden by backward). */
+  public long takeWaitNanos() {
+    long w = waitNanos;
+    waitNanos = 0;
+    return w;
+  }
+
   /** After a micro-batch's backward: waits for the reductions it launched (and launches any left over). */
   public void afterBackward(int micro, int count) {
+    long t0 = System.nanoTime();
+    try {
+      finishBackward(micro, count);
+    } finally {
+      waitNanos += System.nanoTime() - t0;
+    }
+  }
+
+  private void finishBackward(int micro, int count) {
     boolean sync = stage >= 2 || micro == count - 1;
     if (!sync) return;
     if (dp.size() == 1) {
@@ -319,7 +344,9 @@ public final class ShardedOptimizer implements AutoCloseable {
       if (stage >= 1) dp.allReduce(sums, ReduceOp.SUM);
       Tensor splitT = sums.narrow(0, 0, 1).clone();
       tp.allReduce(splitT, ReduceOp.SUM);
-      double total = splitT.item_double() + sums.narrow(0, 1, 1).item_double();
+      Tensor both = Tensors.ofDoubles(splitT.item_double(), sums.narrow(0, 1, 1).item_double());
+      if (pp != null) pp.allReduce(both, ReduceOp.SUM);
+      double total = both.sum().item_double();
       return Math.sqrt(total) / lossScale;
     }
   }

@@ -1,0 +1,42 @@
+package dev.weft.train;
+
+import dev.weft.data.Batches;
+import dev.weft.models.LanguageModel;
+import dev.weft.parallel.data.ShardedOptimizer;
+import dev.weft.precision.Autocast;
+import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.Tensor;
+
+/** Gradient accumulation on one rank: forward and backward of each micro-batch in turn. */
+final class SequentialMicroBatches implements MicroBatches {
+  private final LanguageModel model;
+  private final ShardedOptimizer opt;
+  private final StepData data;
+  private final String dtype;
+
+  SequentialMicroBatches(LanguageModel model, ShardedOptimizer opt, StepData data, String dtype) {
+    this.model = model;
+    this.opt = opt;
+    this.data = data;
+    this.dtype = dtype;
+  }
+
+  @Override
+  public double run(long step, double lossScale) {
+    int micro = data.microBatches();
+    Scalar weight = new Scalar(lossScale / micro);
+    double sum = 0;
+    for (int m = 0; m < micro; m++) {
+      Batches.Batch b = data.batch(step, m);
+      opt.beforeBackward(m, micro);
+      Tensor l;
+      try (Autocast ac = Autocast.of(dtype)) {
+        l = model.loss(b.tokens(), b.targets());
+      }
+      sum += l.item_double();
+      l.mul(weight).backward();
+      opt.afterBackward(m, micro);
+    }
+    return sum / micro;
+  }
+}
