@@ -24,6 +24,11 @@ public final class CheckpointLayout {
 
   private CheckpointLayout() {}
 
+  /** {@code checkpoint.dir}, or RUN_DIR/checkpoints when it is empty. */
+  public static Path rootFor(dev.weft.spec.CheckpointSpec spec, Path runDir) {
+    return spec == null || spec.dir() == null || spec.dir().isBlank() ? runDir.resolve("checkpoints") : Path.of(spec.dir());
+  }
+
   public static String stepDirName(long step) { return String.format("step-%06d", step); }
   public static String tmpDirName(long step) { return ".tmp-" + stepDirName(step); }
   public static String shardFileName(int rank) { return String.format("rank-%05d.safetensors", rank); }

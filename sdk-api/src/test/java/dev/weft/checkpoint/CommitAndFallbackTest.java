@@ -106,6 +106,20 @@ class CommitAndFallbackTest {
   }
 
   @Test
+  void asyncSaveInsideAStepScopeOutlivesTheScope() throws Exception {
+    try (Checkpointer c = Checkpointer.local(root, opts(0, true))) {
+      try (org.bytedeco.javacpp.PointerScope step = new org.bytedeco.javacpp.PointerScope()) {
+        c.save(meta(8), TestState.entries(8, TestState.wholeLayout(), true, ScalarType.Float)); // entries die with the scope
+      }
+      for (int i = 0; i < 20; i++) TestState.entries(99, TestState.wholeLayout(), true, ScalarType.Float); // reuse freed memory
+      c.await();
+    }
+    List<StateEntry> blanks = TestState.blanks(TestState.wholeLayout(), ScalarType.Float);
+    CheckpointResolver.resolve(root, "latest").load(blanks);
+    TestState.assertHolds(blanks, 8);
+  }
+
+  @Test
   void aBackgroundFailureSurfacesOnTheNextCall() throws Exception {
     Path notADir = root.resolve("file");
     Files.writeString(notADir, "x");
