@@ -57,9 +57,10 @@ class SpecValidationProperties {
     }
   }
 
-  @Property(tries = 20)
-  void enginesNotBuiltYetAreRefusedNotIgnored(@ForAll @IntRange(min = 1, max = 3) int zero) {
-    assertThatThrownBy(() -> SpecValidator.validate(spec("parallel.zero=" + zero))).hasMessageContaining("not supported yet");
+  @Property(tries = 5)
+  void enginesNotBuiltYetAreRefusedNotIgnored(@ForAll @IntRange(min = 1, max = 4) int nodes) {
+    assertThatThrownBy(() -> SpecValidator.validate(spec("elastic.enabled=true", "elastic.maxNodes=" + nodes)))
+        .hasMessageContaining("elastic.enabled").hasMessageContaining("not supported yet");
   }
 
   @Property(tries = 10)
