@@ -81,6 +81,13 @@ public final class Trainer {
   public Trainer clipGradNorm(double max) { return set("train.clipGradNorm", max); }
   public Trainer recompute() { return set("train.recompute", true); }
   public Trainer data(String source) { return set("data.source", source); }
+  /** Save a checkpoint every {@code steps} steps (under {@code checkpoint.dir}, default RUN_DIR/checkpoints). */
+  public Trainer checkpointEvery(int steps) { return set("checkpoint.every", steps); }
+  public Trainer checkpointDir(Path dir) { return set("checkpoint.dir", dir.toString()); }
+  /** Continue from {@code latest} or a checkpoint directory, in whatever layout this run has. */
+  public Trainer resume(String latestOrPath) { return set("checkpoint.resume", latestOrPath); }
+  /** Start from consolidated weights ({@code weft checkpoint consolidate}). */
+  public Trainer initWeights(Path file) { return set("checkpoint.initWeights", file.toString()); }
   public Trainer seqLen(int n) { return set("data.seqLen", n); }
 
   /** Where run outputs go (default: a new temporary directory). */

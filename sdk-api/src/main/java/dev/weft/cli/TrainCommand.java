@@ -29,8 +29,13 @@ final class TrainCommand implements Callable<Integer> {
   @Option(names = "--run-dir", description = "Where metrics.jsonl, summary.json and spec.yaml go (default: runs/NAME-TIME).")
   Path runDir;
 
+  @Option(names = "--resume", paramLabel = "latest|PATH",
+      description = "Continue from the newest checkpoint under checkpoint.dir, or from one checkpoint directory.")
+  String resume;
+
   @Override
   public Integer call() throws Exception {
+    if (resume != null) specOptions.overrides.add("checkpoint.resume=" + resume);
     TrainingSpec spec = specOptions.read();
     int n = nproc == null ? spec.worldSize() : nproc;
     SpecValidator.validate(spec, n);

@@ -25,12 +25,16 @@ public final class MetricsJson implements AutoCloseable {
   private final Path runDir;
   private final BufferedWriter lines;
 
-  public MetricsJson(Path runDir) {
+  public MetricsJson(Path runDir) { this(runDir, false); }
+
+  /** @param append keep the lines already there (a resumed run continues its metrics) */
+  public MetricsJson(Path runDir, boolean append) {
     this.runDir = runDir;
     try {
       Files.createDirectories(runDir);
       lines = Files.newBufferedWriter(runDir.resolve("metrics.jsonl"), StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+          StandardOpenOption.CREATE, append ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING,
+          StandardOpenOption.WRITE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write metrics into " + runDir + "; choose a writable --run-dir", e);
     }

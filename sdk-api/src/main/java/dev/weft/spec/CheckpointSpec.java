@@ -1,4 +1,9 @@
 package dev.weft.spec;
 
-/** Where and how often to save. {@code every = 0} saves nothing. An empty {@code dir} means RUN_DIR/checkpoints. */
-public record CheckpointSpec(String dir, int every, int keep, boolean async) {}
+/**
+ * Where and how often to save. {@code every = 0} saves nothing. An empty {@code dir} means
+ * RUN_DIR/checkpoints. {@code resume} is empty, {@code latest} (the newest complete checkpoint under
+ * {@code dir}) or the path of one checkpoint directory; {@code initWeights} is a consolidated
+ * safetensors file of model weights to start from.
+ */
+public record CheckpointSpec(String dir, int every, int keep, boolean async, String resume, String initWeights) {}

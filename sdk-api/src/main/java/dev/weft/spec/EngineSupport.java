@@ -28,7 +28,6 @@ final class EngineSupport {
       throw new SpecException("train.recompute", "activation recomputation runs through the pipeline executor, which supports ZeRO-0/1; use parallel.zero ≤ 1 with it");
     }
     refuse(s.elastic().enabled(), "elastic.enabled", "elastic training");
-    refuse(s.checkpoint().every() > 0, "checkpoint.every", "checkpointing");
   }
 
   private static void refuse(boolean used, String field, String what) {

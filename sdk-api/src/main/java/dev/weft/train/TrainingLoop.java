@@ -77,14 +77,20 @@ public final class TrainingLoop {
           t.globalBatch(), seqLen);
     }
 
+    TrainingCheckpoints checkpoints = TrainingCheckpoints.open(spec, dist, runDir);
+    long resumedAt = checkpoints.restore(opt, scaler);
+    if (resumedAt >= t.steps()) {
+      throw new dev.weft.spec.SpecException("train.steps", "the checkpoint holds step " + resumedAt
+          + ", the run asks for " + t.steps() + " steps in all; raise train.steps to train further");
+    }
     List<Double> losses = new ArrayList<>();
     List<Double> stepMs = new ArrayList<>();
     long skipped = 0;
-    MetricsJson out = leader ? new MetricsJson(runDir) : null;
+    MetricsJson out = leader ? new MetricsJson(runDir, resumedAt > 0) : null;
     listener.onRankStart(dist.rank(), model.parameters().numel());
     long prevEnd = System.nanoTime();
-    try (opt) {
-      for (long step = 1; step <= t.steps(); step++) {
+    try (opt; checkpoints) {
+      for (long step = resumedAt + 1; step <= t.steps(); step++) {
         long s0 = System.nanoTime();
         long commNs = 0;
         double lr = schedule.at(step);
@@ -130,6 +136,7 @@ public final class TrainingLoop {
           out.step(sm);
           listener.onStep(sm, t.steps());
         }
+        checkpoints.maybeSave(step, opt, scaler);
         prevEnd = System.nanoTime();
       }
       ShardedOptimizer.Memory mem = opt.memory();
@@ -142,7 +149,7 @@ public final class TrainingLoop {
       mesh.put("dp", dist.mesh().dp());
       mesh.put("tp", dist.mesh().tp());
       mesh.put("pp", dist.mesh().pp());
-      RunSummary summary = new RunSummary("completed", t.steps(), dist.mesh().worldSize(), mesh, losses.get(0),
+      RunSummary summary = new RunSummary("completed", t.steps() - resumedAt, dist.mesh().worldSize(), mesh, losses.get(0),
           losses.get(losses.size() - 1), tps, medianMs, tps * model.trainingFlopsPerToken(),
           (System.nanoTime() - wallStart) / 1e9, consistent, globalParameterCount(model, dist), precision.dtype(), opt.stage(),
           new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes()),

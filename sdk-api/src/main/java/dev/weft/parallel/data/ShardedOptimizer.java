@@ -443,6 +443,52 @@ public final class ShardedOptimizer implements AutoCloseable {
     for (Integer u : unitStates.keySet()) release(u);
   }
 
+  /**
+   * This rank's part of the training state, for checkpoints: parameters and Adam moments as slices
+   * of the global tensors (the tensor-parallel box, and under ZeRO the flat range this rank owns).
+   * Each slice is written by exactly one rank: data-parallel replicas by dp rank 0, tensors every
+   * tp rank holds whole by tp rank 0. The entries are views: loading into them restores in place.
+   */
+  public List<dev.weft.checkpoint.StateEntry> stateEntries() {
+    List<dev.weft.checkpoint.StateEntry> out = new ArrayList<>();
+    boolean dpWriter = dp.rank() == 0, tpWriter = tp.rank() == 0;
+    for (State s : states) {
+      for (Slot slot : s.b.slots()) {
+        Param p = params.get(slot.param());
+        boolean tpWrites = p.isSharded() || tpWriter;
+        var box = dev.weft.checkpoint.TensorSlice.of(p);
+        if (stage == 3) {
+          owned(s, slot, box, "model/" + p.name(), s.master, tpWrites, out);
+        } else {
+          Tensor whole = s.flat.narrow(0, slot.offset(), slot.numel());
+          out.add(new dev.weft.checkpoint.StateEntry("model/" + p.name(), whole, box, dpWriter && tpWrites));
+        }
+        if (stage == 0) {
+          out.add(new dev.weft.checkpoint.StateEntry("optim/exp_avg/" + p.name(), s.m.narrow(0, slot.offset(), slot.numel()), box, dpWriter && tpWrites));
+          out.add(new dev.weft.checkpoint.StateEntry("optim/exp_avg_sq/" + p.name(), s.v.narrow(0, slot.offset(), slot.numel()), box, dpWriter && tpWrites));
+        } else {
+          owned(s, slot, box, "optim/exp_avg/" + p.name(), s.m, tpWrites, out);
+          owned(s, slot, box, "optim/exp_avg_sq/" + p.name(), s.v, tpWrites, out);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The part of {@code slot} inside this rank's shard, taken from a shard-sized buffer. */
+  private static void owned(State s, Slot slot, dev.weft.checkpoint.TensorSlice box, String name, Tensor shardBuffer,
+                            boolean write, List<dev.weft.checkpoint.StateEntry> out) {
+    long lo = Math.max(slot.offset(), s.shardStart), hi = Math.min(slot.offset() + slot.numel(), s.shardStart + s.shardLen);
+    if (hi <= lo) return;
+    out.add(new dev.weft.checkpoint.StateEntry(name, shardBuffer.narrow(0, lo - s.shardStart, hi - lo),
+        box.flatRange(lo - slot.offset(), hi - lo), write));
+  }
+
+  /** Optimizer steps taken (Adam's bias correction counts them). */
+  public long stepCount() { return step; }
+
+  public void restoreStepCount(long steps) { this.step = steps; }
+
   public Memory memory() {
     long p = 0, g = 0, o = 0;
     for (State s : states) {

@@ -1,0 +1,133 @@
+package dev.weft.train;
+
+import dev.weft.checkpoint.Checkpoint;
+import dev.weft.checkpoint.CheckpointMeta;
+import dev.weft.checkpoint.CheckpointResolver;
+import dev.weft.checkpoint.Checkpointer;
+import dev.weft.checkpoint.CommitStore;
+import dev.weft.checkpoint.ConsolidatedWeights;
+import dev.weft.checkpoint.StateEntry;
+import dev.weft.checkpoint.TensorSlice;
+import dev.weft.comm.Distributed;
+import dev.weft.parallel.data.ShardedOptimizer;
+import dev.weft.precision.LossScaler;
+import dev.weft.spec.SpecException;
+import dev.weft.spec.TrainingSpec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.bytedeco.pytorch.NoGradGuard;
+import org.bytedeco.pytorch.Tensor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checkpoints of a training run: where they go, when to save, and how a run starts from one
+ * (resume, in any layout) or from consolidated weights. The training state is the optimizer's
+ * sharded entries plus a few numbers (step, samples consumed, loss scale); the data position is the
+ * global step, so a resumed run reads exactly the samples the original would have.
+ */
+final class TrainingCheckpoints implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TrainingCheckpoints.class);
+
+  private final TrainingSpec spec;
+  private final Path root;
+  private final Checkpointer saver;
+
+  private TrainingCheckpoints(TrainingSpec spec, Path root, Checkpointer saver) {
+    this.spec = spec;
+    this.root = root;
+    this.saver = saver;
+  }
+
+  static TrainingCheckpoints open(TrainingSpec spec, Distributed dist, Path runDir) {
+    var c = spec.checkpoint();
+    Path root = c.dir().isBlank() ? runDir.resolve("checkpoints") : Path.of(c.dir());
+    Checkpointer saver = null;
+    if (c.every() > 0) {
+      CommitStore store = dist.store() == null ? CommitStore.inProcess() : CommitStore.of(dist.store());
+      saver = Checkpointer.create(root, dist.rank(), dist.mesh().worldSize(), store, Checkpointer.Options.of(c));
+    }
+    return new TrainingCheckpoints(spec, root, saver);
+  }
+
+  /**
+   * Loads the checkpoint named by {@code checkpoint.resume}, or the initial weights named by
+   * {@code checkpoint.initWeights}, into the optimizer's entries; returns the step the run continues
+   * after (0 for a fresh run).
+   */
+  long restore(ShardedOptimizer opt, LossScaler scaler) {
+    var c = spec.checkpoint();
+    if (!c.resume().isBlank()) {
+      Checkpoint ckpt = CheckpointResolver.resolve(root, c.resume());
+      CheckpointMeta meta = ckpt.meta();
+      if (meta.trainingSpec().train().globalBatch() != spec.train().globalBatch()) {
+        log.warn("checkpoint {} was trained with train.globalBatch={}, this run uses {}: the data position is kept by step",
+            ckpt.dir(), meta.trainingSpec().train().globalBatch(), spec.train().globalBatch());
+      }
+      ckpt.load(opt.stateEntries());
+      Map<String, Object> s = meta.state();
+      opt.restoreStepCount(((Number) s.getOrDefault("optimizer_steps", meta.step())).longValue());
+      scaler.restore(((Number) s.getOrDefault("loss_scale", scaler.scale())).doubleValue(),
+          ((Number) s.getOrDefault("good_steps", 0)).intValue());
+      log.info("resumed from {} (step {}, saved with dp={} tp={} pp={} zero={})", ckpt.dir(), meta.step(),
+          meta.mesh().dp(), meta.mesh().tp(), meta.mesh().pp(), meta.zeroStage());
+      return meta.step();
+    }
+    if (!c.initWeights().isBlank()) {
+      loadInitialWeights(Path.of(c.initWeights()), opt.stateEntries());
+      return 0;
+    }
+    return 0;
+  }
+
+  /** Copies this rank's slices of each model tensor out of a consolidated weights file. */
+  private static void loadInitialWeights(Path file, List<StateEntry> entries) {
+    if (!Files.isRegularFile(file)) {
+      throw new SpecException("checkpoint.initWeights", file + " does not exist; give a file written by weft checkpoint consolidate");
+    }
+    Map<String, Tensor> weights = ConsolidatedWeights.load(file);
+    try (NoGradGuard ng = new NoGradGuard()) {
+      for (StateEntry e : entries) {
+        if (!e.name().startsWith(ConsolidatedWeights.MODEL_PREFIX)) continue;
+        String name = e.name().substring(ConsolidatedWeights.MODEL_PREFIX.length());
+        Tensor full = weights.get(name);
+        if (full == null) {
+          throw new SpecException("checkpoint.initWeights", file + " has no tensor '" + name + "'; was it written for this model?");
+        }
+        e.data().copy_(extract(full, e.slice()).view(e.data().sizes()));
+      }
+    }
+  }
+
+  /** The elements of {@code full} that {@code slice} names, flat. */
+  static Tensor extract(Tensor full, TensorSlice slice) {
+    long[] shape = full.sizes().vec().get();
+    if (!java.util.Arrays.equals(shape, slice.globalShape())) {
+      throw new SpecException("checkpoint.initWeights", "a tensor of shape " + java.util.Arrays.toString(shape)
+          + " cannot fill " + java.util.Arrays.toString(slice.globalShape()) + "; the weights belong to another model size");
+    }
+    Tensor box = full;
+    for (int d = 0; d < shape.length; d++) box = box.narrow(d, slice.offset()[d], slice.shape()[d]);
+    return box.contiguous().reshape(-1).narrow(0, slice.flatStart(), slice.flatLength()).to(full.scalar_type());
+  }
+
+  /** Saves when {@code step} is a multiple of {@code checkpoint.every}. */
+  void maybeSave(long step, ShardedOptimizer opt, LossScaler scaler) {
+    if (saver == null || step % spec.checkpoint().every() != 0) return;
+    Map<String, Object> state = new LinkedHashMap<>();
+    state.put("samples_consumed", step * spec.train().globalBatch());
+    state.put("optimizer_steps", opt.stepCount());
+    state.put("loss_scale", scaler.scale());
+    state.put("good_steps", scaler.goodSteps());
+    state.put("seed", spec.train().seed());
+    saver.save(CheckpointMeta.of(step, spec, state), opt.stateEntries());
+  }
+
+  @Override
+  public void close() {
+    if (saver != null) saver.close();
+  }
+}
