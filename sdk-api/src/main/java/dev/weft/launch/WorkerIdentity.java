@@ -45,6 +45,11 @@ public record WorkerIdentity(int rank, int worldSize, int localRank, String mast
     return new WorkerIdentity(rank, world, localRank, addr, port);
   }
 
+  /** Ranks on each node, from the environment ({@code WEFT_NPROC_PER_NODE}, {@code PET_NPROC_PER_NODE}); all of them when unset. */
+  public static int procsPerNode(Map<String, String> env, int worldSize) {
+    return intOf(env, worldSize, "WEFT_NPROC_PER_NODE", "PET_NPROC_PER_NODE", "NPROC_PER_NODE");
+  }
+
   private static Integer intOrNull(Map<String, String> env, String... names) {
     for (String n : names) {
       String v = env.get(n);

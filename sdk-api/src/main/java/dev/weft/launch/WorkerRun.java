@@ -14,13 +14,31 @@ import java.time.Duration;
 
 /** Runs one rank of a spec: join the mesh, train, leave. Used by worker processes and in-process rank threads. */
 public final class WorkerRun {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(WorkerRun.class);
+
   private WorkerRun() {}
+
+  /** Layouts that run, but slowly: said once, by rank 0. */
+  static void warnAboutSlowLayouts(TrainingSpec spec, WorkerIdentity id) {
+    var p = spec.parallel();
+    int perNode = WorkerIdentity.procsPerNode(System.getenv(), id.worldSize());
+    if (p.tp() > perNode) {
+      log.warn("parallel.tp={} is larger than the {} ranks per node: tensor-parallel all-reduces (several per layer) will"
+          + " cross the network; keep tp within a node where you can", p.tp(), perNode);
+    }
+    if (p.pp() > 1 && p.microBatches() < p.pp()) {
+      log.warn("parallel.microBatches={} is below parallel.pp={}: the pipeline runs, but stages idle for (p-1)/(m+p-1) = {}%"
+          + " of each step; use at least {} micro-batches", p.microBatches(), p.pp(),
+          Math.round(100.0 * (p.pp() - 1) / (p.microBatches() + p.pp() - 1)), p.pp());
+    }
+  }
 
   public static RunResult run(TrainingSpec spec, WorkerIdentity id, Path runDir, int threads, Duration timeout,
                               StepListener listener) {
     NativeThreads.configure(threads);
     SpecValidator.validate(spec, id.worldSize());
     var p = spec.parallel();
+    if (id.rank() == 0) warnAboutSlowLayouts(spec, id);
     try (Distributed dist = Distributed.start(id, new DeviceMesh(p.dp(), p.pp(), p.tp()), Backends.select("cpu"), timeout)) {
       return TrainingLoop.run(spec, dist, runDir, listener);
     }
