@@ -102,6 +102,14 @@ public final class Trainer {
     return this;
   }
 
+  /**
+   * Elastic between {@code minNodes} and {@code maxNodes} nodes: {@link #launch} runs this node's agent
+   * (rendezvous at 127.0.0.1:29400, id = the spec name; see docs/elastic.md).
+   */
+  public Trainer elastic(int minNodes, int maxNodes) {
+    return set("elastic.enabled", true).set("elastic.minNodes", minNodes).set("elastic.maxNodes", maxNodes);
+  }
+
   public Trainer timeout(Duration d) {
     this.timeout = d;
     return this;
@@ -122,6 +130,7 @@ public final class Trainer {
     Path dir = runDirOrTemp();
     Path file = dir.resolve("spec.yaml");
     SpecIO.write(spec, file);
+    if (spec.elastic().enabled()) return dev.weft.elastic.ElasticAgent.launchLocal(spec, dir, console);
     LocalLauncher l = new LocalLauncher(List.of("dev.weft.cli.WeftMain", "worker", "--spec", file.toString(), "--run-dir",
         dir.toString(), "--timeout", String.valueOf(timeout.toSeconds())), Map.of(), console);
     return l.run(spec.worldSize(), NativeThreads.perRank(spec.worldSize()));

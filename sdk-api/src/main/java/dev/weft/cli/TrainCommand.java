@@ -33,10 +33,28 @@ final class TrainCommand implements Callable<Integer> {
       description = "Continue from the newest checkpoint under checkpoint.dir, or from one checkpoint directory.")
   String resume;
 
+  @Option(names = "--nnodes", paramLabel = "MIN:MAX",
+      description = "Elastic: run as this node's agent in a run of MIN to MAX nodes (or N); see docs/elastic.md.")
+  String nnodes;
+
+  @Option(names = "--nproc-per-node", description = "Elastic: worker processes on this node (default 1).")
+  Integer nprocPerNode;
+
+  @Option(names = "--rdzv-endpoint", paramLabel = "HOST:PORT",
+      description = "Elastic: the rendezvous store; the first agent to bind it hosts it (default 127.0.0.1:29400).")
+  String rdzvEndpoint;
+
+  @Option(names = "--rdzv-id", paramLabel = "ID", description = "Elastic: the run's id, the same on every node (default: the spec name).")
+  String rdzvId;
+
+  @Option(names = "--join-window", paramLabel = "SECONDS", description = "Elastic: how long a rendezvous round waits for more nodes (default 2).")
+  Double joinWindowS;
+
   @Override
   public Integer call() throws Exception {
     if (resume != null) specOptions.overrides.add("checkpoint.resume=" + resume);
     TrainingSpec spec = specOptions.read();
+    if (nnodes != null || spec.elastic().enabled()) return ElasticTrain.run(spec, this);
     int n = nproc == null ? spec.worldSize() : nproc;
     SpecValidator.validate(spec, n);
     Path dir = runDir != null ? runDir

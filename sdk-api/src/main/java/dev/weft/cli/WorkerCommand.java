@@ -1,5 +1,6 @@
 package dev.weft.cli;
 
+import dev.weft.elastic.ElasticWorker;
 import dev.weft.launch.ParentWatch;
 import dev.weft.launch.WorkerIdentity;
 import dev.weft.launch.WorkerRun;
@@ -8,6 +9,7 @@ import dev.weft.metrics.prometheus.MetricsEndpoint;
 import dev.weft.metrics.prometheus.WeftMetrics;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainingSpec;
+import dev.weft.train.StepListener;
 import dev.weft.util.NativeThreads;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,8 +45,11 @@ final class WorkerCommand implements Callable<Integer> {
     WeftMetrics metrics = WeftMetrics.forRank(s, id.rank());
     if (id.rank() == 0) GrafanaDashboard.write(runDir, s);
     try (MetricsEndpoint endpoint = MetricsEndpoint.startIfEnabled(metrics, MetricsEndpoint.port(s), id.localRank())) {
-      WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds),
-          metrics.listener(new ConsoleProgress(System.out, s.train().logEvery())));
+      StepListener listener = ElasticWorker.wrap(metrics.listener(new ConsoleProgress(System.out, s.train().logEvery())),
+          id.rank(), System.getenv(), Duration.ofSeconds(timeoutSeconds));
+      WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds), listener);
+    } catch (ElasticWorker.Rejoin e) {
+      return ElasticWorker.EXIT_REJOIN; // the elastic agent starts the next generation
     }
     return 0;
   }

@@ -50,7 +50,7 @@ public final class LocalLauncher {
     Runtime.getRuntime().addShutdownHook(stopper);
     try {
       for (int r = 0; r < nproc; r++) {
-        ProcessBuilder pb = new ProcessBuilder(javaCommand()).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(javaCommand(workerCommand)).redirectErrorStream(true);
         Map<String, String> env = pb.environment();
         env.putAll(extraEnv);
         env.put("WEFT_RANK", String.valueOf(r));
@@ -73,7 +73,7 @@ public final class LocalLauncher {
         live.add(p);
         Deque<String> tail = new ArrayDeque<>();
         tails.add(tail);
-        pumps.add(pump(r, p, tail));
+        pumps.add(pump(r, p, tail, console));
       }
       return watch(procs, tails, pumps);
     } finally {
@@ -91,7 +91,8 @@ public final class LocalLauncher {
     return live.stream().map(Process::toHandle).toList();
   }
 
-  private List<String> javaCommand() {
+  /** {@code java [flags] -cp CLASSPATH WORKER_COMMAND...}: this JVM's java, class path and JavaCPP cache. */
+  public static List<String> javaCommand(List<String> workerCommand) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("--enable-native-access=ALL-UNNAMED"); // accepted by 17, needed quiet on 22+
@@ -104,7 +105,8 @@ public final class LocalLauncher {
     return cmd;
   }
 
-  private Thread pump(int rank, Process p, Deque<String> tail) {
+  /** Copies a worker's output to {@code console} prefixed with its rank, keeping its last lines in {@code tail}. */
+  public static Thread pump(int rank, Process p, Deque<String> tail, PrintStream console) {
     Thread t = new Thread(() -> {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
         String line;
@@ -156,7 +158,7 @@ public final class LocalLauncher {
     }
   }
 
-  static String describeExit(int code) {
+  public static String describeExit(int code) {
     if (code > 128 && code < 160) {
       int sig = code - 128;
       String name = switch (sig) {

@@ -5,11 +5,18 @@ import java.util.Map;
 /**
  * {@code summary.json}: what a run did, in one object. {@code memory} is rank 0's bytes of
  * parameters, gradients and optimizer state as held between steps, and its peak resident set size.
+ * {@code restarts} and {@code elastic} are filled by elastic runs (0 and null otherwise).
  */
 public record RunSummary(String status, long steps, int worldSize, Map<String, Integer> mesh, double initialLoss,
                          double finalLoss, double tokensPerS, double stepMsMedian, double modelFlopsPerS, double wallS,
                          boolean replicasConsistent, long parameters, String precision, int zero, Memory memory,
-                         long skippedSteps, String error) {
+                         long skippedSteps, String error, int restarts, Map<String, Object> elastic) {
+  /** This summary with an elastic run's restart count and membership history (generations, recovery seconds). */
+  public RunSummary withElastic(int restarts, Map<String, Object> elastic) {
+    return new RunSummary(status, steps, worldSize, mesh, initialLoss, finalLoss, tokensPerS, stepMsMedian, modelFlopsPerS,
+        wallS, replicasConsistent, parameters, precision, zero, memory, skippedSteps, error, restarts, elastic);
+  }
+
   /** Bytes per rank. */
   public record Memory(long parameters, long gradients, long optimizerState, long peakRss) {}
 }

@@ -27,10 +27,5 @@ final class EngineSupport {
     if (s.train().recompute() && p.pp() == 1 && p.zero() >= 2) {
       throw new SpecException("train.recompute", "activation recomputation runs through the pipeline executor, which supports ZeRO-0/1; use parallel.zero ≤ 1 with it");
     }
-    refuse(s.elastic().enabled(), "elastic.enabled", "elastic training");
-  }
-
-  private static void refuse(boolean used, String field, String what) {
-    if (used) throw new SpecException(field, what + " is not supported yet in this version of Weft; remove the setting");
   }
 }

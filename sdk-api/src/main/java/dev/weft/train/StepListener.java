@@ -16,5 +16,11 @@ public interface StepListener {
   /** Every rank, after every step. */
   default void onRankStep(int rank, StepMetrics m, long totalSteps) {}
 
+  /**
+   * Every rank, at the step boundary after the step's checkpoint (if one was due) is saved. A listener
+   * may throw here to end the run at this boundary (an elastic worker leaving to re-rendezvous).
+   */
+  default void atStepBoundary(int rank, long step) {}
+
   StepListener NONE = (m, n) -> {};
 }

@@ -137,6 +137,7 @@ public final class TrainingLoop {
           listener.onStep(sm, t.steps());
         }
         checkpoints.maybeSave(step, opt, scaler);
+        listener.atStepBoundary(dist.rank(), step);
         prevEnd = System.nanoTime();
       }
       ShardedOptimizer.Memory mem = opt.memory();
@@ -153,7 +154,7 @@ public final class TrainingLoop {
           losses.get(losses.size() - 1), tps, medianMs, tps * model.trainingFlopsPerToken(),
           (System.nanoTime() - wallStart) / 1e9, consistent, globalParameterCount(model, dist), precision.dtype(), opt.stage(),
           new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes()),
-          skipped, null);
+          skipped, null, 0, null);
       if (leader) MetricsJson.writeSummary(runDir, summary);
       return new RunResult(losses, summary);
     } finally {

@@ -58,9 +58,10 @@ class SpecValidationProperties {
   }
 
   @Property(tries = 5)
-  void enginesNotBuiltYetAreRefusedNotIgnored(@ForAll @IntRange(min = 1, max = 4) int nodes) {
-    assertThatThrownBy(() -> SpecValidator.validate(spec("elastic.enabled=true", "elastic.maxNodes=" + nodes)))
-        .hasMessageContaining("elastic.enabled").hasMessageContaining("not supported yet");
+  void elasticSpecsValidateAndABadRangeIsRefusedByName(@ForAll @IntRange(min = 1, max = 4) int nodes) {
+    assertThat(SpecValidator.validate(spec("elastic.enabled=true", "elastic.maxNodes=" + nodes)).elastic().maxNodes()).isEqualTo(nodes);
+    assertThatThrownBy(() -> SpecValidator.validate(spec("elastic.enabled=true", "elastic.minNodes=" + (nodes + 1),
+        "elastic.maxNodes=" + nodes))).isInstanceOf(SpecException.class).hasMessageContaining("elastic.maxNodes");
   }
 
   @Property(tries = 10)

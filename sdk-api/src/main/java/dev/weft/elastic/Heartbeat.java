@@ -1,0 +1,46 @@
+package dev.weft.elastic;
+
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Bumps a counter in the rendezvous store every interval from a daemon thread. A process that is
+ * killed or stopped (SIGSTOP) stops bumping, and its {@link Watchdog} notices.
+ */
+public final class Heartbeat implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Heartbeat.class);
+
+  private final Thread thread;
+  private volatile boolean running = true;
+
+  private Heartbeat(KeyValue kv, String key, Duration every) {
+    thread = new Thread(() -> {
+      while (running) {
+        try {
+          kv.add(key, 1);
+        } catch (RuntimeException e) {
+          log.debug("heartbeat {} not written: {}", key, e.getMessage());
+        }
+        try {
+          Thread.sleep(every.toMillis());
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }, "weft-heartbeat");
+    thread.setDaemon(true);
+  }
+
+  public static Heartbeat start(KeyValue kv, String key, Duration every) {
+    Heartbeat h = new Heartbeat(kv, key, every);
+    h.thread.start();
+    return h;
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    thread.interrupt();
+  }
+}
