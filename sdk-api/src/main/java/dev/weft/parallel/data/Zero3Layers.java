@@ -29,90 +29,91 @@ public final class Zero3Layers implements Layers {
   /** Unit id of each parameter, in {@link Parameters#list()} order. */
   public int[] units() { return unitOfParam.stream().mapToInt(Integer::intValue).toArray(); }
 
-  /** Records the parameters a layer factory call created as one unit. */
-  private int newUnit(int paramsBefore) {
+  /** The parameters a layer factory call created since {@code paramsBefore}, as one gathered unit. */
+  private Gate gate(int paramsBefore) {
     int unit = units++;
     for (int i = paramsBefore; i < inner.parameters().size(); i++) unitOfParam.add(unit);
-    return unit;
-  }
-
-  private Tensor run(int unit, TensorTensorHook regather, java.util.function.Supplier<Tensor> f) {
-    if (optimizer == null || optimizer.stage() != 3) return f.get();
-    optimizer.gather(unit);
-    Tensor y;
-    try {
-      y = f.get();
-    } finally {
-      optimizer.release(unit);
-    }
-    if (y.requires_grad()) y.register_hook(regather);
-    return y;
-  }
-
-  private TensorTensorHook regatherHook(int unit) {
-    TensorTensorHook h = new TensorTensorHook() {
+    TensorTensorHook regather = new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase grad) {
         optimizer.gather(unit);
         return new TensorBase(); // undefined: keep the gradient as it is
       }
     };
-    keepAlive.add(h);
-    return h;
+    keepAlive.add(regather);
+    return new Gate(unit, regather);
+  }
+
+  /** Runs a layer call with its unit's parameters gathered, and re-gathers them when backward reaches its output. */
+  private final class Gate {
+    final int unit;
+    final TensorTensorHook regather;
+
+    Gate(int unit, TensorTensorHook regather) {
+      this.unit = unit;
+      this.regather = regather;
+    }
+
+    Tensor run(java.util.function.Supplier<Tensor> f) {
+      if (optimizer == null || optimizer.stage() != 3) return f.get();
+      optimizer.gather(unit);
+      Tensor y;
+      try {
+        y = f.get();
+      } finally {
+        optimizer.release(unit);
+      }
+      if (y.requires_grad()) y.register_hook(regather);
+      return y;
+    }
   }
 
   @Override
   public Linear columns(List<String> names, long in, long out, double std) {
     int before = inner.parameters().size();
     Linear l = inner.columns(names, in, out, std);
-    int unit = newUnit(before);
-    TensorTensorHook h = regatherHook(unit);
-    return x -> run(unit, h, () -> l.forward(x));
+    Gate g = gate(before);
+    return x -> g.run(() -> l.forward(x));
   }
 
   @Override
   public Linear row(String name, long in, long out, double std) {
     int before = inner.parameters().size();
     Linear l = inner.row(name, in, out, std);
-    int unit = newUnit(before);
-    TensorTensorHook h = regatherHook(unit);
-    return x -> run(unit, h, () -> l.forward(x));
+    Gate g = gate(before);
+    return x -> g.run(() -> l.forward(x));
   }
 
   @Override
   public Embedding embedding(String name, long vocab, long dim, double std) {
     int before = inner.parameters().size();
     Embedding e = inner.embedding(name, vocab, dim, std);
-    int unit = newUnit(before);
-    TensorTensorHook h = regatherHook(unit);
-    return ids -> run(unit, h, () -> e.forward(ids));
+    Gate g = gate(before);
+    return ids -> g.run(() -> e.forward(ids));
   }
 
   @Override
   public Embedding positionEmbedding(String name, long rows, long dim, double std) {
     int before = inner.parameters().size();
     Embedding e = inner.positionEmbedding(name, rows, dim, std);
-    int unit = newUnit(before);
-    TensorTensorHook h = regatherHook(unit);
-    return ids -> run(unit, h, () -> e.forward(ids));
+    Gate g = gate(before);
+    return ids -> g.run(() -> e.forward(ids));
   }
 
   @Override
   public Linear layerNorm(String name, long dim) {
     int before = inner.parameters().size();
     Linear l = inner.layerNorm(name, dim);
-    int unit = newUnit(before);
-    TensorTensorHook h = regatherHook(unit);
-    return x -> run(unit, h, () -> l.forward(x));
+    Gate g = gate(before);
+    return x -> g.run(() -> l.forward(x));
   }
 
   @Override
   public LmHead lmHead(String name, long dim, long vocab, double std) {
     int before = inner.parameters().size();
     LmHead l = inner.lmHead(name, dim, vocab, std);
-    int unit = newUnit(before);
-    TensorTensorHook h = regatherHook(unit);
-    return (hidden, targets) -> run(unit, h, () -> l.loss(hidden, targets));
+    Gate g = gate(before);
+    return (hidden, targets) -> g.run(() -> l.loss(hidden, targets));
   }
 
   @Override public int splits() { return inner.splits(); }
