@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -29,8 +30,9 @@ import java.util.stream.Collectors;
  */
 public final class SpecIO {
   private static final ObjectMapper YAML = configure(new ObjectMapper(
-      new YAMLFactory().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-          .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)));
+      YAMLFactory.builder().stringQuotingChecker(new ExactStrings())
+          .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+          .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES).build()));
   private static final ObjectMapper JSON = configure(new ObjectMapper());
 
   private SpecIO() {}
@@ -39,6 +41,28 @@ public final class SpecIO {
     return m.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
         .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+  }
+
+  /**
+   * Quotes a string value whenever its plain form would not read back as the same string: "1", "0x1",
+   * "true", "null", "-.inf", ... Typed fields would coerce them back, but free-form trees
+   * ({@code model.config}, {@code deployment.affinity}, {@code deployment.tolerations}) would not.
+   */
+  private static final class ExactStrings extends StringQuotingChecker.Default {
+    private static final ObjectMapper PLAIN = new ObjectMapper(new YAMLFactory());
+
+    @Override
+    public boolean needToQuoteValue(String value) {
+      if (super.needToQuoteValue(value)) return true;
+      if (value.isEmpty() || value.chars().anyMatch(c -> c < 0x20)) return true;
+      try {
+        JsonNode back = PLAIN.readTree("v: " + value);
+        return !(back != null && back.size() == 1 && back.get("v") != null && back.get("v").isTextual()
+            && back.get("v").textValue().equals(value));
+      } catch (JsonProcessingException | RuntimeException e) {
+        return true;
+      }
+    }
   }
 
   public static ObjectMapper yamlMapper() { return YAML; }
@@ -80,7 +104,8 @@ public final class SpecIO {
     }
   }
 
-  private static JsonNode parseTree(String text, String where) {
+  /** Parses YAML or JSON text into a spec tree (empty text is an empty mapping); {@code where} names it in errors. */
+  public static JsonNode parseTree(String text, String where) {
     try {
       JsonNode n = YAML.readTree(text); // YAML is a superset of JSON
       if (n == null || n.isMissingNode() || n.isNull()) return JsonNodeFactory.instance.objectNode();

@@ -68,6 +68,35 @@ class SpecIOTest {
   }
 
   @Test
+  void deploymentRoundTripsWithItsNulls() {
+    TrainingSpec defaults = SpecIO.parse("name: d\n");
+    assertThat(defaults.deployment().affinity()).isNull();
+    assertThat(defaults.deployment().limits()).isEqualTo(new DeploymentSpec.Resources(null, "8Gi"));
+    assertThat(SpecIO.toYaml(defaults)).contains("affinity: null").contains("cpu: null");
+    assertThat(SpecIO.parse(SpecIO.toYaml(defaults))).isEqualTo(defaults);
+
+    TrainingSpec s = SpecIO.parse("""
+        name: d
+        deployment:
+          nodes: "1:4"
+          requests: {cpu: "1", memory: "512"}
+          limits: {cpu: null, memory: null}
+          affinity:
+            nodeAffinity:
+              preferredDuringSchedulingIgnoredDuringExecution:
+                - weight: 10
+                  preference: {matchExpressions: [{key: zone, operator: In, values: ["1", "true", "null", ""]}]}
+          tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule, tolerationSeconds: null}]
+          checkpointStorage: {pvc: "", uri: s3://b/x, secret: creds, mountPath: /checkpoints}
+          nccl: {NCCL_DEBUG: INFO}
+        """);
+    assertThat(s.deployment().nccl()).containsEntry("NCCL_DEBUG", "INFO").containsEntry("NCCL_SOCKET_IFNAME", "eth0");
+    assertThat(s.deployment().tolerations().get(0)).containsEntry("tolerationSeconds", null);
+    assertThat(SpecIO.parse(SpecIO.toYaml(s))).isEqualTo(s);
+    assertThat(SpecIO.fromJson(SpecIO.toJson(s))).isEqualTo(s);
+  }
+
+  @Test
   void missingFileSaysSo() {
     assertThatThrownBy(() -> SpecIO.read(dir.resolve("nope.yaml"))).isInstanceOf(SpecException.class).hasMessageContaining("does not exist");
   }

@@ -78,7 +78,9 @@ class RenderTest {
     var spec = SpecIO.parse(yaml);
     assertThat(spec.checkpoint().dir()).isEqualTo("/checkpoints");
     assertThat(spec.metrics().port()).isZero();
-    assertThat(yaml).doesNotContain("checkpointStorage", "tolerations");
+    assertThat(spec.deployment().checkpointStorage().pvc()).isEqualTo("weft-checkpoints"); // the whole deployment section travels
+    assertThat(spec.deployment().tolerations()).hasSize(1);
+    assertThat(spec.deployment().affinity()).isNull();
   }
 
   @Test

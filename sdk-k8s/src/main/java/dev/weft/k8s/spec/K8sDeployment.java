@@ -7,10 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Everything the Kubernetes renderers need from the spec's {@code deployment} section: the fields
- * {@link dev.weft.spec.DeploymentSpec} has today plus the cluster-only ones (see
- * DEPLOYMENT-SPEC-CHANGES.md). Bound from the merged {@code deployment} tree by {@link K8sSpecLoader},
- * defaults from {@code k8s-defaults.yaml}.
+ * The spec's {@link dev.weft.spec.DeploymentSpec} as the Kubernetes renderers use it: affinity and
+ * tolerations as Kubernetes objects, the image defaulted. Built by {@link K8sSpecLoader}; the defaults
+ * are sdk-api's {@code defaults.yaml}.
  */
 public record K8sDeployment(
     String image,
