@@ -31,6 +31,7 @@ public final class ElasticAgent {
   private static final Logger log = LoggerFactory.getLogger(ElasticAgent.class);
   private static final Duration POLL = Duration.ofMillis(100);
   private static final Duration STOP_GRACE = Duration.ofSeconds(2);
+  private static final Duration FAILED_GRACE = Duration.ofMillis(500);
   private static final Duration STARTUP_GRACE = Duration.ofSeconds(60);
 
   /** The end of an agent's run: exit code 0 when training completed. */
@@ -115,7 +116,7 @@ public final class ElasticAgent {
             return new Outcome(0, "completed", history.restarts(), generations);
           }
           case FAILED -> {
-            current.stop(STOP_GRACE);
+            current.stop(FAILED_GRACE); // the checkpoint commit is atomic: nothing to finish on failure
             int restarts = history.restarts();
             say("generation " + m.round() + " failed: " + end.reason() + " (restart " + restarts + " of at most " + o.maxRestarts() + ")");
             if (restarts > o.maxRestarts()) {

@@ -1,0 +1,212 @@
+package dev.weft.elastic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.weft.Trainer;
+import dev.weft.launch.FreePort;
+import dev.weft.launch.LocalLauncher;
+import dev.weft.metrics.MetricsJson;
+import dev.weft.spec.SpecIO;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Real agents and workers on 127.0.0.1: kill a worker, kill a node, grow, stop a rank, start workers before the host. */
+@Tag("slow")
+class ElasticProcessTest {
+  @TempDir Path dir;
+  private final List<Process> started = new ArrayList<>();
+  private final int port = FreePort.find();
+
+  private Trainer tiny(int steps) {
+    return Trainer.model("gpt").name("tiny-elastic").set("model.config.layers", 2).set("model.config.hidden", 32)
+        .set("model.config.heads", 2).seqLen(16).globalBatch(8).steps(steps).warmup(2).dataParallel(2)
+        .set("train.logEvery", 1).set("elastic.failureTimeoutSeconds", 5).timeout(Duration.ofSeconds(30));
+  }
+
+  private Path spec(int steps) {
+    Path f = dir.resolve("tiny.yaml");
+    SpecIO.write(tiny(steps).toSpec(), f);
+    return f;
+  }
+
+  /** An agent JVM: {@code weft train SPEC --nnodes 1:2 ...}, output in node-N.log. */
+  private Process agent(Path spec, String node) throws IOException {
+    List<String> cmd = LocalLauncher.javaCommand(List.of("dev.weft.cli.WeftMain", "train", spec.toString(), "--nnodes", "1:2",
+        "--rdzv-endpoint", "127.0.0.1:" + port, "--rdzv-id", "t", "--run-dir", dir.resolve("run").toString(), "--join-window", "1"));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(node + ".log").toFile());
+    pb.environment().put("OMP_WAIT_POLICY", "PASSIVE");
+    Process p = pb.start();
+    started.add(p);
+    return p;
+  }
+
+  @AfterEach
+  void killEverything() {
+    for (Process p : started) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+    }
+  }
+
+  private List<JsonNode> metrics() throws IOException {
+    Path f = dir.resolve("run/metrics.jsonl");
+    List<JsonNode> out = new ArrayList<>();
+    if (!Files.isRegularFile(f)) return out;
+    for (String l : Files.readAllLines(f)) {
+      try {
+        if (!l.isBlank()) out.add(MetricsJson.MAPPER.readTree(l));
+      } catch (IOException partial) {
+        // the line being written
+      }
+    }
+    return out;
+  }
+
+  private void awaitStep(long step) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    while (System.nanoTime() < deadline) {
+      List<JsonNode> m = metrics();
+      if (!m.isEmpty() && m.get(m.size() - 1).get("step").asLong() >= step) return;
+      Thread.sleep(100);
+    }
+    throw new AssertionError("step " + step + " not reached in 90 s");
+  }
+
+  private static ProcessHandle worker(Process agent) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      var kids = agent.children().filter(ProcessHandle::isAlive).toList();
+      if (!kids.isEmpty()) return kids.get(0);
+      Thread.sleep(100);
+    }
+    throw new AssertionError("agent " + agent.pid() + " started no worker");
+  }
+
+  private static void signal(String sig, ProcessHandle p) throws Exception {
+    new ProcessBuilder("kill", "-" + sig, String.valueOf(p.pid())).start().waitFor(5, TimeUnit.SECONDS);
+  }
+
+  private JsonNode finish(Process... agents) throws Exception {
+    for (Process a : agents) {
+      assertThat(a.waitFor(150, TimeUnit.SECONDS)).as("agent finished").isTrue();
+      assertThat(a.exitValue()).as(Files.readString(dir.resolve("node-a.log"))).isZero();
+    }
+    return MetricsJson.MAPPER.readTree(dir.resolve("run/summary.json").toFile());
+  }
+
+  private static long[] steps(List<JsonNode> m) { return m.stream().mapToLong(n -> n.get("step").asLong()).toArray(); }
+
+  @Test
+  void aWorkerKilledWithSigkillIsReplacedAndTheLossesMatchAnUninterruptedRun() throws Exception {
+    int total = 24;
+    Path spec = spec(total);
+    Process a = agent(spec, "node-a");
+    Thread.sleep(300);
+    Process b = agent(spec, "node-b");
+    awaitStep(10);
+    signal("KILL", worker(b));
+    JsonNode s = finish(a, b);
+    assertThat(s.get("status").asText()).isEqualTo("completed");
+    assertThat(s.get("restarts").asInt()).isGreaterThanOrEqualTo(1);
+    List<JsonNode> m = metrics();
+    assertThat(steps(m)).containsExactly(java.util.stream.LongStream.rangeClosed(1, total).toArray());
+    JsonNode last = s.get("elastic").get("generations").get(s.get("elastic").get("generations").size() - 1);
+    assertThat(last.get("world_size").asInt()).isEqualTo(2);
+    assertThat(last.get("recovery_s").get("total_s").asDouble()).isPositive();
+    long resumedAt = last.get("first_step").asLong();
+    List<Double> reference = tiny(total).runDir(dir.resolve("reference")).fit().losses();
+    for (JsonNode n : m) {
+      long step = n.get("step").asLong();
+      if (step < resumedAt) continue;
+      double want = reference.get((int) step - 1);
+      assertThat(Math.abs(n.get("loss").asDouble() - want) / Math.abs(want)).as("step " + step).isLessThan(1e-4);
+    }
+  }
+
+  @Test
+  void aKilledNodeLeavesTheOtherTrainingAtDpOneWithTheSameGlobalBatch() throws Exception {
+    Path spec = spec(24);
+    Process a = agent(spec, "node-a");
+    Thread.sleep(300);
+    Process b = agent(spec, "node-b");
+    awaitStep(8);
+    b.descendants().forEach(ProcessHandle::destroyForcibly); // the whole node: agent and its worker
+    b.destroyForcibly();
+    JsonNode s = finish(a);
+    assertThat(s.get("status").asText()).isEqualTo("completed");
+    JsonNode gens = s.get("elastic").get("generations");
+    JsonNode last = gens.get(gens.size() - 1);
+    assertThat(last.get("dp").asInt()).isEqualTo(1);
+    assertThat(last.get("micro_batches").asInt()).isEqualTo(2);
+    assertThat(steps(metrics())).containsExactly(java.util.stream.LongStream.rangeClosed(1, 24).toArray());
+    assertThat(metrics().get(metrics().size() - 1).get("world_size").asInt()).isEqualTo(1);
+  }
+
+  @Test
+  void aSecondNodeStartedDuringTrainingJoinsAtAStepBoundaryWithoutLosingAStep() throws Exception {
+    Path spec = spec(40);
+    Process a = agent(spec, "node-a");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!Files.readString(dir.resolve("node-a.log")).contains("generation 0") && System.nanoTime() < deadline) Thread.sleep(100);
+    Process b = agent(spec, "node-b"); // the first generation is sealed: this node waits for the next round
+    JsonNode s = finish(a, b);
+    assertThat(s.get("restarts").asInt()).isZero();
+    JsonNode gens = s.get("elastic").get("generations");
+    assertThat(gens.size()).isGreaterThanOrEqualTo(2);
+    assertThat(gens.get(0).get("world_size").asInt()).isEqualTo(1);
+    assertThat(gens.get(gens.size() - 1).get("world_size").asInt()).isEqualTo(2);
+    assertThat(gens.get(gens.size() - 1).get("cause").asText()).isEqualTo("scale-up");
+    assertThat(steps(metrics())).containsExactly(java.util.stream.LongStream.rangeClosed(1, 40).toArray());
+    assertThat(Files.readString(dir.resolve("node-a.log"))).doesNotContain("failed:");
+  }
+
+  @Test
+  void aStoppedRankIsDetectedByItsSilenceAndReplaced() throws Exception {
+    Path spec = spec(20);
+    Process a = agent(spec, "node-a");
+    Thread.sleep(300);
+    Process b = agent(spec, "node-b");
+    awaitStep(6);
+    long t0 = System.nanoTime();
+    signal("STOP", worker(b));
+    JsonNode s = finish(a, b);
+    assertThat(s.get("restarts").asInt()).isGreaterThanOrEqualTo(1);
+    String reason = s.get("elastic").get("generations").get(1).get("reason").asText();
+    assertThat(reason).containsAnyOf("no heartbeat", "no step", "SIGKILL", "exited");
+    assertThat((System.nanoTime() - t0) / 1e9).isLessThan(120);
+  }
+
+  @Test
+  void workersStartedBeforeTheRendezvousHostWaitAndJoin() throws Exception {
+    Path spec = dir.resolve("w.yaml");
+    SpecIO.write(tiny(3).toSpec(), spec);
+    int master = FreePort.find();
+    List<Process> ranks = new ArrayList<>();
+    for (int r : new int[] {1, 0}) {
+      ProcessBuilder pb = new ProcessBuilder(LocalLauncher.javaCommand(List.of("dev.weft.cli.WeftMain", "worker", "--spec",
+          spec.toString(), "--run-dir", dir.resolve("w").toString(), "--timeout", "60"))).redirectErrorStream(true)
+          .redirectOutput(dir.resolve("w" + r + ".log").toFile());
+      pb.environment().putAll(java.util.Map.of("WEFT_RANK", "" + r, "WEFT_WORLD_SIZE", "2", "WEFT_MASTER_ADDR", "127.0.0.1",
+          "WEFT_MASTER_PORT", "" + master, "WEFT_THREADS", "1", "OMP_WAIT_POLICY", "PASSIVE"));
+      Process p = pb.start();
+      started.add(p);
+      ranks.add(p);
+      if (r == 1) Thread.sleep(4000); // rank 1 (a client) starts well before rank 0 hosts the store
+    }
+    for (Process p : ranks) {
+      assertThat(p.waitFor(90, TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).as(Files.readString(dir.resolve("w1.log"))).isZero();
+    }
+    assertThat(MetricsJson.readSummary(dir.resolve("w")).status()).isEqualTo("completed");
+  }
+}
