@@ -67,6 +67,8 @@ public final class MembershipLog {
       row.put("cause", g.cause());
       if (g.reason() != null) row.put("reason", g.reason());
       row.put("first_step", g.firstStep());
+      if (g.closedAtMs() > 0) row.put("previous_ended_at_ms", g.closedAtMs());
+      if (g.firstStepAtMs() > 0) row.put("first_step_at_ms", g.firstStepAtMs());
       GenerationRecord.Recovery r = g.recovery();
       if (r != null) {
         row.put("recovery_s", r);
