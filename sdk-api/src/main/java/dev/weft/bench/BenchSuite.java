@@ -1,0 +1,69 @@
+package dev.weft.bench;
+
+import dev.weft.models.gpt.GptConfig;
+import dev.weft.util.NativeThreads;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Runs the benchmarks {@code comm}, {@code step}, {@code mfu} and {@code tp} (or {@code all}) and
+ * collects their rows. {@code quick} shrinks sizes and repeats so that everything runs in seconds
+ * (for tests; its numbers are not meant to be quoted).
+ */
+public final class BenchSuite {
+  public static final List<String> NAMES = List.of("comm", "step", "mfu", "tp");
+
+  private BenchSuite() {}
+
+  /** The reference GPT of the step and tp benchmarks: size tiny, seq 64. */
+  public static GptConfig tinyGpt() { return new GptConfig(4, 128, 4, 4, 256, 64); }
+
+  public static List<BenchRow> run(String which, boolean quick) {
+    Set<String> sel = which.equals("all") ? Set.copyOf(NAMES) : Set.of(which);
+    if (!NAMES.containsAll(sel)) throw new IllegalArgumentException("unknown benchmark '" + which + "'; use one of " + NAMES + " or all");
+    List<BenchRow> rows = new ArrayList<>();
+    if (sel.contains("comm")) {
+      long[] sizes = quick ? new long[] {256L << 10, 1L << 20} : new long[] {256L << 10, 4L << 20, 64L << 20};
+      rows.addAll(CommBench.rows(CommBench.measure(sizes, quick ? 4L << 20 : 1L << 30)));
+    }
+    StepBench.Result step = null;
+    if (sel.contains("step") || sel.contains("mfu")) {
+      step = StepBench.measure(StepBench.Config.of(quick));
+      if (sel.contains("step")) rows.addAll(StepBench.rows(step));
+    }
+    if (sel.contains("mfu")) {
+      rows.addAll(MfuBench.rows(MfuBench.peak(quick, step.config().threads()), step));
+    }
+    if (sel.contains("tp")) {
+      rows.addAll(TpBench.rows(TpBench.measure(tinyGpt(), 2, quick ? 2 : 16)));
+    }
+    return rows;
+  }
+
+  /** The rows as a markdown table. */
+  public static String markdown(List<BenchRow> rows) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("| benchmark | quantity | measured | reference | ratio | target | spread / notes |\n");
+    sb.append("|---|---|---:|---:|---:|---|---|\n");
+    for (BenchRow r : rows) {
+      sb.append(String.format(Locale.ROOT, "| %s | %s | %s %s | %s %s | %.3f | %s | %s |%n", r.benchmark(), r.quantity(),
+          number(r.measured()), r.unit(), number(r.reference()), r.unit(), r.ratio(), r.target(), r.spread()));
+    }
+    return sb.toString();
+  }
+
+  /** A header line: machine, threads, OMP_WAIT_POLICY. */
+  public static String environment() {
+    return String.format(Locale.ROOT, "%d cores, %d intra-op threads for one rank, OMP_WAIT_POLICY=%s, Java %s",
+        Runtime.getRuntime().availableProcessors(), NativeThreads.perRank(1),
+        System.getenv().getOrDefault("OMP_WAIT_POLICY", "unset"), Runtime.version());
+  }
+
+  private static String number(double v) {
+    if (v == Math.rint(v) && Math.abs(v) >= 1000) return String.format(Locale.ROOT, "%,d", (long) v);
+    if (Math.abs(v) >= 100) return String.format(Locale.ROOT, "%.1f", v);
+    return String.format(Locale.ROOT, "%.3f", v);
+  }
+}

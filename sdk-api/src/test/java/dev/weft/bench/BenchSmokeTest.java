@@ -1,0 +1,56 @@
+package dev.weft.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.cli.WeftMain;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every benchmark runs in --quick mode and yields well-formed rows; no timing is asserted. */
+class BenchSmokeTest {
+  @TempDir Path dir;
+
+  @Test
+  void everyBenchmarkProducesPositiveFiniteRowsWithRatiosFromTheirValues() {
+    List<BenchRow> rows = BenchSuite.run("all", true);
+    Set<String> seen = rows.stream().map(BenchRow::benchmark).collect(Collectors.toSet());
+    assertThat(seen).containsExactlyInAnyOrderElementsOf(BenchSuite.NAMES);
+    for (BenchRow r : rows) {
+      assertThat(r.measured()).as(r.quantity()).isPositive().isFinite();
+      assertThat(r.reference()).as(r.quantity()).isPositive().isFinite();
+      double expected = r.pairRatios() == null ? r.measured() / r.reference() : Stats.median(r.pairRatios());
+      assertThat(r.ratio()).as(r.quantity()).isPositive().isFinite().isEqualTo(expected);
+      if (r.pairRatios() != null) {
+        assertThat(r.pairRatios()).isNotEmpty();
+        for (double x : r.pairRatios()) assertThat(x).isPositive().isFinite();
+      }
+      assertThat(r.spread()).as(r.quantity()).isNotBlank();
+    }
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("comm")).count()).isEqualTo(2);
+    String table = BenchSuite.markdown(rows);
+    assertThat(table.lines().count()).isEqualTo(rows.size() + 2L);
+    assertThat(table.lines().skip(2)).allMatch(l -> l.startsWith("| ") && l.chars().filter(ch -> ch == '|').count() == 8);
+  }
+
+  @Test
+  void tensorParallelVolumeMatchesItsDerivationExactly() {
+    // counts are exact (no timing): the measured bytes equal the analytical model, with and without SP
+    for (TpBench.Result r : TpBench.measure(BenchSuite.tinyGpt(), 2, 2)) {
+      assertThat(r.measured()).as("sp=%s", r.sequenceParallel()).isEqualTo(r.expected());
+      assertThat(r.memory().replicatedBytes()).isEqualTo(4 * TpBench.replicatedParameters(r.model()));
+    }
+  }
+
+  @Test
+  void cliWritesTheTableAndRefusesUnknownNames() throws Exception {
+    Path out = dir.resolve("bench.md");
+    assertThat(WeftMain.commandLine().execute("bench", "tp", "--quick", "--out", out.toString())).isZero();
+    assertThat(Files.readString(out)).contains("| tp | tp=2 + SP: bytes per forward+backward");
+    assertThat(WeftMain.commandLine().execute("bench", "nope")).isEqualTo(WeftMain.EXIT_BAD_INPUT);
+  }
+}
