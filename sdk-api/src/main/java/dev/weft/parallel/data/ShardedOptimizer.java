@@ -328,19 +328,25 @@ public final class ShardedOptimizer implements AutoCloseable {
    */
   public double gradNorm(double lossScale) {
     try (NoGradGuard ng = new NoGradGuard()) {
-      double split = 0, whole = 0;
+      // one float32 dot product per run of same-kind slots, summed in double once: no read-back per parameter
+      TensorVector split = new TensorVector(), whole = new TensorVector();
       for (State s : states) {
         Tensor owned = s.ownedGrads();
-        for (int i = 0; i < s.b.slots().size(); i++) {
-          Slot slot = s.b.slots().get(i);
-          long lo = Math.max(slot.offset(), s.shardStart), hi = Math.min(slot.offset() + slot.numel(), s.shardStart + s.shardLen);
+        int i = 0, n = s.b.slots().size();
+        while (i < n) {
+          boolean kind = s.tpSharded[i];
+          long lo = Long.MAX_VALUE, hi = Long.MIN_VALUE;
+          for (; i < n && s.tpSharded[i] == kind; i++) {
+            Slot slot = s.b.slots().get(i);
+            lo = Math.min(lo, Math.max(slot.offset(), s.shardStart));
+            hi = Math.max(hi, Math.min(slot.offset() + slot.numel(), s.shardStart + s.shardLen));
+          }
           if (hi <= lo) continue;
-          double sq = owned.narrow(0, lo - s.shardStart, hi - lo).to(ScalarType.Double).pow(new Scalar(2)).sum().item_double();
-          if (s.tpSharded[i]) split += sq;
-          else whole += sq;
+          Tensor run = owned.narrow(0, lo - s.shardStart, hi - lo);
+          (kind ? split : whole).push_back(run.dot(run).reshape(1));
         }
       }
-      Tensor sums = Tensors.ofDoubles(split, whole);
+      Tensor sums = Tensors.ofDoubles(sumOf(split), sumOf(whole));
       if (stage >= 1) dp.allReduce(sums, ReduceOp.SUM);
       Tensor splitT = sums.narrow(0, 0, 1).clone();
       tp.allReduce(splitT, ReduceOp.SUM);
@@ -349,6 +355,10 @@ public final class ShardedOptimizer implements AutoCloseable {
       double total = both.sum().item_double();
       return Math.sqrt(total) / lossScale;
     }
+  }
+
+  private static double sumOf(TensorVector parts) {
+    return parts.size() == 0 ? 0 : torch.cat(parts).to(ScalarType.Double).sum().item_double();
   }
 
   /**
