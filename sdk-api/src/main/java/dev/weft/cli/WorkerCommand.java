@@ -43,6 +43,8 @@ final class WorkerCommand implements Callable<Integer> {
     int threads = t == null ? NativeThreads.perRank(1) : Integer.parseInt(t);
     TrainingSpec s = SpecIO.read(spec, overrides);
     WeftMetrics metrics = WeftMetrics.forRank(s, id.rank());
+    String restarts = System.getenv(dev.weft.elastic.ElasticWorker.ENV_RESTARTS);
+    if (restarts != null) metrics.setRestarts(Integer.parseInt(restarts));
     if (id.rank() == 0) GrafanaDashboard.write(runDir, s);
     try (MetricsEndpoint endpoint = MetricsEndpoint.startIfEnabled(metrics, MetricsEndpoint.port(s), id.localRank())) {
       StepListener listener = ElasticWorker.wrap(metrics.listener(new ConsoleProgress(System.out, s.train().logEvery())),

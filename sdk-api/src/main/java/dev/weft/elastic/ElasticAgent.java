@@ -104,7 +104,7 @@ public final class ElasticAgent {
           history.writeElasticJson(m.round());
         }
         List<Integer> ranks = IntStream.range(0, o.procsPerNode()).map(l -> m.nodeRank() * o.procsPerNode() + l).boxed().toList();
-        current = LocalWorkers.start(command, ranks, rank -> env(rank, m, plan, master, store), console);
+        current = LocalWorkers.start(command, ranks, rank -> env(rank, m, plan, master, store, history.restarts()), console);
         Ended end = supervise(m, plan, gen, rounds, every, spec.train().steps(), record, history);
         switch (end.how()) {
           case COMPLETED -> {
@@ -306,7 +306,8 @@ public final class ElasticAgent {
     return c;
   }
 
-  private Map<String, String> env(int rank, RendezvousRound.Membership m, MembershipPlan plan, String master, Rendezvous store) {
+  private Map<String, String> env(int rank, RendezvousRound.Membership m, MembershipPlan plan, String master, Rendezvous store,
+                                  int restarts) {
     Endpoint ep = Endpoint.parse(master);
     int threads = NativeThreads.perRank(o.procsPerNode());
     Map<String, String> env = new HashMap<>();
@@ -323,6 +324,7 @@ public final class ElasticAgent {
     env.put("OMP_NUM_THREADS", String.valueOf(threads));
     env.put("OPENBLAS_NUM_THREADS", String.valueOf(threads));
     env.put(ElasticWorker.ENV_STORE, store.host() + ":" + store.port());
+    env.put(ElasticWorker.ENV_RESTARTS, String.valueOf(restarts));
     env.put(ElasticWorker.ENV_PREFIX, "elastic/" + o.runId() + "/" + RendezvousRound.key(m.round(), ""));
     return env;
   }

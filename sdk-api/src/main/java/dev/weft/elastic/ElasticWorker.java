@@ -13,6 +13,8 @@ import java.util.Map;
  */
 public final class ElasticWorker implements StepListener {
   public static final String ENV_STORE = "WEFT_ELASTIC_STORE";
+  /** Restarts of the run so far, for the workers' metrics. */
+  public static final String ENV_RESTARTS = "WEFT_RESTARTS";
   public static final String ENV_PREFIX = "WEFT_ELASTIC_PREFIX";
   /** Exit code of a worker that left at a step boundary for a new rendezvous round. */
   public static final int EXIT_REJOIN = 3;
@@ -47,6 +49,14 @@ public final class ElasticWorker implements StepListener {
   }
 
   @Override public void onStep(StepMetrics m, long totalSteps) { next.onStep(m, totalSteps); }
+
+  @Override public void onMemory(int rank, long parameterBytes, long gradientBytes, long optimizerBytes) {
+    next.onMemory(rank, parameterBytes, gradientBytes, optimizerBytes);
+  }
+
+  @Override public void onCheckpointSaved(int rank, long step, java.time.Duration took) {
+    next.onCheckpointSaved(rank, step, took);
+  }
 
   @Override public void onRankStart(int rank, long localParameters) {
     next.onRankStart(rank, localParameters);

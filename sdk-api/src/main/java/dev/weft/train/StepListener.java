@@ -22,5 +22,11 @@ public interface StepListener {
    */
   default void atStepBoundary(int rank, long step) {}
 
+  /** Every rank, once its optimizer exists: bytes it holds between steps (ZeRO shards counted as held). */
+  default void onMemory(int rank, long parameterBytes, long gradientBytes, long optimizerBytes) {}
+
+  /** Every rank, after each checkpoint save returned (the stall it caused this rank). */
+  default void onCheckpointSaved(int rank, long step, java.time.Duration took) {}
+
   StepListener NONE = (m, n) -> {};
 }

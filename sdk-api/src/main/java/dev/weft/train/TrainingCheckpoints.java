@@ -114,9 +114,9 @@ final class TrainingCheckpoints implements AutoCloseable {
     return box.contiguous().reshape(-1).narrow(0, slice.flatStart(), slice.flatLength()).to(full.scalar_type());
   }
 
-  /** Saves when {@code step} is a multiple of {@code checkpoint.every}. */
-  void maybeSave(long step, ShardedOptimizer opt, LossScaler scaler) {
-    if (saver == null || step % spec.checkpoint().every() != 0) return;
+  /** Saves when {@code step} is a multiple of {@code checkpoint.every}; returns whether it did. */
+  boolean maybeSave(long step, ShardedOptimizer opt, LossScaler scaler) {
+    if (saver == null || step % spec.checkpoint().every() != 0) return false;
     Map<String, Object> state = new LinkedHashMap<>();
     state.put("samples_consumed", step * spec.train().globalBatch());
     state.put("optimizer_steps", opt.stepCount());
@@ -124,6 +124,7 @@ final class TrainingCheckpoints implements AutoCloseable {
     state.put("good_steps", scaler.goodSteps());
     state.put("seed", spec.train().seed());
     saver.save(CheckpointMeta.of(step, spec, state), opt.stateEntries());
+    return true;
   }
 
   @Override

@@ -88,6 +88,8 @@ public final class TrainingLoop {
     long skipped = 0;
     MetricsJson out = leader ? new MetricsJson(runDir, resumedAt > 0) : null;
     listener.onRankStart(dist.rank(), model.parameters().numel());
+    ShardedOptimizer.Memory held = opt.memory();
+    listener.onMemory(dist.rank(), held.parameterBytes(), held.gradientBytes(), held.optimizerBytes());
     long prevEnd = System.nanoTime();
     try (opt; checkpoints) {
       for (long step = resumedAt + 1; step <= t.steps(); step++) {
@@ -136,7 +138,10 @@ public final class TrainingLoop {
           out.step(sm);
           listener.onStep(sm, t.steps());
         }
-        checkpoints.maybeSave(step, opt, scaler);
+        long save0 = System.nanoTime();
+        if (checkpoints.maybeSave(step, opt, scaler)) {
+          listener.onCheckpointSaved(dist.rank(), step, java.time.Duration.ofNanos(System.nanoTime() - save0));
+        }
         listener.atStepBoundary(dist.rank(), step);
         prevEnd = System.nanoTime();
       }

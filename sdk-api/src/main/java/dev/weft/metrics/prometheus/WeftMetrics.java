@@ -17,10 +17,9 @@ import java.time.Duration;
  * {@link MetricsEndpoint}). Every metric carries the labels {@code run} and {@code rank}.
  *
  * <p>The training loop feeds it through {@link #listener(StepListener)} (loss, LR, grad norm,
- * throughput, time split, peak RSS, world size, loss scale and skipped steps come with each step);
- * what the engine does not report yet has a feeding method and an honest starting value: no checkpoint
- * saves ({@link #recordCheckpointSave}),
- * 0 restarts ({@link #setRestarts}), and memory as a full replica would hold it ({@link #setMemory}).
+ * throughput, time split, peak RSS, world size, loss scale and skipped steps come with each step;
+ * the bytes held per rank, ZeRO shards counted as they are, once the optimizer exists; each checkpoint
+ * save's stall). Restarts come from the elastic agent ({@code WEFT_RESTARTS}); 0 without one.
  * MFU is NaN until the peak FLOP/s of one rank is known ({@link #setPeakFlopsPerRank}, or the
  * environment variable {@code WEFT_PEAK_FLOPS}).
  */
@@ -176,6 +175,18 @@ public final class WeftMetrics {
       public void onRankStep(int rank, StepMetrics m, long totalSteps) {
         WeftMetrics.this.onStep(m, totalSteps);
         next.onRankStep(rank, m, totalSteps);
+      }
+
+      @Override
+      public void onMemory(int rank, long parameterBytes, long gradientBytes, long optimizerBytes) {
+        setMemory(parameterBytes, gradientBytes, optimizerBytes);
+        next.onMemory(rank, parameterBytes, gradientBytes, optimizerBytes);
+      }
+
+      @Override
+      public void onCheckpointSaved(int rank, long step, Duration took) {
+        recordCheckpointSave(took);
+        next.onCheckpointSaved(rank, step, took);
       }
     };
   }
