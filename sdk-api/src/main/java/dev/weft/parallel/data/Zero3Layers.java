@@ -68,44 +68,36 @@ public final class Zero3Layers implements Layers {
     }
   }
 
-  @Override
-  public Linear columns(List<String> names, long in, long out, double std) {
+  /** Builds a layer through {@code make} and makes its parameters one unit gathered around each call. */
+  private Linear linear(java.util.function.Supplier<Linear> make) {
     int before = inner.parameters().size();
-    Linear l = inner.columns(names, in, out, std);
+    Linear l = make.get();
     Gate g = gate(before);
     return x -> g.run(() -> l.forward(x));
   }
 
-  @Override
-  public Linear row(String name, long in, long out, double std) {
-    int before = inner.parameters().size();
-    Linear l = inner.row(name, in, out, std);
-    Gate g = gate(before);
-    return x -> g.run(() -> l.forward(x));
+  private Embedding embedding(java.util.function.Supplier<Embedding> make) {
+    Linear asLinear = linear(() -> make.get()::forward);
+    return asLinear::forward;
   }
+
+  @Override
+  public Linear columns(List<String> names, long in, long out, double std) { return linear(() -> inner.columns(names, in, out, std)); }
+
+  @Override
+  public Linear row(String name, long in, long out, double std) { return linear(() -> inner.row(name, in, out, std)); }
+
+  @Override
+  public Linear layerNorm(String name, long dim) { return linear(() -> inner.layerNorm(name, dim)); }
 
   @Override
   public Embedding embedding(String name, long vocab, long dim, double std) {
-    int before = inner.parameters().size();
-    Embedding e = inner.embedding(name, vocab, dim, std);
-    Gate g = gate(before);
-    return ids -> g.run(() -> e.forward(ids));
+    return embedding(() -> inner.embedding(name, vocab, dim, std));
   }
 
   @Override
   public Embedding positionEmbedding(String name, long rows, long dim, double std) {
-    int before = inner.parameters().size();
-    Embedding e = inner.positionEmbedding(name, rows, dim, std);
-    Gate g = gate(before);
-    return ids -> g.run(() -> e.forward(ids));
-  }
-
-  @Override
-  public Linear layerNorm(String name, long dim) {
-    int before = inner.parameters().size();
-    Linear l = inner.layerNorm(name, dim);
-    Gate g = gate(before);
-    return x -> g.run(() -> l.forward(x));
+    return embedding(() -> inner.positionEmbedding(name, rows, dim, std));
   }
 
   @Override
