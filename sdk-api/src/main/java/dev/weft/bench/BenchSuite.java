@@ -8,12 +8,13 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Runs the benchmarks {@code comm}, {@code step}, {@code mfu} and {@code tp} (or {@code all}) and
+ * Runs the benchmarks {@code comm}, {@code step}, {@code mfu}, {@code tp}, {@code zero}, {@code pipeline}
+ * and {@code checkpoint} (or {@code all}) and
  * collects their rows. {@code quick} shrinks sizes and repeats so that everything runs in seconds
  * (for tests; its numbers are not meant to be quoted).
  */
 public final class BenchSuite {
-  public static final List<String> NAMES = List.of("comm", "step", "mfu", "tp");
+  public static final List<String> NAMES = List.of("comm", "step", "mfu", "tp", "zero", "pipeline", "checkpoint");
 
   private BenchSuite() {}
 
@@ -39,6 +40,9 @@ public final class BenchSuite {
     if (sel.contains("tp")) {
       rows.addAll(TpBench.rows(TpBench.measure(tinyGpt(), 2, quick ? 2 : 16)));
     }
+    if (sel.contains("zero")) rows.addAll(ZeroBench.rows(ZeroBench.measure(ZeroBench.Config.of(quick))));
+    if (sel.contains("pipeline")) rows.addAll(PipelineBench.rows(PipelineBench.measure(PipelineBench.Config.of(quick))));
+    if (sel.contains("checkpoint")) rows.addAll(CheckpointPart.rows(CheckpointPart.measure(CheckpointPart.Config.of(quick))));
     return rows;
   }
 

@@ -152,7 +152,7 @@ public final class StepBench {
 
   private static double[] array(List<Double> xs) { return xs.stream().mapToDouble(Double::doubleValue).toArray(); }
 
-  private static Path tempDir() {
+  static Path tempDir() {
     try {
       return Files.createTempDirectory("weft-bench-");
     } catch (IOException e) {
@@ -160,7 +160,7 @@ public final class StepBench {
     }
   }
 
-  private static void deleteTree(Path dir) {
+  static void deleteTree(Path dir) {
     try (Stream<Path> s = Files.walk(dir)) {
       s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException e) {

@@ -11,7 +11,10 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Every benchmark runs in --quick mode and yields well-formed rows; no timing is asserted. */
+/**
+ * Every benchmark (comm, step, mfu, tp, zero, pipeline, checkpoint) runs in --quick mode and yields
+ * well-formed rows; no timing is asserted.
+ */
 class BenchSmokeTest {
   @TempDir Path dir;
 
@@ -32,6 +35,16 @@ class BenchSmokeTest {
       assertThat(r.spread()).as(r.quantity()).isNotBlank();
     }
     assertThat(rows.stream().filter(r -> r.benchmark().equals("comm")).count()).isEqualTo(2);
+    // byte counts, not timings: ZeRO's per-rank bytes are the analytical figures plus bucket padding,
+    // and recomputation keeps fewer activation bytes
+    List<BenchRow> zeroBytes = rows.stream().filter(r -> r.benchmark().equals("zero") && r.unit().equals("B")).toList();
+    assertThat(zeroBytes).hasSize(4);
+    for (BenchRow r : zeroBytes) assertThat(r.ratio()).as(r.quantity()).isBetween(1.0, 1.1);
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("zero") && r.pairRatios() != null)).hasSize(4);
+    List<BenchRow> kept = rows.stream().filter(r -> r.quantity().contains("peak kept activation bytes")).toList();
+    assertThat(kept).hasSize(2).allMatch(r -> r.ratio() < 1);
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("pipeline") && r.quantity().contains("bubble"))).hasSize(4);
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("checkpoint") && r.pairRatios() != null)).hasSize(3);
     String table = BenchSuite.markdown(rows);
     assertThat(table.lines().count()).isEqualTo(rows.size() + 2L);
     assertThat(table.lines().skip(2)).allMatch(l -> l.startsWith("| ") && l.chars().filter(ch -> ch == '|').count() == 8);
