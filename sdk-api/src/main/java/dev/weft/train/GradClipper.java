@@ -3,16 +3,19 @@ package dev.weft.train;
 import dev.weft.comm.Communicator;
 import dev.weft.comm.ReduceOp;
 import dev.weft.models.Parameters.Param;
+import dev.weft.util.Tensors;
 import java.util.List;
 import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.TensorVector;
 import org.bytedeco.pytorch.global.torch;
 
 /**
- * Global gradient norm across the whole model, and clipping to a maximum. Replicated parameters are
- * counted once; the squares of split parameters are summed over the model-parallel group, so every
- * rank sees the same norm and scales by the same factor.
+ * Global gradient norm and clipping over per-parameter gradients (libtorch's layout), the way the
+ * sharded optimizer computes it over its flat buffers: one float32 dot product per gradient, summed
+ * in double with a single read-back; split parameters summed over the model-parallel group,
+ * replicated ones counted once. Used by the step benchmark's plain-loop variant.
  */
 public final class GradClipper {
   private GradClipper() {}
@@ -20,16 +23,16 @@ public final class GradClipper {
   /** Returns the global norm before clipping; scales gradients in place when it exceeds {@code maxNorm} (> 0). */
   public static double clip(List<Param> params, double maxNorm, Communicator modelParallel) {
     try (NoGradGuard ng = new NoGradGuard()) {
-      Tensor sharded = dev.weft.util.Tensors.zeros(torch.ScalarType.Double, 1);
-      Tensor whole = dev.weft.util.Tensors.zeros(torch.ScalarType.Double, 1);
+      TensorVector split = new TensorVector(), whole = new TensorVector();
       for (Param p : params) {
         Tensor g = p.tensor().grad();
         if (!g.defined()) continue;
-        Tensor sq = g.to(torch.ScalarType.Double).pow(new Scalar(2)).sum();
-        (p.isSharded() ? sharded : whole).add_(sq);
+        Tensor flat = g.reshape(-1);
+        (p.isSharded() ? split : whole).push_back(flat.dot(flat).reshape(1));
       }
-      if (modelParallel != null && modelParallel.size() > 1) modelParallel.allReduce(sharded, ReduceOp.SUM);
-      double norm = Math.sqrt(sharded.add(whole).item_double());
+      Tensor splitSum = Tensors.ofDoubles(sum(split));
+      if (modelParallel != null && modelParallel.size() > 1) modelParallel.allReduce(splitSum, ReduceOp.SUM);
+      double norm = Math.sqrt(splitSum.item_double() + sum(whole));
       if (maxNorm > 0 && norm > maxNorm) {
         Scalar f = new Scalar(maxNorm / (norm + 1e-6));
         for (Param p : params) {
@@ -39,5 +42,9 @@ public final class GradClipper {
       }
       return norm;
     }
+  }
+
+  private static double sum(TensorVector parts) {
+    return parts.size() == 0 ? 0 : torch.cat(parts).to(torch.ScalarType.Double).sum().item_double();
   }
 }
