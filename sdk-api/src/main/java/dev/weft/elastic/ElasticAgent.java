@@ -67,7 +67,7 @@ public final class ElasticAgent {
   public Outcome run(TrainingSpec spec, Path runDir) {
     MembershipPlan.Shape shape = MembershipPlan.Shape.of(spec, o.procsPerNode());
     MembershipPlan.requireAllWorkable(o.minNodes(), o.maxNodes(), shape);
-    Path ckptDir = (spec.checkpoint().dir().isBlank() ? runDir.resolve("checkpoints") : Path.of(spec.checkpoint().dir()))
+    Path ownCkptDir = (spec.checkpoint().dir().isBlank() ? runDir.resolve("checkpoints") : Path.of(spec.checkpoint().dir()))
         .toAbsolutePath();
     int every = spec.checkpoint().every() > 0 ? spec.checkpoint().every() : 1;
     Path specFile = runDir.resolve("spec.yaml");
@@ -75,6 +75,11 @@ public final class ElasticAgent {
 
     Rendezvous store = hostOrJoin();
     KeyValue kv = new StoreKeyValue(store.prefixed("elastic/" + o.runId() + "/"));
+    // every generation must resume from the same checkpoints whichever node hosts rank 0: the first agent's directory wins
+    Path ckptDir = Path.of(kv.setIfAbsent("checkpoint-dir", ownCkptDir.toString()));
+    if (!ckptDir.equals(ownCkptDir)) {
+      say("checkpoints of this run go to " + ckptDir + " (agreed with the other nodes; across hosts it must be shared storage)");
+    }
     RendezvousRound rounds = new RendezvousRound(kv, new RendezvousRound.Settings(o.maxNodes(), o.joinWindow(),
         o.rendezvousTimeout(), POLL, n -> MembershipPlan.largestWorkable(n, o.minNodes(), o.maxNodes(), shape)), System::nanoTime);
     MembershipLog history = new MembershipLog(kv, runDir);

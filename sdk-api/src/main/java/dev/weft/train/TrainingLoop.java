@@ -79,6 +79,7 @@ public final class TrainingLoop {
 
     TrainingCheckpoints checkpoints = TrainingCheckpoints.open(spec, dist, runDir);
     long resumedAt = checkpoints.restore(opt, scaler);
+    requireSameStart(resumedAt, dist);
     if (resumedAt >= t.steps()) {
       throw new dev.weft.spec.SpecException("train.steps", "the checkpoint holds step " + resumedAt
           + ", the run asks for " + t.steps() + " steps in all; raise train.steps to train further");
@@ -164,6 +165,18 @@ public final class TrainingLoop {
       return new RunResult(losses, summary);
     } finally {
       if (out != null) out.close();
+    }
+  }
+
+  /** Every rank must continue from the same step; a rank that found another checkpoint (or none) would hang the first collective. */
+  private static void requireSameStart(long resumedAt, Distributed dist) {
+    Tensor hi = Tensors.ofLongs(resumedAt), lo = Tensors.ofLongs(-resumedAt);
+    dist.world().allReduce(hi, ReduceOp.MAX);
+    dist.world().allReduce(lo, ReduceOp.MAX);
+    long max = Tensors.toLongs(hi)[0], min = -Tensors.toLongs(lo)[0];
+    if (max != min) {
+      throw new dev.weft.spec.SpecException("checkpoint.dir", "the ranks start from different steps (" + min + " to " + max
+          + "): they do not see the same checkpoints; point checkpoint.dir at storage every node shares");
     }
   }
 
