@@ -74,6 +74,8 @@ public final class ShardedOptimizer implements AutoCloseable {
     PendingOp pending;
     Tensor inflightShard;
     int gathered;         // stage 3: how many users hold the full parameters
+    Tensor incoming;      // stage 3: full parameters being fetched ahead of use
+    PendingOp fetching;
 
     State(Bucket b, int rank) {
       this.b = b;
@@ -258,10 +260,12 @@ public final class ShardedOptimizer implements AutoCloseable {
       if (stage == 3) {
         for (State s : states) s.gathered = Math.min(s.gathered, 1);
         releaseAll();
+        drainFetches();
       }
       return;
     }
     for (State s : states) s.finish(micro);
+    if (stage == 3) drainFetches();
   }
 
   /** Single rank: move gradients into the flat buffers without communication. */
@@ -412,16 +416,47 @@ public final class ShardedOptimizer implements AutoCloseable {
   }
 
   /** ZeRO-3: makes the full parameters of {@code unit} available (re-entrant). */
-  public void gather(int unit) {
+  public void gather(int unit) { gather(unit, -1); }
+
+  /**
+   * ZeRO-3: makes the full parameters of {@code unit} available (re-entrant) and starts fetching
+   * those of {@code next} (the unit expected to run after it; -1 for none), so that all-gather runs
+   * while this unit computes.
+   */
+  public void gather(int unit, int next) {
     if (stage != 3) return;
     for (State s : unitStates.getOrDefault(unit, List.of())) {
-      if (s.gathered++ > 0) continue;
-      try (NoGradGuard ng = new NoGradGuard()) {
-        Tensor full = zeros(s.b.padded());
-        dp.allGather(full, s.master);
-        s.flat = full;
-        s.bindParams(full);
-      }
+      if (s.gathered++ == 0) ensureFull(s);
+    }
+    for (State s : unitStates.getOrDefault(next, List.of())) startFetch(s);
+  }
+
+  private void startFetch(State s) {
+    if (s.flat != null || s.fetching != null) return;
+    try (NoGradGuard ng = new NoGradGuard()) {
+      s.incoming = zeros(s.b.padded());
+      s.fetching = dp.allGatherAsync(s.incoming, s.master);
+    }
+  }
+
+  /** Binds the bucket's parameters to its full data, waiting for a fetch already in flight. */
+  private void ensureFull(State s) {
+    if (s.flat != null) return;
+    startFetch(s);
+    s.fetching.await();
+    s.flat = s.incoming;
+    s.incoming = null;
+    s.fetching = null;
+    s.bindParams(s.flat);
+  }
+
+  /** Fetches nobody consumed (the step ended first) are waited for and dropped. */
+  private void drainFetches() {
+    for (State s : states) {
+      if (s.fetching == null) continue;
+      s.fetching.await();
+      s.fetching = null;
+      s.incoming = null;
     }
   }
 
