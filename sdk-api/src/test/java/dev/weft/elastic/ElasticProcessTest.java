@@ -137,7 +137,11 @@ class ElasticProcessTest {
   void aKilledNodeLeavesTheOtherTrainingAtDpOneWithTheSameGlobalBatch() throws Exception {
     Path spec = spec(24);
     Process a = agent(spec, "node-a");
-    Thread.sleep(300);
+    // node a must host the rendezvous store: losing the store's host ends a run by design (no fail-over)
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!Files.readString(dir.resolve("node-a.log")).contains("hosting the rendezvous store") && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
     Process b = agent(spec, "node-b");
     awaitStep(8);
     b.descendants().forEach(ProcessHandle::destroyForcibly); // the whole node: agent and its worker
