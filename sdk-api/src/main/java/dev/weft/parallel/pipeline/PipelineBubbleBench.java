@@ -17,8 +17,7 @@ import org.bytedeco.pytorch.Tensor;
  * Measured pipeline bubble (idle fraction per stage, from the executor's timeline) against the
  * theoretical (p−1)/(v·m + p−1), and peak kept activation bytes with and without recomputation, on
  * the toy {@link TanhStack} with stages as rank threads over Gloo. Ratios come from one run; absolute
- * times mean nothing on a shared machine. Run:
- * {@code java -cp ... dev.weft.parallel.pipeline.PipelineBubbleBench [stages] [microBatches] [hidden] [batch] [steps]}.
+ * times mean nothing on a shared machine. Run it as {@code weft bench pipeline}.
  */
 public final class PipelineBubbleBench {
   /**
@@ -40,20 +39,6 @@ public final class PipelineBubbleBench {
   }
 
   private PipelineBubbleBench() {}
-
-  public static void main(String[] args) {
-    int stages = arg(args, 0, 2), m = arg(args, 1, 8), hidden = arg(args, 2, 512), batch = arg(args, 3, 64), steps = arg(args, 4, 5);
-    int layers = 4 * stages;
-    System.out.println("pipeline bubble: " + stages + " stages, " + m + " micro-batches of [" + batch + ", " + hidden + "], "
-        + layers + " tanh(linear) layers, median of " + steps + " steps after one warm-up");
-    System.out.println(measure("gpipe", stages, m, 1, false, layers, hidden, batch, steps));
-    System.out.println(measure("1f1b", stages, m, 1, false, layers, hidden, batch, steps));
-    System.out.println(measure("1f1b", stages, m, 1, true, layers, hidden, batch, steps));
-    if (m % stages == 0) {
-      System.out.println(measure("interleaved-1f1b", stages, m, 2, false, layers, hidden, batch, steps));
-      System.out.println(measure("interleaved-1f1b", stages, m, 2, true, layers, hidden, batch, steps));
-    }
-  }
 
   public static Measurement measure(String name, int stages, int m, int v, boolean recompute,
                                     int layers, long hidden, long batch, int steps) {
@@ -102,5 +87,4 @@ public final class PipelineBubbleBench {
     return a.length == 0 ? Double.NaN : a[a.length / 2];
   }
 
-  private static int arg(String[] args, int i, int dflt) { return args.length > i ? Integer.parseInt(args[i]) : dflt; }
 }
