@@ -129,20 +129,6 @@ public final class WeftMetrics {
     memory.labelValues("optimizer_state").set(optimizerStateBytes);
   }
 
-  /**
-   * Memory of a full fp32 replica of {@code localParameters} (no ZeRO sharding): parameters and
-   * gradients 4 bytes each, optimizer state 8 (Adam, AdamW: two moments) or 4 (SGD with momentum).
-   */
-  public void setReplicaMemory(long localParameters) {
-    long p = localParameters * 4;
-    long opt = switch (optimizer) {
-      case "adam", "adamw" -> 2 * p;
-      case "sgd" -> p;
-      default -> 0;
-    };
-    setMemory(p, p, opt);
-  }
-
   public void setLossScale(double scale) { lossScale.set(scale); }
 
   public void recordSkippedStep() { skipped.inc(); }
@@ -166,10 +152,7 @@ public final class WeftMetrics {
       public void onStep(StepMetrics m, long totalSteps) { next.onStep(m, totalSteps); }
 
       @Override
-      public void onRankStart(int rank, long localParameters) {
-        setReplicaMemory(localParameters);
-        next.onRankStart(rank, localParameters);
-      }
+      public void onRankStart(int rank, long localParameters) { next.onRankStart(rank, localParameters); }
 
       @Override
       public void onRankStep(int rank, StepMetrics m, long totalSteps) {

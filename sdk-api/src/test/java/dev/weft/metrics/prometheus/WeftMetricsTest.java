@@ -26,6 +26,7 @@ class WeftMetricsTest {
     WeftMetrics m = new WeftMetrics("t", 3, "adamw");
     var l = m.listener((s, n) -> {});
     l.onRankStart(3, 1000);
+    l.onMemory(3, 4000, 4000, 8000); // what the optimizer holds for 1000 fp32 parameters under AdamW
     l.onRankStep(3, new StepMetrics(7, 2.5, 1e-3, 0.75, 512, 100, 5120, 1e9, 80, 15, 5, 4, 1 << 20, 1, false), 10);
     var f = PromText.parse(scrape(m));
     Map<String, String> me = Map.of("run", "t", "rank", "3");
