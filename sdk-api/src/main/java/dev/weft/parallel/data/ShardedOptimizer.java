@@ -151,7 +151,15 @@ public final class ShardedOptimizer implements AutoCloseable {
           };
         }
       }
-      if (stage == 3) release(b);
+      if (stage == 3) dropFull(); // its gradients are packed: backward no longer needs the full parameters
+    }
+
+    /** ZeRO-3: points the parameters at nothing again, unless a forward still uses them. */
+    void dropFull() {
+      if (flat == null || (gathered > 0 && pending == null)) return;
+      for (Slot slot : b.slots()) params.get(slot.param()).tensor().set_data(torch.empty(0));
+      flat = null;
+      gathered = 0;
     }
 
     void finish(int microBatch) {
@@ -465,19 +473,10 @@ public final class ShardedOptimizer implements AutoCloseable {
     if (stage != 3) return;
     for (State s : unitStates.getOrDefault(unit, List.of())) {
       if (s.gathered == 0 || --s.gathered > 0) continue;
-      release(s.b);
+      s.dropFull();
     }
   }
 
-  private void release(Bucket b) {
-    for (State s : states) {
-      if (s.b != b || s.flat == null) continue;
-      if (s.gathered > 0 && s.pending == null) continue;
-      for (Slot slot : b.slots()) params.get(slot.param()).tensor().set_data(torch.empty(0));
-      s.flat = null;
-      s.gathered = 0;
-    }
-  }
 
   /** ZeRO-3: gather every unit (for a consistency check or a save), then {@link #releaseAll()}. */
   public void gatherAll() {
