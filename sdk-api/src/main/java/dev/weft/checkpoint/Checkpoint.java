@@ -34,7 +34,7 @@ public final class Checkpoint {
 
   /** Opens {@code dir} and checks its manifest; throws {@link CorruptCheckpointException} naming the file otherwise. */
   public static Checkpoint open(Path dir) {
-    if (!Files.isDirectory(dir)) throw new CheckpointException(dir + " is not a checkpoint directory (expected one holding manifest.json)");
+    if (!Files.isDirectory(dir)) throw new CorruptCheckpointException(dir, "is not a checkpoint directory (expected one holding manifest.json)");
     return new Checkpoint(dir, ManifestIO.read(dir));
   }
 
@@ -43,7 +43,32 @@ public final class Checkpoint {
   public CheckpointMeta meta() { return manifest.meta(); }
   public long step() { return manifest.step(); }
 
-  /** Checks size, SHA-256 and safetensors header of every shard file. */
+  /**
+   * A whole number from the training state map; {@code fallback} when absent. A value of another
+   * type is damage (the resolver falls back past it), named with the manifest file.
+   */
+  public long stateLong(String key, long fallback) {
+    Object v = manifest.state() == null ? null : manifest.state().get(key);
+    if (v == null) return fallback;
+    if (v instanceof Integer || v instanceof Long) return ((Number) v).longValue();
+    throw badState(key, v, "a whole number");
+  }
+
+  /** A finite number from the training state map; {@code fallback} when absent. */
+  public double stateDouble(String key, double fallback) {
+    Object v = manifest.state() == null ? null : manifest.state().get(key);
+    if (v == null) return fallback;
+    if (v instanceof Number n && Double.isFinite(n.doubleValue())) return n.doubleValue();
+    throw badState(key, v, "a finite number");
+  }
+
+  private CorruptCheckpointException badState(String key, Object v, String wanted) {
+    String shown = String.valueOf(v);
+    return new CorruptCheckpointException(dir.resolve(Manifest.FILE_NAME), "state." + key + " is "
+        + (shown.length() > 40 ? shown.substring(0, 40) + "..." : shown) + ", not " + wanted);
+  }
+
+  /** Checks size, SHA-256 and safetensors header of every shard file, and that each header holds what the manifest says. */
   public void verify() {
     for (String f : manifest.files().keySet()) verifyFile(f);
   }
@@ -64,8 +89,27 @@ public final class Checkpoint {
     } catch (IOException e) {
       throw new CorruptCheckpointException(file, "cannot be read: " + e.getMessage(), e);
     }
-    SafetensorsFile.open(file);
+    matchHeader(name, SafetensorsFile.open(file));
     verified.add(name);
+  }
+
+  /** The header of shard {@code name} holds exactly the pieces the manifest places in it, with their dtypes and element counts. */
+  private void matchHeader(String name, SafetensorsFile f) {
+    Map<String, SafetensorsFile.Entry> left = new HashMap<>(f.entries());
+    manifest.tensors().forEach((tensor, t) -> {
+      for (Manifest.Piece p : t.pieces()) {
+        if (!p.file().equals(name)) continue;
+        SafetensorsFile.Entry e = left.remove(p.key());
+        if (e == null) throw new CorruptCheckpointException(f.file(), "has no tensor '" + p.key() + "', which the manifest places there");
+        if (e.dtype() != DType.fromSafetensors(t.dtype()) || e.numel() != p.flatLength()) {
+          throw new CorruptCheckpointException(f.file(), "tensor '" + p.key() + "' is " + e.dtype().safetensorsName() + " × " + e.numel()
+              + " but the manifest says " + t.dtype() + " × " + p.flatLength());
+        }
+      }
+    });
+    if (!left.isEmpty()) {
+      throw new CorruptCheckpointException(f.file(), "holds tensor(s) the manifest does not list, e.g. '" + left.keySet().iterator().next() + "'");
+    }
   }
 
   /**

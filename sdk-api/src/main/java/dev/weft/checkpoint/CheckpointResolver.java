@@ -8,13 +8,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Finds the checkpoint to resume from. {@code latest} names the newest committed checkpoint; if it
- * (or the checkpoint it names) is damaged, a warning names the file and the next older complete
- * checkpoint is used. Checkpoints newer than {@code latest} are ignored: they were renamed into place
+ * (or the checkpoint it names) is damaged in any way — the directory is gone, the manifest fails its
+ * own checksum or its fields, a shard fails its size, SHA-256 or header, or the caller's check of the
+ * state refuses it — a warning names the file and the next older complete checkpoint is used. Checkpoints newer than {@code latest} are ignored: they were renamed into place
  * but {@code latest}, written last, never pointed at them. Every candidate is fully verified, so all
  * ranks reach the same answer from the same files.
  */
@@ -25,23 +27,37 @@ public final class CheckpointResolver {
 
   /** {@code --resume latest|PATH}: the newest good checkpoint under {@code root}, or the checkpoint directory PATH. */
   public static Checkpoint resolve(Path root, String resume) {
+    return resolve(root, resume, c -> {});
+  }
+
+  /**
+   * As {@link #resolve(Path, String)}, with {@code check} run on each candidate after it verifies:
+   * it throws a {@link CheckpointException} for a checkpoint whose state the caller cannot use.
+   */
+  public static Checkpoint resolve(Path root, String resume, Consumer<Checkpoint> check) {
     if ("latest".equals(resume)) {
-      return latest(root).orElseThrow(() -> new CheckpointException("--resume latest: no complete checkpoint under " + root
+      return latest(root, check).orElseThrow(() -> new CheckpointException("--resume latest: no complete checkpoint under " + root
           + "; train without --resume or point checkpoint.dir at the run's checkpoints"));
     }
     Checkpoint c = Checkpoint.open(Path.of(resume));
     c.verify();
+    check.accept(c);
     return c;
   }
 
   /** The newest complete checkpoint under {@code root}, falling back past damaged ones; empty when there is none. */
   public static Optional<Checkpoint> latest(Path root) {
+    return latest(root, c -> {});
+  }
+
+  private static Optional<Checkpoint> latest(Path root, Consumer<Checkpoint> check) {
     for (Path dir : candidates(root)) {
       try {
         Checkpoint c = Checkpoint.open(dir);
         c.verify();
+        check.accept(c);
         return Optional.of(c);
-      } catch (CorruptCheckpointException e) {
+      } catch (CheckpointException e) {
         log.warn("checkpoint {} is damaged ({}); falling back to the previous one", dir, e.getMessage());
       }
     }

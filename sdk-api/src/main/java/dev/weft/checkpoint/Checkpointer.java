@@ -9,6 +9,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -43,6 +46,8 @@ public final class Checkpointer implements AutoCloseable {
   private final ExecutorService writer;
   private final ExecutorService janitor;
   private final StagingBuffers staging = new StagingBuffers();
+  private final Set<Long> written = ConcurrentHashMap.newKeySet();
+  private volatile OptionalLong resumedFrom = OptionalLong.empty();
   private Future<Path> pending;
   private volatile Future<?> pruning;
   private long seq;
@@ -75,6 +80,9 @@ public final class Checkpointer implements AutoCloseable {
   public static Checkpointer local(Path root, Options options) {
     return create(root, 0, 1, CommitStore.inProcess(), options);
   }
+
+  /** This run started from checkpoint {@code step}: pruning never deletes it nor the newer steps this run did not write. */
+  public void resumedFrom(long step) { resumedFrom = OptionalLong.of(step); }
 
   /**
    * Saves {@code entries} as checkpoint {@code meta.step()}: synchronously (returns when committed)
@@ -167,6 +175,7 @@ public final class Checkpointer implements AutoCloseable {
     String key = "weft-ckpt/" + mySeq + "/step-" + meta.step() + "/";
     Path tmp = root.resolve(CheckpointLayout.tmpDirName(meta.step()));
     ShardReport mine;
+    if (rank == 0) removeLeftovers(meta.step());
     try {
       Files.createDirectories(tmp);
       mine = ShardWriting.write(tmp, rank, snap);
@@ -187,9 +196,11 @@ public final class Checkpointer implements AutoCloseable {
         }
         committed = CommitProtocol.commit(root, tmp, meta, reports);
         long step = meta.step();
+        written.add(step);
+        OptionalLong from = resumedFrom;
         pruning = janitor.submit(() -> {
           try {
-            CommitProtocol.prune(root, step, options.keep());
+            CommitProtocol.prune(root, step, options.keep(), from, written);
           } catch (IOException | RuntimeException e) {
             log.warn("could not delete old checkpoints under {} ({}); they stay until the next save", root, e.toString());
           }
@@ -208,6 +219,14 @@ public final class Checkpointer implements AutoCloseable {
     }
     log.debug("rank {}: step {} saved ({} bytes) in {} ms", rank, meta.step(), snap.bytes(), (System.nanoTime() - t0) / 1_000_000);
     return committed;
+  }
+
+  private void removeLeftovers(long step) {
+    try {
+      CommitProtocol.removeLeftovers(root, step);
+    } catch (IOException e) {
+      log.warn("could not remove what earlier saves left under {} ({}); saving step {} anyway", root, e.toString(), step);
+    }
   }
 
   private void publish(String key, ShardReport r) {

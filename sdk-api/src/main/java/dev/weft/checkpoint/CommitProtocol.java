@@ -16,6 +16,8 @@ import java.util.stream.Stream;
  * leaves the previous checkpoint, and the {@code latest} pointing at it, intact.
  */
 final class CommitProtocol {
+  private static final String OLD_PREFIX = ".old-";
+
   private CommitProtocol() {}
 
   static Path commit(Path root, Path tmp, CheckpointMeta meta, List<ShardReport> reports) throws IOException {
@@ -27,7 +29,7 @@ final class CommitProtocol {
     Path target = root.resolve(CheckpointLayout.stepDirName(step));
     Path old = null;
     if (Files.exists(target)) { // saving a step again (after resuming from an earlier one): set the old copy aside
-      old = root.resolve(".old-" + CheckpointLayout.stepDirName(step));
+      old = root.resolve(OLD_PREFIX + CheckpointLayout.stepDirName(step));
       FileSync.deleteTree(old);
       FileSync.rename(target, old);
     }
@@ -46,21 +48,29 @@ final class CommitProtocol {
   }
 
   /**
-   * Keeps the {@code keep} newest committed checkpoints ({@code keep <= 0}: all); deletes older ones,
-   * and temporary directories of earlier steps, never anything at or after {@code current}.
+   * Deletes the committed checkpoints {@link Retention} gives up after committing {@code current}.
+   * Temporary directories are not touched here; {@link #removeLeftovers} clears them when a save starts.
    */
-  static void prune(Path root, long current, int keep) throws IOException {
-    List<Path> committed = CheckpointLayout.committed(root);
-    if (keep > 0) {
-      for (int i = keep; i < committed.size(); i++) {
-        Path p = committed.get(i);
-        if (CheckpointLayout.stepOf(p.getFileName().toString()).getAsLong() < current) FileSync.deleteTree(p);
-      }
+  static void prune(Path root, long current, int keep, OptionalLong resumedFrom, Set<Long> written) throws IOException {
+    List<Long> steps = CheckpointLayout.committed(root).stream()
+        .map(p -> CheckpointLayout.stepOf(p.getFileName().toString()).getAsLong()).toList();
+    for (long s : Retention.toDelete(steps, current, keep, resumedFrom, written)) {
+      FileSync.deleteTree(root.resolve(CheckpointLayout.stepDirName(s)));
     }
+  }
+
+  /**
+   * Removes what interrupted saves left under {@code root} ({@code .tmp-step-*} of other steps, which
+   * may fill a disk, and {@code .old-step-*}), before step {@code current} is written. The current
+   * step's temporary directory is kept: other ranks may be writing into it already.
+   */
+  static void removeLeftovers(Path root, long current) throws IOException {
+    if (!Files.isDirectory(root)) return;
     try (Stream<Path> s = Files.list(root)) {
       for (Path p : s.toList()) {
-        OptionalLong t = CheckpointLayout.tmpStepOf(p.getFileName().toString());
-        if (t.isPresent() && t.getAsLong() < current) FileSync.deleteTree(p);
+        String name = p.getFileName().toString();
+        OptionalLong t = CheckpointLayout.tmpStepOf(name);
+        if ((t.isPresent() && t.getAsLong() != current) || name.startsWith(OLD_PREFIX)) FileSync.deleteTree(p);
       }
     }
   }

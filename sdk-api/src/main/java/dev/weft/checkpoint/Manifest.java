@@ -13,7 +13,8 @@ import java.util.Map;
 public record Manifest(String format, int version, long step, CheckpointMeta.Mesh mesh, int zeroStage, JsonNode spec,
                        Map<String, Object> state, Map<String, GlobalTensor> tensors, Map<String, FileRecord> files) {
   public static final String FORMAT = "weft-checkpoint";
-  public static final int VERSION = 1;
+  /** 2: the manifest carries its own SHA-256 ({@code manifest_sha256}); 1 (read still) had none. */
+  public static final int VERSION = 2;
   public static final String FILE_NAME = "manifest.json";
 
   /** One global tensor: its dtype as saved (safetensors spelling), global shape, and where its pieces are. */

@@ -58,8 +58,9 @@ public final class ManifestIO {
         meta.state(), tensors, files);
   }
 
+  /** Writes {@code m} sealed with its own SHA-256 ({@link ManifestSeal}). */
   static void write(Manifest m, Path file) throws IOException {
-    Files.write(file, JSON.writeValueAsBytes(m));
+    Files.write(file, ManifestSeal.seal(JSON.writeValueAsBytes(m)));
     FileSync.fsyncFile(file);
   }
 
@@ -70,7 +71,7 @@ public final class ManifestIO {
     try {
       long size = Files.size(file);
       if (size > MAX_MANIFEST_BYTES) throw new CorruptCheckpointException(file, "is " + size + " bytes, over the " + MAX_MANIFEST_BYTES + "-byte limit");
-      m = JSON.readValue(Files.readAllBytes(file), Manifest.class);
+      m = parse(file, Files.readAllBytes(file));
     } catch (NoSuchFileException e) {
       throw new CorruptCheckpointException(file, "is missing; " + dir + " is not a complete checkpoint");
     } catch (JsonProcessingException e) {
@@ -82,12 +83,37 @@ public final class ManifestIO {
     return m;
   }
 
+  /** The manifest in {@code bytes}: sealed ones must match their seal; only version 1 (written before seals) may lack one. */
+  private static Manifest parse(Path file, byte[] bytes) throws IOException {
+    if (ManifestSeal.isSealed(bytes)) {
+      byte[] body = ManifestSeal.unseal(bytes);
+      if (body == null) throw new CorruptCheckpointException(file, "does not match its own " + ManifestSeal.FIELD + " (damaged)");
+      return JSON.readValue(body, Manifest.class);
+    }
+    Manifest m = JSON.readValue(bytes, Manifest.class);
+    if (m != null && m.version() >= 2) throw new CorruptCheckpointException(file, "lacks its " + ManifestSeal.FIELD + " (damaged)");
+    return m;
+  }
+
   private static void check(Path file, Manifest m) {
+    try {
+      checkFields(file, m);
+    } catch (ArithmeticException e) {
+      throw new CorruptCheckpointException(file, "has a tensor or piece whose size overflows (damaged)");
+    }
+  }
+
+  private static void checkFields(Path file, Manifest m) {
     if (m == null || !Manifest.FORMAT.equals(m.format())) throw new CorruptCheckpointException(file, "format is not '" + Manifest.FORMAT + "'");
     if (m.version() < 1 || m.version() > Manifest.VERSION) {
       throw new CorruptCheckpointException(file, "format version " + m.version() + " is not readable by this Weft (reads 1.." + Manifest.VERSION + "); upgrade Weft");
     }
     if (m.step() < 0 || m.tensors() == null || m.files() == null) throw new CorruptCheckpointException(file, "lacks step, tensors or files");
+    CheckpointMeta.Mesh mesh = m.mesh();
+    if (mesh == null || mesh.dp() < 1 || mesh.tp() < 1 || mesh.pp() < 1 || m.zeroStage() < 0 || m.zeroStage() > 3) {
+      throw new CorruptCheckpointException(file, "lacks a mesh of positive sizes and a ZeRO stage 0..3");
+    }
+    if (m.version() >= 2 && m.state() == null) throw new CorruptCheckpointException(file, "lacks the training state map");
     m.files().forEach((name, rec) -> {
       if (!CheckpointLayout.isShardFileName(name) || rec == null || rec.bytes() < 0 || rec.sha256() == null || !rec.sha256().matches("[0-9a-f]{64}")) {
         throw new CorruptCheckpointException(file, "file entry '" + name + "' is not a shard name with a size and a SHA-256");
@@ -97,8 +123,9 @@ public final class ManifestIO {
       if (t == null || DType.fromSafetensors(t.dtype()) == null || t.shape() == null || t.pieces() == null) {
         throw new CorruptCheckpointException(file, "tensor '" + name + "' lacks a known dtype, a shape or pieces");
       }
+      Math.multiplyExact(TensorSlice.product(t.shape()), (long) DType.fromSafetensors(t.dtype()).bytes()); // its byte size fits a long
       for (Manifest.Piece p : t.pieces()) {
-        if (p == null || !m.files().containsKey(p.file()) || p.key() == null) {
+        if (p == null || p.file() == null || !m.files().containsKey(p.file()) || p.key() == null) {
           throw new CorruptCheckpointException(file, "tensor '" + name + "' names a piece in a file the manifest does not list");
         }
         try {

@@ -30,9 +30,15 @@ final class CheckpointCommand implements Runnable {
 
   /** A checkpoint directory (holding manifest.json), or a checkpoint root whose latest good checkpoint is meant. */
   static Checkpoint open(Path dir) {
-    if (Files.isRegularFile(dir.resolve(Manifest.FILE_NAME))) return Checkpoint.open(dir);
+    if (isStepDir(dir)) return Checkpoint.open(dir);
     return CheckpointResolver.latest(dir).orElseThrow(() -> new WeftException(dir
         + " holds no complete checkpoint; pass a checkpoint root (with step-NNNNNN/ directories) or one step directory"));
+  }
+
+  /** One checkpoint (it holds a manifest, or is named step-N) rather than a root of them. */
+  static boolean isStepDir(Path dir) {
+    Path name = dir.getFileName();
+    return Files.isRegularFile(dir.resolve(Manifest.FILE_NAME)) || (name != null && CheckpointLayout.stepOf(name.toString()).isPresent());
   }
 
   @Command(name = "inspect", mixinStandardHelpOptions = true, description = "Step, layout, tensors, sizes and an integrity check of a checkpoint.")
@@ -44,33 +50,57 @@ final class CheckpointCommand implements Runnable {
 
     @Override
     public Integer call() {
-      if (!Files.isRegularFile(dir.resolve(Manifest.FILE_NAME))) {
-        List<Path> all = CheckpointLayout.committed(dir);
-        System.out.printf("root %s: %d committed checkpoint(s)%s%n", dir, all.size(),
-            all.isEmpty() ? "" : ", newest " + all.get(0).getFileName());
+      boolean damaged = false;
+      if (!isStepDir(dir)) damaged = listRoot();
+      Checkpoint c;
+      try {
+        c = open(dir);
+      } catch (CorruptCheckpointException e) {
+        System.out.printf("checkpoint %s%n  integrity: DAMAGED — %s%n", dir, e.getMessage());
+        return 1;
       }
-      Checkpoint c = open(dir);
-      Manifest m = c.manifest();
-      System.out.printf("checkpoint %s%n  step %d, mesh dp=%d tp=%d pp=%d, zero %d, format %s v%d%n", c.dir(), m.step(),
-          m.mesh().dp(), m.mesh().tp(), m.mesh().pp(), m.zeroStage(), m.format(), m.version());
-      if (!m.state().isEmpty()) System.out.printf("  state %s%n", m.state());
-      long total = 0;
-      for (Map.Entry<String, Manifest.FileRecord> f : m.files().entrySet()) total += f.getValue().bytes();
-      System.out.printf("  %d shard file(s), %s; %d tensor(s)%n", m.files().size(), human(total), m.tensors().size());
-      if (tensors) {
-        for (Map.Entry<String, Manifest.GlobalTensor> e : m.tensors().entrySet()) {
-          Manifest.GlobalTensor t = e.getValue();
-          long bytes = TensorSlice.product(t.shape()) * DType.fromSafetensors(t.dtype()).bytes();
-          System.out.printf("  %-56s %-4s %-16s %9s in %d piece(s)%n", e.getKey(), t.dtype(), Arrays.toString(t.shape()), human(bytes), t.pieces().size());
-        }
-      }
+      describe(c);
       try {
         c.verify();
-        System.out.printf("  integrity: OK (%d file(s), sizes and SHA-256 match the manifest)%n", m.files().size());
-        return 0;
+        System.out.printf("  integrity: OK (manifest checksum; %d file(s): sizes, SHA-256 and headers match the manifest)%n", c.manifest().files().size());
+        return damaged ? 1 : 0;
       } catch (CorruptCheckpointException e) {
         System.out.printf("  integrity: DAMAGED — %s%n", e.getMessage());
         return 1;
+      }
+    }
+
+    /** One line per committed checkpoint under a root, each verified; whether any is damaged. */
+    private boolean listRoot() {
+      List<Path> all = CheckpointLayout.committed(dir);
+      System.out.printf("root %s: %d committed checkpoint(s)%s%n", dir, all.size(),
+          all.isEmpty() ? "" : ", newest " + all.get(0).getFileName());
+      boolean damaged = false;
+      for (Path p : all) {
+        try {
+          Checkpoint.open(p).verify();
+          System.out.printf("  %s  OK%n", p.getFileName());
+        } catch (CorruptCheckpointException e) {
+          damaged = true;
+          System.out.printf("  %s  DAMAGED — %s%n", p.getFileName(), e.getMessage());
+        }
+      }
+      return damaged;
+    }
+
+    private void describe(Checkpoint c) {
+      Manifest m = c.manifest();
+      System.out.printf("checkpoint %s%n  step %d, mesh dp=%d tp=%d pp=%d, zero %d, format %s v%d%n", c.dir(), m.step(),
+          m.mesh().dp(), m.mesh().tp(), m.mesh().pp(), m.zeroStage(), m.format(), m.version());
+      if (m.state() != null && !m.state().isEmpty()) System.out.printf("  state %s%n", m.state());
+      long total = 0;
+      for (Map.Entry<String, Manifest.FileRecord> f : m.files().entrySet()) total += f.getValue().bytes();
+      System.out.printf("  %d shard file(s), %s; %d tensor(s)%n", m.files().size(), human(total), m.tensors().size());
+      if (!tensors) return;
+      for (Map.Entry<String, Manifest.GlobalTensor> e : m.tensors().entrySet()) {
+        Manifest.GlobalTensor t = e.getValue();
+        long bytes = TensorSlice.product(t.shape()) * DType.fromSafetensors(t.dtype()).bytes();
+        System.out.printf("  %-56s %-4s %-16s %9s in %d piece(s)%n", e.getKey(), t.dtype(), Arrays.toString(t.shape()), human(bytes), t.pieces().size());
       }
     }
   }

@@ -61,20 +61,20 @@ final class TrainingCheckpoints implements AutoCloseable {
   long restore(ShardedOptimizer opt, LossScaler scaler) {
     var c = spec.checkpoint();
     if (!c.resume().isBlank()) {
-      Checkpoint ckpt = CheckpointResolver.resolve(root, c.resume());
+      Checkpoint ckpt = CheckpointResolver.resolve(root, c.resume(), cand -> ResumeState.of(cand, scaler.scale()));
+      ResumeState state = ResumeState.of(ckpt, scaler.scale());
       CheckpointMeta meta = ckpt.meta();
-      if (meta.trainingSpec().train().globalBatch() != spec.train().globalBatch()) {
+      if (state.globalBatch() != spec.train().globalBatch()) {
         log.warn("checkpoint {} was trained with train.globalBatch={}, this run uses {}: the data position is kept by step",
-            ckpt.dir(), meta.trainingSpec().train().globalBatch(), spec.train().globalBatch());
+            ckpt.dir(), state.globalBatch(), spec.train().globalBatch());
       }
       ckpt.load(opt.stateEntries());
-      Map<String, Object> s = meta.state();
-      opt.restoreStepCount(((Number) s.getOrDefault("optimizer_steps", meta.step())).longValue());
-      scaler.restore(((Number) s.getOrDefault("loss_scale", scaler.scale())).doubleValue(),
-          ((Number) s.getOrDefault("good_steps", 0)).intValue());
+      opt.restoreStepCount(state.optimizerSteps());
+      scaler.restore(state.lossScale(), state.goodSteps());
+      if (saver != null) saver.resumedFrom(state.step());
       log.info("resumed from {} (step {}, saved with dp={} tp={} pp={} zero={})", ckpt.dir(), meta.step(),
           meta.mesh().dp(), meta.mesh().tp(), meta.mesh().pp(), meta.zeroStage());
-      return meta.step();
+      return state.step();
     }
     if (!c.initWeights().isBlank()) {
       loadInitialWeights(Path.of(c.initWeights()), opt.stateEntries());

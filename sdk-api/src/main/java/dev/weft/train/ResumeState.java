@@ -1,0 +1,34 @@
+package dev.weft.train;
+
+import dev.weft.checkpoint.Checkpoint;
+import dev.weft.checkpoint.CheckpointException;
+import dev.weft.checkpoint.CorruptCheckpointException;
+import dev.weft.checkpoint.Manifest;
+import dev.weft.spec.TrainingSpec;
+
+/**
+ * What a resumed run takes from its checkpoint besides tensors, every field type-checked. Reading it
+ * is also the resolver's check, so a checkpoint whose state is damaged is skipped like a bad shard.
+ */
+record ResumeState(long step, long optimizerSteps, double lossScale, int goodSteps, int globalBatch) {
+  static ResumeState of(Checkpoint c, double defaultScale) {
+    long good = c.stateLong("good_steps", 0);
+    long optimizerSteps = c.stateLong("optimizer_steps", c.step());
+    double scale = c.stateDouble("loss_scale", defaultScale);
+    if (good < 0 || good > Integer.MAX_VALUE || optimizerSteps < 0 || scale <= 0) {
+      throw new CorruptCheckpointException(c.dir().resolve(Manifest.FILE_NAME), "state holds good_steps " + good
+          + ", optimizer_steps " + optimizerSteps + ", loss_scale " + scale + "; expected non-negative counts and a positive scale");
+    }
+    return new ResumeState(c.step(), optimizerSteps, scale, (int) good, savedSpec(c).train().globalBatch());
+  }
+
+  private static TrainingSpec savedSpec(Checkpoint c) {
+    try {
+      return c.meta().trainingSpec();
+    } catch (CheckpointException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new CorruptCheckpointException(c.dir().resolve(Manifest.FILE_NAME), "holds a spec that does not read back: " + e.getMessage());
+    }
+  }
+}
