@@ -26,6 +26,11 @@ public final class ConsolidatedWeights {
   public static Result write(Checkpoint c, Path out) throws IOException {
     List<String> names = c.manifest().tensors().keySet().stream().filter(n -> n.startsWith(MODEL_PREFIX)).sorted().toList();
     if (names.isEmpty()) throw new CheckpointException(c.dir() + " holds no " + MODEL_PREFIX + "* tensors to consolidate");
+    // Before allocating whole tensors: the shards must hold every element the manifest's shapes claim
+    // (a damaged shape such as [1e6, 1e6] would otherwise ask for terabytes first).
+    c.verify();
+    LoadPlan.plan(c.manifest(), names.stream()
+        .map(n -> new LoadPlan.Want(n, TensorSlice.whole(c.manifest().tensors().get(n).shape()))).toList(), c.dir().toString());
     List<StateEntry> wanted = new ArrayList<>();
     List<SafetensorsWriter.Item> items = new ArrayList<>();
     for (String n : names) {

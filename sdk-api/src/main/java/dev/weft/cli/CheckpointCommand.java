@@ -115,6 +115,7 @@ final class CheckpointCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
+      UserPaths.writableFile(out, "--output");
       Checkpoint c = open(dir);
       ConsolidatedWeights.Result r = ConsolidatedWeights.write(c, out);
       System.out.printf("weft: wrote %d tensor(s), %s, from step %d to %s; model config in %s%n", r.tensors(), human(r.bytes()),

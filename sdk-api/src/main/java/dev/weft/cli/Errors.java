@@ -2,22 +2,34 @@ package dev.weft.cli;
 
 import dev.weft.WeftException;
 import dev.weft.spec.SpecException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import picocli.CommandLine;
 
-/** Turns exceptions into one line for people and an exit code: 2 for bad input, 1 for failures. */
+/**
+ * Turns exceptions into one line for people and an exit code: 2 for bad input, 1 for failures.
+ * A stack trace follows only with {@code --debug}.
+ */
 final class Errors implements CommandLine.IExecutionExceptionHandler {
+  static final String DEBUG = "--debug";
+
   @Override
   public int handleExecutionException(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
-    if (e instanceof SpecException) {
-      System.err.println("weft: " + e.getMessage());
-      return WeftMain.EXIT_BAD_INPUT;
+    int code = e instanceof SpecException ? WeftMain.EXIT_BAD_INPUT : 1;
+    String line;
+    if (e instanceof WeftException) line = e.getMessage();
+    else if (e instanceof IOException || e instanceof UncheckedIOException) line = "input/output error: " + e.getMessage();
+    else line = "unexpected error: " + e + " (run again with --debug for the stack trace)";
+    System.err.println("weft: " + line);
+    if (debug(parsed)) e.printStackTrace(System.err);
+    return code;
+  }
+
+  /** Whether {@code --debug} was given to the command or any subcommand on the way. */
+  static boolean debug(CommandLine.ParseResult parsed) {
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      if (p.hasMatchedOption(DEBUG)) return true;
     }
-    if (e instanceof WeftException) {
-      System.err.println("weft: " + e.getMessage());
-      return 1;
-    }
-    System.err.println("weft: unexpected error: " + e);
-    e.printStackTrace(System.err);
-    return 1;
+    return false;
   }
 }

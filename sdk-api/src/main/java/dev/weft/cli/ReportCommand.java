@@ -20,7 +20,8 @@ final class ReportCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    RunReport.Result r = RunReport.write(RunData.load(runDir), out == null ? runDir : out);
+    RunData data = RunData.load(runDir);
+    RunReport.Result r = RunReport.write(data, UserPaths.writableDir(out == null ? runDir : out, out == null ? "RUN_DIR" : "--out"));
     System.out.printf("weft: report %s (%d plots), loss curve %s%n", r.html(), r.plots().size(), r.lossPng());
     return 0;
   }

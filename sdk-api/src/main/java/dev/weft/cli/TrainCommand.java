@@ -7,7 +7,6 @@ import dev.weft.spec.SpecIO;
 import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.NativeThreads;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -59,7 +58,7 @@ final class TrainCommand implements Callable<Integer> {
     SpecValidator.validate(spec, n);
     Path dir = runDir != null ? runDir
         : Path.of("runs", spec.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-    Files.createDirectories(dir);
+    UserPaths.writableDir(dir, "--run-dir");
     Path resolved = dir.resolve("spec.yaml");
     SpecIO.write(spec, resolved);
     System.out.printf("weft: training %s on %d worker process(es), dp=%d tp=%d pp=%d; run dir %s%n", spec.name(), n,

@@ -9,6 +9,10 @@ import picocli.CommandLine.Command;
     description = "Train large models from the JVM: data, tensor and pipeline parallelism, ZeRO, mixed precision.",
     subcommands = {TrainCommand.class, WorkerCommand.class, DoctorCommand.class, ReportCommand.class, CheckpointCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class WeftMain implements Runnable {
+  @CommandLine.Option(names = Errors.DEBUG, scope = CommandLine.ScopeType.INHERIT,
+      description = "Print the stack trace of an error (for bug reports).")
+  boolean debug;
+
   /** Exit code for a spec or command line that cannot run. */
   public static final int EXIT_BAD_INPUT = 2;
 

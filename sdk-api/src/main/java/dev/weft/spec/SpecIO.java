@@ -40,6 +40,8 @@ public final class SpecIO {
   private static ObjectMapper configure(ObjectMapper m) {
     return m.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+        .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+        .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
         .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
   }
 
@@ -112,8 +114,17 @@ public final class SpecIO {
       if (!n.isObject()) throw new SpecException("spec", where + " must be a mapping of sections (name, model, parallel, train, ...)");
       return n;
     } catch (JsonProcessingException e) {
-      throw new SpecException("spec", where + " is not valid YAML/JSON: " + e.getOriginalMessage());
+      throw new SpecException("spec", where + " " + problem(e));
     }
+  }
+
+  /** A parse error in words; a repeated key gets its own sentence (YAML would otherwise keep the last silently). */
+  private static String problem(JsonProcessingException e) {
+    String msg = e.getOriginalMessage();
+    java.util.regex.Matcher dup = java.util.regex.Pattern.compile("Duplicate field '([^']*)'").matcher(msg == null ? "" : msg);
+    String line = e.getLocation() == null || e.getLocation().getLineNr() < 1 ? "" : " (line " + e.getLocation().getLineNr() + ")";
+    if (dup.find()) return "has the key '" + dup.group(1) + "' twice in one mapping" + line + "; keep one";
+    return "is not valid YAML/JSON: " + msg;
   }
 
   /** Deep-merges {@code over} into {@code base}; objects merge, everything else replaces. */
@@ -139,6 +150,7 @@ public final class SpecIO {
 
   /** Binds a full tree to records, translating Jackson's errors into ones that name the YAML path. */
   public static TrainingSpec bind(JsonNode tree) {
+    SpecNumbers.check(tree, TrainingSpec.class);
     try {
       return YAML.treeToValue(tree, TrainingSpec.class);
     } catch (UnrecognizedPropertyException e) {

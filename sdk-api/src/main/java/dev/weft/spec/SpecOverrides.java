@@ -32,11 +32,13 @@ public final class SpecOverrides {
 
   /** Sets {@code path} (dotted) to {@code value}, creating intermediate sections. */
   public static void set(ObjectNode tree, String path, JsonNode value) {
-    String[] parts = path.split("\\.");
+    String[] parts = path.split("\\.", -1);
+    for (String p : parts) {
+      if (p.isBlank()) throw new SpecException("--set", "'" + path + "' is not a dotted field path (for example parallel.dp)");
+    }
     ObjectNode node = tree;
     for (int i = 0; i < parts.length - 1; i++) {
       String p = parts[i];
-      if (p.isEmpty()) throw new SpecException(path, "empty segment in path");
       JsonNode child = node.get(p);
       if (child == null || !child.isObject()) {
         if (child != null && !child.isNull() && !"precision".equals(p)) {

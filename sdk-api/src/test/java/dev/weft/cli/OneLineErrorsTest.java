@@ -1,0 +1,101 @@
+package dev.weft.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** User mistakes end in one {@code weft:} line and exit 2, without a stack trace; a trace only with --debug. */
+class OneLineErrorsTest {
+  @TempDir Path dir;
+  private Path spec;
+
+  private record Run(int code, String err) {}
+
+  @BeforeEach
+  void spec() throws Exception {
+    spec = dir.resolve("s.yaml");
+    Files.writeString(spec, "name: t\nparallel:\n  dp: 1\ntrain:\n  globalBatch: 4\n  steps: 2\n");
+  }
+
+  private static Run weft(String... args) {
+    PrintStream oldErr = System.err, oldOut = System.out;
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    System.setOut(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    try {
+      return new Run(WeftMain.commandLine().execute(args), err.toString(StandardCharsets.UTF_8).strip());
+    } finally {
+      System.setErr(oldErr);
+      System.setOut(oldOut);
+    }
+  }
+
+  private static void assertOneLine(Run r, int code, String... mentions) {
+    assertThat(r.code()).as(r.err()).isEqualTo(code);
+    assertThat(r.err().lines().count()).as(r.err()).isEqualTo(1);
+    assertThat(r.err()).startsWith("weft: ").doesNotContain("Exception").contains(mentions);
+  }
+
+  @Test
+  void badOverridePath() {
+    assertOneLine(weft("train", spec.toString(), "--set", "..=1"), 2, "--set", "'..'");
+    assertOneLine(weft("train", spec.toString(), "--set", "parallel.=1"), 2, "--set");
+  }
+
+  @Test
+  void integersRefuseFractionsAndOverflowNamingTheField() {
+    assertOneLine(weft("train", spec.toString(), "--set", "parallel.dp=1.5"), 2, "parallel.dp", "whole number", "1.5");
+    assertOneLine(weft("train", spec.toString(), "--set", "train.steps=3.9"), 2, "train.steps", "3.9");
+    assertOneLine(weft("train", spec.toString(), "--set", "train.steps=1000000000000"), 2, "train.steps", "out of range");
+    assertOneLine(weft("train", spec.toString(), "--set", "train.steps=10^12"), 2, "train.steps");
+  }
+
+  @Test
+  void duplicateYamlKeysAreRefused() throws Exception {
+    Files.writeString(spec, "name: t\nparallel:\n  dp: 1\n  dp: 2\n");
+    assertOneLine(weft("train", spec.toString()), 2, "'dp' twice", "line 4");
+  }
+
+  @Test
+  void runDirThatIsAFileOrUnwritable() throws Exception {
+    Path file = Files.writeString(dir.resolve("a-file"), "x");
+    assertOneLine(weft("train", spec.toString(), "--run-dir", file.toString()), 2, "--run-dir", "is a file");
+    assertOneLine(weft("train", spec.toString(), "--run-dir", file.resolve("below").toString()), 2, "--run-dir");
+    assertOneLine(weft("train", spec.toString(), "--run-dir", "/proc/weft-h19-run"), 2, "--run-dir", "not writable");
+  }
+
+  @Test
+  void reportAndConsolidateIntoUnwritablePaths() throws Exception {
+    Path run = Files.createDirectories(dir.resolve("run"));
+    Files.writeString(run.resolve("metrics.jsonl"), "{\"step\":1,\"loss\":2.0}\n");
+    Path file = Files.writeString(dir.resolve("a-file"), "x");
+    assertOneLine(weft("report", run.toString(), "--out", file.toString()), 2, "--out");
+    assertOneLine(weft("checkpoint", "consolidate", run.toString(), "-o", "/proc/weft-h19/model.safetensors"), 2, "--output");
+  }
+
+  @Test
+  void unexpectedErrorsShowATraceOnlyWithDebug() {
+    CommandLine cl = WeftMain.commandLine();
+    Errors errors = new Errors();
+    PrintStream old = System.err;
+    ByteArrayOutputStream plain = new ByteArrayOutputStream(), debug = new ByteArrayOutputStream();
+    try {
+      System.setErr(new PrintStream(plain, true, StandardCharsets.UTF_8));
+      assertThat(errors.handleExecutionException(new IllegalStateException("boom"), cl, cl.parseArgs("doctor"))).isEqualTo(1);
+      System.setErr(new PrintStream(debug, true, StandardCharsets.UTF_8));
+      errors.handleExecutionException(new IllegalStateException("boom"), cl, WeftMain.commandLine().parseArgs("doctor", "--debug"));
+    } finally {
+      System.setErr(old);
+    }
+    assertThat(plain.toString(StandardCharsets.UTF_8).strip().lines().count()).isEqualTo(1);
+    assertThat(debug.toString(StandardCharsets.UTF_8)).contains("boom").contains("\tat ");
+  }
+}
