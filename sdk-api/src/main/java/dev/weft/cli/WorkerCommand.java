@@ -46,7 +46,7 @@ final class WorkerCommand implements Callable<Integer> {
     String restarts = System.getenv(dev.weft.elastic.ElasticWorker.ENV_RESTARTS);
     if (restarts != null) metrics.setRestarts(Integer.parseInt(restarts));
     if (id.rank() == 0) GrafanaDashboard.write(runDir, s);
-    try (MetricsEndpoint endpoint = MetricsEndpoint.startIfEnabled(metrics, MetricsEndpoint.port(s), id.localRank())) {
+    try (MetricsEndpoint endpoint = MetricsEndpoint.startIfEnabled(metrics, MetricsEndpoint.bind(s), MetricsEndpoint.port(s), id.localRank())) {
       StepListener listener = ElasticWorker.wrap(metrics.listener(new ConsoleProgress(System.out, s.train().logEvery())),
           id.rank(), System.getenv(), Duration.ofSeconds(timeoutSeconds));
       WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds), listener);

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.bytedeco.javacpp.chrono.Milliseconds;
 import org.bytedeco.pytorch.ByteVector;
+import org.bytedeco.pytorch.IntOptional;
 import org.bytedeco.pytorch.PrefixStore;
 import org.bytedeco.pytorch.Store;
 import org.bytedeco.pytorch.TCPStore;
@@ -14,6 +15,9 @@ import org.slf4j.LoggerFactory;
 /**
  * This process's connection to the rendezvous store (libtorch's TCPStore; rank 0 hosts it). A
  * worker that starts before the host retries with backoff until the timeout instead of failing.
+ * The host listens only on the address the store is named by when that address is this machine's
+ * (loopback for local runs), never on every interface; every key lives under the run token's
+ * prefix ({@link RunToken}), so a client without the token cannot touch the run's keys.
  * The Java-created store is kept here and only native clones are handed out: passing the same
  * Java-created store to native code twice aborts the JVM.
  */
@@ -27,18 +31,25 @@ public final class Rendezvous implements AutoCloseable {
   @SuppressWarnings("unused") // referenced so that this process keeps hosting/using the store
   private final TCPStore store;
   private final Store nativeBase;
+  private final String keyPrefix;
 
-  private Rendezvous(String host, int port, int rank, Duration timeout, TCPStore store) {
+  private Rendezvous(String host, int port, int rank, Duration timeout, TCPStore store, String token) {
     this.host = host;
     this.port = port;
     this.rank = rank;
     this.timeout = timeout;
+    this.keyPrefix = RunToken.keyPrefix(token);
     this.store = Retained.keep(store);
     this.nativeBase = Retained.keep(store.clone());
   }
 
-  /** Rank {@code isHost} hosts the store; everyone else connects, retrying until {@code timeout}. */
+  /** As {@link #connect(String, int, int, boolean, Duration, String)} with the token from {@code WEFT_RUN_TOKEN}. */
   public static Rendezvous connect(String host, int port, int rank, boolean isHost, Duration timeout) {
+    return connect(host, port, rank, isHost, timeout, RunToken.fromEnv());
+  }
+
+  /** Rank {@code isHost} hosts the store; everyone else connects, retrying until {@code timeout}. */
+  public static Rendezvous connect(String host, int port, int rank, boolean isHost, Duration timeout, String token) {
     long deadline = System.nanoTime() + timeout.toNanos();
     long backoffMs = 100;
     RuntimeException last = null;
@@ -48,9 +59,10 @@ public final class Rendezvous implements AutoCloseable {
         TCPStoreOptions o = new TCPStoreOptions();
         o.port((short) port).isServer(isHost).waitWorkers(false)
             .timeout(new Milliseconds(Math.min(leftMs, timeout.toMillis())));
+        if (isHost) StoreListener.bindTo(host, port).ifPresent(fd -> o.masterListenFd(new IntOptional(fd)));
         TCPStore s = new TCPStore(host, o);
         log.debug("rank {} joined the rendezvous store at {}:{}", rank, host, port);
-        return new Rendezvous(host, port, rank, timeout, s);
+        return new Rendezvous(host, port, rank, timeout, s, token);
       } catch (RuntimeException e) {
         last = e;
         if (isHost || System.nanoTime() > deadline) break;
@@ -65,11 +77,11 @@ public final class Rendezvous implements AutoCloseable {
 
   /** A native store whose keys live under {@code prefix}; one per process group. */
   public Store prefixed(String prefix) {
-    return new PrefixStore(prefix, nativeBase);
+    return new PrefixStore(keyPrefix + prefix, nativeBase);
   }
 
   public void set(String key, byte[] value) {
-    nativeBase.set(key, new ByteVector(value));
+    nativeBase.set(keyPrefix + key, new ByteVector(value));
   }
 
   public void set(String key, String value) { set(key, value.getBytes(StandardCharsets.UTF_8)); }
@@ -77,7 +89,7 @@ public final class Rendezvous implements AutoCloseable {
   /** Waits up to the store's timeout for {@code key}. */
   public byte[] get(String key) {
     try {
-      ByteVector v = nativeBase.get(key);
+      ByteVector v = nativeBase.get(keyPrefix + key);
       byte[] out = new byte[(int) v.size()];
       for (int i = 0; i < out.length; i++) out[i] = v.get(i);
       return out;
@@ -89,7 +101,7 @@ public final class Rendezvous implements AutoCloseable {
 
   public String getString(String key) { return new String(get(key), StandardCharsets.UTF_8); }
 
-  public long add(String key, long delta) { return nativeBase.add(key, delta); }
+  public long add(String key, long delta) { return nativeBase.add(keyPrefix + key, delta); }
 
   /** Blocks until {@code n} callers have reached the barrier called {@code name}, or the timeout passes. */
   public void barrier(String name, int n) {

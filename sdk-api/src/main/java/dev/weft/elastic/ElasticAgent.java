@@ -3,6 +3,7 @@ package dev.weft.elastic;
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.comm.CommException;
 import dev.weft.comm.Rendezvous;
+import dev.weft.comm.StoreValues;
 import dev.weft.launch.FreePort;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.ParentWatch;
@@ -209,7 +210,7 @@ public final class ElasticAgent {
         long maxStep = 0;
         for (int r = 0; r < plan.worldSize(); r++) {
           String s = gen.getOrNull(WorkerKeys.step(r));
-          if (s != null) maxStep = Math.max(maxStep, Long.parseLong(s));
+          if (s != null) maxStep = Math.max(maxStep, StoreValues.parseLong(WorkerKeys.step(r), s));
         }
         if (maxStep > 0) {
           long stopAt = ((maxStep + 3 + every - 1) / every) * every;
@@ -237,7 +238,7 @@ public final class ElasticAgent {
 
   private void killLocal(String key) {
     if (key.startsWith("hb/node/")) return;
-    int rank = Integer.parseInt(key.substring(key.lastIndexOf('/') + 1));
+    int rank = StoreValues.parseInt(key, key.substring(key.lastIndexOf('/') + 1));
     for (LocalWorkers.Worker w : current.all()) if (w.rank() == rank) current.kill(w);
   }
 
@@ -276,11 +277,11 @@ public final class ElasticAgent {
       if (f == null) return rec;
       String s = gen.getOrNull(WorkerKeys.started(r));
       String y = gen.getOrNull(WorkerKeys.ready(r));
-      started = Math.max(started, s == null ? 0 : Long.parseLong(s));
-      ready = Math.max(ready, y == null ? 0 : Long.parseLong(y));
-      int at = f.indexOf('@');
-      firstStep = Long.parseLong(f.substring(0, at));
-      first = Math.max(first, Long.parseLong(f.substring(at + 1)));
+      started = Math.max(started, s == null ? 0 : StoreValues.parseLong(WorkerKeys.started(r), s));
+      ready = Math.max(ready, y == null ? 0 : StoreValues.parseLong(WorkerKeys.ready(r), y));
+      long[] stepAt = StoreValues.parsePair(WorkerKeys.firstStep(r), f);
+      firstStep = stepAt[0];
+      first = Math.max(first, stepAt[1]);
     }
     GenerationRecord done = rec.withStart(started, ready, first, firstStep);
     history.record(done);

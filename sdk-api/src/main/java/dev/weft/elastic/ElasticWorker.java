@@ -1,6 +1,7 @@
 package dev.weft.elastic;
 
 import dev.weft.comm.Rendezvous;
+import dev.weft.comm.StoreValues;
 import dev.weft.metrics.StepMetrics;
 import dev.weft.train.StepListener;
 import java.time.Duration;
@@ -75,7 +76,7 @@ public final class ElasticWorker implements StepListener {
   @Override public void atStepBoundary(int rank, long step) {
     next.atStepBoundary(rank, step);
     String stopAt = kv.getOrNull(WorkerKeys.STOP_AT);
-    if (stopAt != null && step >= Long.parseLong(stopAt)) throw new Rejoin(step);
+    if (stopAt != null && step >= StoreValues.parseLong(WorkerKeys.STOP_AT, stopAt)) throw new Rejoin(step);
   }
 
   int rank() { return rank; }

@@ -1,5 +1,6 @@
 package dev.weft.elastic;
 
+import dev.weft.comm.StoreValues;
 import dev.weft.WeftException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,7 +81,7 @@ public final class RendezvousRound {
     long closedSeen = -1;
     while (true) {
       String sealed = kv.getOrNull(key(round, "sealed"));
-      if (sealed != null) return Integer.parseInt(sealed);
+      if (sealed != null) return StoreValues.parseInt(key(round, "sealed"), sealed);
       if (completed()) return null;
       long now = nanoTime.getAsLong();
       long joined = kv.add(key(round, "joined"), 0);

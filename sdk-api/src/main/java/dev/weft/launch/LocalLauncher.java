@@ -1,5 +1,6 @@
 package dev.weft.launch;
 
+import dev.weft.comm.RunToken;
 import dev.weft.WeftException;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -43,6 +44,7 @@ public final class LocalLauncher {
 
   public Outcome run(int nproc, int threadsPerWorker) {
     int port = FreePort.find();
+    String token = RunToken.generate(); // every store key of this run lives under it
     List<Process> procs = new ArrayList<>();
     List<Deque<String>> tails = new ArrayList<>();
     List<Thread> pumps = new ArrayList<>();
@@ -58,6 +60,7 @@ public final class LocalLauncher {
         env.put("WEFT_WORLD_SIZE", String.valueOf(nproc));
         env.put("WEFT_MASTER_ADDR", "127.0.0.1");
         env.put("WEFT_MASTER_PORT", String.valueOf(port));
+        env.put(RunToken.ENV, token);
         env.put("WEFT_THREADS", String.valueOf(threadsPerWorker));
         env.put(ParentWatch.ENV, "1");
         env.put("OMP_WAIT_POLICY", "PASSIVE");

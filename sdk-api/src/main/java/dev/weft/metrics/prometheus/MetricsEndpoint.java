@@ -32,17 +32,32 @@ public final class MetricsEndpoint implements AutoCloseable {
     }
   }
 
-  /** Starts serving, or returns {@code null} when {@code basePort} is 0 (off). */
+  /** Environment variable that overrides {@code metrics.bind} (the Kubernetes manifests set 0.0.0.0). */
+  public static final String BIND_ENV = "WEFT_METRICS_BIND";
+
+  /** The listen address for {@code spec}: {@code WEFT_METRICS_BIND} when set, else {@code metrics.bind}. */
+  public static String bind(dev.weft.spec.TrainingSpec spec) {
+    String env = System.getenv(BIND_ENV);
+    return env == null || env.isBlank() ? spec.metrics().bind() : env.trim();
+  }
+
+  /** Starts serving on loopback, or returns {@code null} when {@code basePort} is 0 (off). */
   public static MetricsEndpoint startIfEnabled(WeftMetrics metrics, int basePort, int localRank) {
+    return startIfEnabled(metrics, dev.weft.spec.MetricsSpec.LOOPBACK, basePort, localRank);
+  }
+
+  /** Starts serving on {@code bind}, or returns {@code null} when {@code basePort} is 0 (off). */
+  public static MetricsEndpoint startIfEnabled(WeftMetrics metrics, String bind, int basePort, int localRank) {
     if (basePort <= 0) return null;
     int port = basePort + localRank;
     JvmMetrics.builder().register(metrics.registry());
     try {
-      HTTPServer s = HTTPServer.builder().port(port).registry(metrics.registry()).buildAndStart();
-      log.info("Prometheus metrics at http://localhost:{}/metrics", s.getPort());
+      HTTPServer s = HTTPServer.builder().inetAddress(java.net.InetAddress.getByName(bind)).port(port)
+          .registry(metrics.registry()).buildAndStart();
+      log.info("Prometheus metrics at http://{}:{}/metrics", bind, s.getPort());
       return new MetricsEndpoint(s);
     } catch (IOException e) {
-      throw new WeftException("metrics.port: cannot serve metrics on port " + port + " (metrics.port " + basePort
+      throw new WeftException("metrics.port: cannot serve metrics on " + bind + ":" + port + " (metrics.port " + basePort
           + " + local rank " + localRank + "): " + e.getMessage() + "; choose another metrics.port or set it to 0", e);
     }
   }

@@ -53,6 +53,7 @@ public final class WorkerEnv {
     var storage = ks.deployment().checkpointStorage();
     if (storage.usesObjectStore()) env.add(value("WEFT_CHECKPOINT_URI", storage.uri()));
     env.add(value("WEFT_METRICS_PORT", ks.metricsPort()));
+    env.add(value("WEFT_METRICS_BIND", "0.0.0.0")); // scraped from other pods; the spec's default is loopback
     for (Map.Entry<String, String> e : new TreeMap<>(ks.deployment().env()).entrySet()) {
       env.removeIf(v -> v.getName().equals(e.getKey()));
       env.add(value(e.getKey(), e.getValue()));
