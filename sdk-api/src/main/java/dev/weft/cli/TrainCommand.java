@@ -3,6 +3,8 @@ package dev.weft.cli;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.RunSummary;
+import dev.weft.plan.MemoryPlan;
+import dev.weft.plan.Preflight;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
@@ -56,6 +58,7 @@ final class TrainCommand implements Callable<Integer> {
     if (nnodes != null || spec.elastic().enabled()) return ElasticTrain.run(spec, this);
     int n = nproc == null ? spec.worldSize() : nproc;
     SpecValidator.validate(spec, n);
+    MemoryPlan.ranks(spec).ifPresent(ranks -> Preflight.check(spec, ranks, Preflight.machineBytes()));
     Path dir = runDir != null ? runDir
         : Path.of("runs", spec.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     UserPaths.writableDir(dir, "--run-dir");

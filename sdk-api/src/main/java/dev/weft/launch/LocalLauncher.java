@@ -142,9 +142,10 @@ public final class LocalLauncher {
         }
         int code = p.exitValue();
         if (code != 0) {
+          String hung = hungPeers(procs);
           stopAll(procs);
           join(pumps.get(r));
-          return new Outcome(code == 2 ? 2 : 1, r, "rank " + r + " " + describeExit(code) + lastError(tails.get(r)));
+          return new Outcome(code == 2 ? 2 : 1, r, "rank " + r + " " + describeExit(code) + lastError(tails.get(r)) + hung);
         }
       }
       if (allDone) {
@@ -160,6 +161,22 @@ public final class LocalLauncher {
       }
     }
   }
+
+  /**
+   * Ranks still alive but stopped (state T or t in /proc: SIGSTOP, a debugger), named as the hang
+   * behind a peer's collective timeout; "" when there are none or /proc cannot tell.
+   */
+  static String hungPeers(List<Process> procs) {
+    List<String> stopped = new ArrayList<>();
+    for (int r = 0; r < procs.size(); r++) {
+      Process p = procs.get(r);
+      if (p.isAlive() && isStopped(ProcessStat.state(p.pid()))) stopped.add(String.valueOf(r));
+    }
+    if (stopped.isEmpty()) return "";
+    return "; rank " + String.join(", ", stopped) + " stopped making progress (process stopped by a signal or debugger): a hang, not an exit";
+  }
+
+  static boolean isStopped(char state) { return state == 'T' || state == 't'; }
 
   public static String describeExit(int code) {
     if (code > 128 && code < 160) {

@@ -156,7 +156,7 @@ public final class GlooCommunicator implements Communicator {
 
   private CommException failure(String op, RuntimeException e) {
     return new CommException(op + " on group " + name + " (rank " + rank + " of " + size + ") failed: " + firstLine(e)
-        + "; a peer rank probably exited, see its log", e);
+        + "; a peer rank exited or stopped making progress (hung); weft names which, else see the peers' logs", e);
   }
 
   private static String firstLine(Throwable e) {

@@ -56,7 +56,7 @@ public final class GptFactory implements ModelFactory {
   }
 
   /** How the layers split over the pipeline: as listed in parallel.stages, or evenly. */
-  static LayerPartition partition(TrainingSpec spec, GptConfig c) {
+  public static LayerPartition partition(TrainingSpec spec, GptConfig c) {
     var p = spec.parallel();
     int chunks = p.pp() > 1 ? p.chunksPerStage() : 1;
     try {

@@ -1,0 +1,54 @@
+package dev.weft.cli;
+
+import dev.weft.plan.Bytes;
+import dev.weft.plan.MemoryPlan;
+import dev.weft.plan.Preflight;
+import dev.weft.plan.RankPlan;
+import dev.weft.spec.SpecValidator;
+import dev.weft.spec.TrainingSpec;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/** {@code weft plan SPEC}: per-rank memory and communication per step of the spec's layout, before running anything. */
+@Command(name = "plan", mixinStandardHelpOptions = true,
+    description = "Print each rank's expected memory (parameters, gradients, optimizer state, activations) and communication per step.")
+final class PlanCommand implements Callable<Integer> {
+  @Mixin SpecOptions specOptions;
+
+  @Override
+  public Integer call() {
+    TrainingSpec spec = SpecValidator.validate(specOptions.read());
+    var p = spec.parallel();
+    List<RankPlan> ranks = MemoryPlan.ranks(spec).orElse(null);
+    if (ranks == null) {
+      System.out.printf("weft: no memory plan for model.factory '%s' (only the GPT is planned)%n", spec.model().factory());
+      return 0;
+    }
+    System.out.printf(Locale.ROOT, "%s: dp=%d tp=%d pp=%d, zero %d, %s, %d × %d tokens per step; this machine has %s%n",
+        spec.name(), p.dp(), p.tp(), p.pp(), p.zero(), spec.precision().dtype(), spec.train().globalBatch(), spec.data().seqLen(),
+        Bytes.human(Preflight.machineBytes()));
+    System.out.printf("%-5s %-9s %10s %11s %11s %11s %11s %11s %11s   %s%n", "rank", "dp/pp/tp", "params", "parameters", "gradients",
+        "optimizer", "activations", "runtime", "total", "sent per step: dp / tp / pp");
+    double total = 0;
+    for (RankPlan r : ranks) {
+      int tpRank = r.rank() % p.tp(), ppRank = (r.rank() / p.tp()) % p.pp(), dpRank = r.rank() / (p.tp() * p.pp());
+      System.out.printf(Locale.ROOT, "%-5d %-9s %10s %11s %11s %11s %11s %11s %11s   %s / %s / %s%n", r.rank(),
+          dpRank + "/" + ppRank + "/" + tpRank, count(r.parameterCount()), Bytes.human(r.parameters()), Bytes.human(r.gradients()),
+          Bytes.human(r.optimizerState()), Bytes.human(r.activations()), Bytes.human(r.runtime()), Bytes.human(r.total()),
+          Bytes.human(r.dpBytes()), Bytes.human(r.tpBytes()), Bytes.human(r.ppBytes()));
+      total += r.total();
+    }
+    System.out.printf("all %d ranks: %s%n", ranks.size(), Bytes.human(total));
+    return 0;
+  }
+
+  private static String count(double n) {
+    if (n >= 1e9) return String.format(Locale.ROOT, "%.2f B", n / 1e9);
+    if (n >= 1e6) return String.format(Locale.ROOT, "%.2f M", n / 1e6);
+    if (n >= 1e3) return String.format(Locale.ROOT, "%.1f k", n / 1e3);
+    return String.format(Locale.ROOT, "%.0f", n);
+  }
+}

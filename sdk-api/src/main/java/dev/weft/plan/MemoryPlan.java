@@ -1,0 +1,79 @@
+package dev.weft.plan;
+
+import dev.weft.models.gpt.GptConfig;
+import dev.weft.models.gpt.GptFactory;
+import dev.weft.parallel.pipeline.LayerPartition;
+import dev.weft.spec.ParallelSpec;
+import dev.weft.spec.TrainingSpec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Per-rank memory and communication of a spec's layout, computed from the GPT's shapes before any
+ * rank starts (pure; doubles throughout, so absurd sizes give absurd numbers instead of overflow).
+ * Parameters are fp32 master weights; gradients fp32; Adam keeps two fp32 moments; ZeRO divides the
+ * optimizer state (stage ≥ 1), gradients (≥ 2) and parameters (3) by dp; tensor parallelism splits
+ * the matmul weights and the vocabulary; pipeline stages hold their layers, the first the embeddings,
+ * the last the final norm and head. Activations follow Korthikanti et al. (2022), in fp32 unless
+ * autocast runs in 16 bits.
+ */
+public final class MemoryPlan {
+  /** A worker JVM with libtorch loaded, before the model: measured peak RSS of an empty rank, rounded up. */
+  public static final double RUNTIME_BYTES = 450.0 * (1 << 20);
+
+  private MemoryPlan() {}
+
+  /** One entry per rank, or empty when the model factory is not one this planner knows (only the GPT for now). */
+  public static Optional<List<RankPlan>> ranks(TrainingSpec spec) {
+    if (!"gpt".equals(spec.model().factory()) && !GptFactory.class.getName().equals(spec.model().factory())) return Optional.empty();
+    GptConfig c = GptConfig.from(spec.model().config(), spec.data().seqLen());
+    LayerPartition part = GptFactory.partition(spec, c);
+    ParallelSpec p = spec.parallel();
+    List<RankPlan> out = new ArrayList<>();
+    for (int r = 0; r < p.worldSize(); r++) {
+      int stage = (r / p.tp()) % p.pp(); // tp fastest, then pp, then dp
+      out.add(rank(spec, c, part, r, stage));
+    }
+    return Optional.of(out);
+  }
+
+  private static RankPlan rank(TrainingSpec spec, GptConfig c, LayerPartition part, int rank, int stage) {
+    ParallelSpec p = spec.parallel();
+    double h = c.hidden(), f = c.mlpHidden(), v = c.vocab(), s = c.seqLen(), tp = p.tp(), dp = p.dp();
+    boolean first = part.virtualStage(stage, 0) == 0;
+    boolean last = part.virtualStage(stage, part.chunks() - 1) == part.virtualStages() - 1;
+    int layers = 0;
+    for (int k = 0; k < part.chunks(); k++) layers += part.counts().get(part.virtualStage(stage, k));
+    double perLayer = (4 * h * h + 3 * h) / tp + h + (2 * h * f + f) / tp + h + 4 * h;
+    double params = layers * perLayer + (first ? v * h / tp + s * h : 0) + (last ? 2 * h + v * h / tp : 0);
+    double fp32 = 4 * params;
+    int zero = p.zero();
+    double parameters = zero == 3 ? fp32 / dp : fp32;
+    double gradients = zero >= 2 ? fp32 / dp : fp32;
+    double optimizer = 2 * (zero >= 1 ? fp32 / dp : fp32);
+
+    double micro = (double) spec.train().globalBatch() / (p.dp() * p.microBatches());
+    double tokens = micro * s;
+    double act = "fp32".equals(spec.precision().dtype()) ? 4 : 2;
+    double layerAct = spec.train().recompute() ? tokens * h * act
+        : act * tokens * h * 17 + act * 2.5 * c.heads() / tp * s * tokens;
+    double inFlight = p.pp() == 1 ? 1 : "gpipe".equals(p.schedule()) ? p.microBatches() : Math.min(p.microBatches(), p.pp() - stage);
+    double logits = last ? 3 * 4 * tokens * v / tp : 0; // logits, softmax and their gradient, fp32
+    double activations = inFlight * layers * layerAct + logits;
+
+    double reduceBytes = "fp32".equals(spec.precision().reduceDtype()) ? 4 : 2;
+    double ring = (dp - 1) / dp;
+    double dpBytes = switch (zero) {
+      case 0 -> 2 * ring * params * reduceBytes;                   // all-reduce
+      case 1 -> 2 * ring * params * reduceBytes + ring * fp32;     // all-reduce, then all-gather of updated shards
+      case 2 -> ring * params * reduceBytes + ring * fp32;         // reduce-scatter, all-gather
+      default -> ring * params * reduceBytes + 2 * ring * fp32;    // reduce-scatter, gathers for forward and backward
+    };
+    double tpRing = 2 * (tp - 1) / tp;
+    double tpBytes = p.microBatches() * layers * 4 * tpRing * tokens * h * act; // 2 all-reduces forward, 2 backward per layer
+    double ppBytes = p.pp() == 1 ? 0 : p.microBatches() * tokens * h * act * ((last ? 0 : 1) + (first ? 0 : 1));
+    return new RankPlan(rank, p.dp(), p.tp(), p.pp(), params, parameters, gradients, optimizer, activations, RUNTIME_BYTES,
+        dpBytes, tpBytes, ppBytes);
+  }
+}

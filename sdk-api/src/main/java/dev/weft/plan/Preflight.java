@@ -1,0 +1,57 @@
+package dev.weft.plan;
+
+import dev.weft.spec.SpecException;
+import dev.weft.spec.TrainingSpec;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The memory check before any rank starts: the planned ranks that run on this machine must fit its
+ * memory, or the run stops with one line naming the field(s) that drive the estimate.
+ */
+public final class Preflight {
+  private static final List<String> SHAPE_KEYS = List.of("hidden", "layers", "vocab", "mlpRatio", "heads");
+
+  private Preflight() {}
+
+  /** This machine's memory (the container's limit where there is one). */
+  public static double machineBytes() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getTotalMemorySize();
+  }
+
+  /** Throws a {@link SpecException} when {@code ranks} (all on this machine) need more than {@code machineBytes}. */
+  public static void check(TrainingSpec spec, List<RankPlan> ranks, double machineBytes) {
+    double total = 0, state = 0, act = 0;
+    RankPlan biggest = ranks.get(0);
+    for (RankPlan r : ranks) {
+      total += r.total();
+      state += r.parameters() + r.gradients() + r.optimizerState();
+      act += r.activations();
+      if (r.total() > biggest.total()) biggest = r;
+    }
+    if (total <= machineBytes) return;
+    String fields = String.join(", ", drivers(spec, state >= act));
+    throw new SpecException(fields, String.format(Locale.ROOT,
+        "the %d rank(s) on this machine need about %s (rank %d: parameters %s, gradients %s, optimizer state %s, activations %s)"
+            + " but it has %s; lower %s, or spread the model with parallel.tp/pp or parallel.zero (weft plan shows the figures)",
+        ranks.size(), Bytes.human(total), biggest.rank(), Bytes.human(biggest.parameters()), Bytes.human(biggest.gradients()),
+        Bytes.human(biggest.optimizerState()), Bytes.human(biggest.activations()), Bytes.human(machineBytes), fields));
+  }
+
+  /** The fields to change: the model's explicit shape settings (or its size) for model state, batch and length for activations. */
+  static List<String> drivers(TrainingSpec spec, boolean modelState) {
+    List<String> out = new ArrayList<>();
+    Set<String> set = spec.model().config().keySet();
+    for (String k : SHAPE_KEYS) if (set.contains(k)) out.add("model.config." + k);
+    if (modelState) {
+      if (out.isEmpty()) out.add("model.config.size");
+    } else {
+      out.add(0, "train.globalBatch");
+      out.add(0, "data.seqLen");
+    }
+    return out;
+  }
+}

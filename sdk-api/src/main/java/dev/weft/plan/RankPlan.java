@@ -1,0 +1,14 @@
+package dev.weft.plan;
+
+/**
+ * What one rank is expected to hold and send per step, in bytes. {@code parameters},
+ * {@code gradients} and {@code optimizerState} are what {@code summary.json}'s {@code memory}
+ * measures; {@code activations} is the peak of tensors saved for backward; {@code runtime} the fixed
+ * cost of a worker JVM with libtorch. Communication is what this rank sends per optimizer step in each
+ * dimension (ring algorithms).
+ */
+public record RankPlan(int rank, int dp, int tp, int pp, double parameterCount, double parameters, double gradients,
+                       double optimizerState, double activations, double runtime, double dpBytes, double tpBytes, double ppBytes) {
+  public double total() { return parameters + gradients + optimizerState + activations + runtime; }
+  public double communication() { return dpBytes + tpBytes + ppBytes; }
+}
