@@ -38,6 +38,9 @@ final class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     ParentWatch.startIfRequested();
+    if (ElasticTrain.isOperatorAgent(System.getenv())) { // an elastic PyTorchJob's pod: this process is the node's agent
+      return ElasticTrain.runFromOperatorEnv(SpecIO.read(spec, overrides), runDir, System.getenv());
+    }
     WorkerIdentity id = WorkerIdentity.fromEnv();
     String t = System.getenv("WEFT_THREADS");
     int threads = t == null ? NativeThreads.perRank(1) : Integer.parseInt(t);
@@ -48,7 +51,7 @@ final class WorkerCommand implements Callable<Integer> {
     if (id.rank() == 0) GrafanaDashboard.write(runDir, s);
     try (MetricsEndpoint endpoint = MetricsEndpoint.startIfEnabled(metrics, MetricsEndpoint.port(s), id.localRank())) {
       StepListener listener = ElasticWorker.wrap(metrics.listener(new ConsoleProgress(System.out, s.train().logEvery())),
-          id.rank(), System.getenv(), Duration.ofSeconds(timeoutSeconds));
+          id.rank(), System.getenv(), s.elastic());
       WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds), listener);
     } catch (ElasticWorker.Rejoin e) {
       return ElasticWorker.EXIT_REJOIN; // the elastic agent starts the next generation

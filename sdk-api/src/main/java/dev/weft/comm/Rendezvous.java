@@ -27,6 +27,7 @@ public final class Rendezvous implements AutoCloseable {
   @SuppressWarnings("unused") // referenced so that this process keeps hosting/using the store
   private final TCPStore store;
   private final Store nativeBase;
+  private final StoreCalls calls;
 
   private Rendezvous(String host, int port, int rank, Duration timeout, TCPStore store) {
     this.host = host;
@@ -35,6 +36,7 @@ public final class Rendezvous implements AutoCloseable {
     this.timeout = timeout;
     this.store = Retained.keep(store);
     this.nativeBase = Retained.keep(store.clone());
+    this.calls = new StoreCalls("the rendezvous store at " + host + ":" + port, timeout);
   }
 
   /** Rank {@code isHost} hosts the store; everyone else connects, retrying until {@code timeout}. */
@@ -68,8 +70,14 @@ public final class Rendezvous implements AutoCloseable {
     return new PrefixStore(prefix, nativeBase);
   }
 
+  /**
+   * Every call on this connection, each with a deadline (the timeout; a blocking {@link #get} gets twice
+   * that): a call on a cut link would otherwise block forever.
+   */
+  public StoreCalls calls() { return calls; }
+
   public void set(String key, byte[] value) {
-    nativeBase.set(key, new ByteVector(value));
+    calls.run("set '" + key + "'", () -> nativeBase.set(key, new ByteVector(value)));
   }
 
   public void set(String key, String value) { set(key, value.getBytes(StandardCharsets.UTF_8)); }
@@ -77,10 +85,12 @@ public final class Rendezvous implements AutoCloseable {
   /** Waits up to the store's timeout for {@code key}. */
   public byte[] get(String key) {
     try {
-      ByteVector v = nativeBase.get(key);
+      ByteVector v = calls.call("get '" + key + "'", timeout.multipliedBy(2), () -> nativeBase.get(key));
       byte[] out = new byte[(int) v.size()];
       for (int i = 0; i < out.length; i++) out[i] = v.get(i);
       return out;
+    } catch (StoreCalls.StoreUnreachableException e) {
+      throw e;
     } catch (RuntimeException e) {
       throw new CommException("rank " + rank + " waited " + timeout.toSeconds() + " s for '" + key
           + "' in the rendezvous store: " + firstLine(e), e);
@@ -89,7 +99,7 @@ public final class Rendezvous implements AutoCloseable {
 
   public String getString(String key) { return new String(get(key), StandardCharsets.UTF_8); }
 
-  public long add(String key, long delta) { return nativeBase.add(key, delta); }
+  public long add(String key, long delta) { return calls.call("add '" + key + "'", () -> nativeBase.add(key, delta)); }
 
   /** Blocks until {@code n} callers have reached the barrier called {@code name}, or the timeout passes. */
   public void barrier(String name, int n) {
