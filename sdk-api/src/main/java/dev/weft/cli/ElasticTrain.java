@@ -3,6 +3,7 @@ package dev.weft.cli;
 import dev.weft.elastic.ElasticAgent;
 import dev.weft.elastic.ElasticOptions;
 import dev.weft.elastic.Endpoint;
+import dev.weft.launch.ClusterEnv;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
@@ -19,10 +20,12 @@ import java.util.Map;
  */
 final class ElasticTrain {
   /** The env the training operator gives the pods of a PyTorchJob with an elasticPolicy (and no RANK). */
-  static final String RDZV_ENDPOINT = "PET_RDZV_ENDPOINT";
-  static final String NNODES = "PET_NNODES";
-  static final String NPROC_PER_NODE = "PET_NPROC_PER_NODE";
+  static final String RDZV_ENDPOINT = ClusterEnv.PET_RDZV_ENDPOINT;
+  static final String NNODES = ClusterEnv.PET_NNODES;
+  static final String NPROC_PER_NODE = ClusterEnv.PET_NPROC_PER_NODE;
+  /** training-operator v1.9.0 elastic.go: {@code elasticPolicy.maxRestarts}. */
   static final String MAX_RESTARTS = "PET_MAX_RESTARTS";
+  /** training-operator v1.9.0 elastic.go: only when {@code elasticPolicy.rdzvId} is set. */
   static final String RDZV_ID = "PET_RDZV_ID";
 
   private ElasticTrain() {}
@@ -42,7 +45,7 @@ final class ElasticTrain {
    * carry {@code WEFT_RANK}, so they never take this path themselves.
    */
   static boolean isOperatorAgent(Map<String, String> env) {
-    return present(env, RDZV_ENDPOINT) && present(env, NNODES) && !present(env, "RANK") && !present(env, "WEFT_RANK");
+    return present(env, RDZV_ENDPOINT) && present(env, NNODES) && !present(env, ClusterEnv.RANK) && !present(env, ClusterEnv.WEFT_RANK);
   }
 
   static int runFromOperatorEnv(TrainingSpec spec, Path runDir, Map<String, String> env) {

@@ -24,13 +24,15 @@ public final class Rendezvous implements AutoCloseable {
   private final int port;
   private final int rank;
   private final Duration timeout;
+  private final String localAddress;
   @SuppressWarnings("unused") // referenced so that this process keeps hosting/using the store
   private final TCPStore store;
   private final Store nativeBase;
   private final StoreCalls calls;
 
-  private Rendezvous(String host, int port, int rank, Duration timeout, TCPStore store) {
+  private Rendezvous(String host, int port, int rank, Duration timeout, String localAddress, TCPStore store) {
     this.host = host;
+    this.localAddress = localAddress;
     this.port = port;
     this.rank = rank;
     this.timeout = timeout;
@@ -39,8 +41,18 @@ public final class Rendezvous implements AutoCloseable {
     this.calls = new StoreCalls("the rendezvous store at " + host + ":" + port, timeout);
   }
 
-  /** Rank {@code isHost} hosts the store; everyone else connects, retrying until {@code timeout}. */
+  /** As {@link #connect(String, int, int, boolean, Duration, String)} with this host's address found by {@link NodeAddress}. */
   public static Rendezvous connect(String host, int port, int rank, boolean isHost, Duration timeout) {
+    return connect(host, port, rank, isHost, timeout, null);
+  }
+
+  /**
+   * Rank {@code isHost} hosts the store; everyone else connects, retrying until {@code timeout}.
+   * {@code nodeAddr} is this host's own address, which this rank's communicators bind to; null: resolved
+   * from the environment or the route to {@code host} ({@link NodeAddress}).
+   */
+  public static Rendezvous connect(String host, int port, int rank, boolean isHost, Duration timeout, String nodeAddr) {
+    String local = nodeAddr != null && !nodeAddr.isBlank() ? nodeAddr : NodeAddress.resolve(null, host);
     long deadline = System.nanoTime() + timeout.toNanos();
     long backoffMs = 100;
     RuntimeException last = null;
@@ -52,7 +64,7 @@ public final class Rendezvous implements AutoCloseable {
             .timeout(new Milliseconds(Math.min(leftMs, timeout.toMillis())));
         TCPStore s = new TCPStore(host, o);
         log.debug("rank {} joined the rendezvous store at {}:{}", rank, host, port);
-        return new Rendezvous(host, port, rank, timeout, s);
+        return new Rendezvous(host, port, rank, timeout, local, s);
       } catch (RuntimeException e) {
         last = e;
         if (isHost || System.nanoTime() > deadline) break;
@@ -109,6 +121,8 @@ public final class Rendezvous implements AutoCloseable {
   }
 
   public String host() { return host; }
+  /** This host's own address: what this rank's communicators bind to and advertise. */
+  public String localAddress() { return localAddress; }
   public int port() { return port; }
   public Duration timeout() { return timeout; }
 
