@@ -83,7 +83,8 @@ public final class ElasticAgent {
     } catch (CommException e) {
       return new Outcome(1, e.getMessage(), 0, 0);
     }
-    calls = new StoreCalls("the rendezvous store at " + o.endpoint(), o.failureTimeout());
+    // twice the failure timeout: a busy store host is not mistaken for a partition; a cut-off node still leaves within ~15 s
+    calls = new StoreCalls("the rendezvous store at " + o.endpoint(), o.failureTimeout().multipliedBy(2));
     nodeAddress = NodeAddress.resolve(null, o.endpoint().host());
     try {
       return generations(spec, runDir, store, shape, ownCkptDir, every, specFile);
@@ -155,7 +156,7 @@ public final class ElasticAgent {
           case GROW -> {
             awaitExit(current, o.failureTimeout()); // they leave by themselves after the agreed, checkpointed step
             current.stop(STOP_GRACE);
-            rounds.close(m.round(), closeReason("scale-up", end.reason(), 0));
+            rounds.close(m.round(), closeReason("scale-up", end.reason(), 0), 0); // newcomers: wait the join window
             say("generation " + m.round() + " ended at a step boundary to take in a new node");
           }
         }
@@ -173,11 +174,14 @@ public final class ElasticAgent {
 
   private Ended supervise(RendezvousRound.Membership m, MembershipPlan plan, KeyValue gen, RendezvousRound rounds, int every,
                           long totalSteps, GenerationRecord record, MembershipLog history) {
-    Watchdog beats = new Watchdog(o.failureTimeout());
+    // Other nodes' agents: the failure timeout (what partitions are detected by). This node's workers: the longer step
+    // timeout, since a busy JVM's beat can stall for seconds and a dead worker is seen at once by its exit anyway.
+    Watchdog nodes = new Watchdog(o.failureTimeout());
+    Watchdog beats = new Watchdog(o.stepTimeout());
     Watchdog steps = new Watchdog(o.stepTimeout());
     long t0 = System.nanoTime();
     for (LocalWorkers.Worker w : current.all()) beats.watch(WorkerKeys.heartbeat(w.rank()), t0 + STARTUP_GRACE.toNanos());
-    for (int n = 0; n < m.nodes(); n++) if (n != m.nodeRank()) beats.watch(WorkerKeys.agentHeartbeat(n), t0);
+    for (int n = 0; n < m.nodes(); n++) if (n != m.nodeRank()) nodes.watch(WorkerKeys.agentHeartbeat(n), t0);
     long nextBeat = 0;
     boolean stopProposed = false;
     GenerationRecord rec = record;
@@ -198,7 +202,8 @@ public final class ElasticAgent {
         int code = w.process().exitValue();
         if (code == ElasticWorker.EXIT_REJOIN) anyRejoin = true;
         else if (code != 0) {
-          return fail(rounds, m, history, "rank " + w.rank() + " on node " + m.nodeRank() + " " + LocalLauncher.describeExit(code), 0);
+          return fail(rounds, m, history, "rank " + w.rank() + " on node " + m.nodeRank() + " " + LocalLauncher.describeExit(code), 0,
+              m.nodes());
         }
       }
       if (allExited) return new Ended(anyRejoin ? End.GROW : End.COMPLETED, "");
@@ -216,16 +221,22 @@ public final class ElasticAgent {
       }
       boolean complete = rounds.completed();
       for (int n = 0; n < m.nodes(); n++) {
-        if (n != m.nodeRank()) beats.observe(WorkerKeys.agentHeartbeat(n), gen.getOrNull(WorkerKeys.agentHeartbeat(n)), now);
+        if (n != m.nodeRank()) nodes.observe(WorkerKeys.agentHeartbeat(n), gen.getOrNull(WorkerKeys.agentHeartbeat(n)), now);
+      }
+      for (var e : nodes.silent(now).entrySet()) {
+        if (complete) break; // a finished node stops beating
+        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "sent no heartbeat", "node lost"), e.getValue(),
+            m.nodes() - 1); // a lost node does not come back
       }
       for (var e : beats.silent(now).entrySet()) {
-        if (complete && e.getKey().startsWith("hb/node/")) continue; // a finished node stops beating
         killLocal(e.getKey());
-        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "sent no heartbeat", "stopped or hung"), e.getValue());
+        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "sent no heartbeat", "stopped or hung"), e.getValue(),
+            m.nodes());
       }
       for (var e : steps.silent(now).entrySet()) {
         killLocal(e.getKey());
-        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "completed no step", "hung in a collective?"), e.getValue());
+        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "completed no step", "hung in a collective?"), e.getValue(),
+            m.nodes());
       }
       // 4. the first step of this generation (node 0 records the start-up timeline)
       if (rec != null && rec.firstStepAtMs() == 0) rec = recordFirstStep(rec, gen, plan, history);
@@ -249,20 +260,23 @@ public final class ElasticAgent {
     }
   }
 
-  /** @param silentS how long the failed party had been silent: its failure is dated back by that much */
-  private Ended fail(RendezvousRound rounds, RendezvousRound.Membership m, MembershipLog history, String reason, double silentS) {
-    if (rounds.close(m.round(), closeReason("failure", reason, Math.round(silentS * 1000)))) history.countRestart();
+  /**
+   * @param silentS how long the failed party had been silent: its failure is dated back by that much
+   * @param comingBack how many nodes are expected in the next round: it seals as soon as they are there
+   */
+  private Ended fail(RendezvousRound rounds, RendezvousRound.Membership m, MembershipLog history, String reason, double silentS,
+                     int comingBack) {
+    if (rounds.close(m.round(), closeReason("failure", reason, Math.round(silentS * 1000)), comingBack)) history.countRestart();
     return new Ended(End.FAILED, reason);
   }
 
   private static String silence(String key, double seconds, String what, String guess) {
     String who = key.startsWith("hb/node/") ? "node " + key.substring("hb/node/".length()) + " (its agent)"
         : "rank " + key.substring(key.lastIndexOf('/') + 1);
-    return String.format("%s %s for %.1f s (%s)", who, what, seconds, key.startsWith("hb/node/") ? "node lost" : guess);
+    return String.format("%s %s for %.1f s (%s)", who, what, seconds, guess);
   }
 
   private void killLocal(String key) {
-    if (key.startsWith("hb/node/")) return;
     int rank = Integer.parseInt(key.substring(key.lastIndexOf('/') + 1));
     for (LocalWorkers.Worker w : current.all()) if (w.rank() == rank) current.kill(w);
   }

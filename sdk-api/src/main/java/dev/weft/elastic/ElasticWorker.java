@@ -59,7 +59,7 @@ public final class ElasticWorker implements StepListener {
     if (endpoint == null || endpoint.isBlank()) return next;
     Endpoint e = Endpoint.parse(endpoint);
     Rendezvous store = Rendezvous.connect(e.host(), e.port(), rank, false, CONNECT_TIMEOUT);
-    StoreCalls calls = new StoreCalls("the rendezvous store at " + e, Duration.ofSeconds(spec.failureTimeoutSeconds()));
+    StoreCalls calls = new StoreCalls("the rendezvous store at " + e, Duration.ofSeconds(2L * spec.failureTimeoutSeconds()));
     String prefix = env.getOrDefault(ENV_PREFIX, "");
     return new ElasticWorker(next, new StoreKeyValue(store.prefixed(prefix), calls),
         new StoreKeyValue(store.prefixed(env.getOrDefault(ENV_RUN_PREFIX, prefix)), calls), rank,

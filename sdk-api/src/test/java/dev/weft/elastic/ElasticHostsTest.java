@@ -43,10 +43,11 @@ class ElasticHostsTest {
     if (hosts != null) hosts.close();
   }
 
-  private Path spec(int steps) {
+  /** Micro-batch size 8 / (2 × procs): every world size of 1:2 nodes keeps the global batch of 8. */
+  private Path spec(int steps, int procs) {
     Path f = dir.resolve("tiny.yaml");
     SpecIO.write(Trainer.model("gpt").name("tiny-hosts").set("model.config.layers", 2).set("model.config.hidden", 32)
-        .set("model.config.heads", 2).seqLen(16).globalBatch(8).steps(steps).warmup(2).dataParallel(2)
+        .set("model.config.heads", 2).seqLen(16).globalBatch(8).steps(steps).warmup(2).dataParallel(2 * procs)
         .set("train.logEvery", 1).toSpec(), f);
     return f;
   }
@@ -83,14 +84,14 @@ class ElasticHostsTest {
   }
 
   private void awaitStep(long step, List<Process> agents) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
     while (System.nanoTime() < deadline) {
       List<JsonNode> m = metrics();
       if (!m.isEmpty() && m.get(m.size() - 1).get("step").asLong() >= step) return;
       for (Process a : agents) if (!a.isAlive()) throw new AssertionError("an agent ended before step " + step + ":\n" + logs());
       Thread.sleep(50);
     }
-    throw new AssertionError("step " + step + " not reached in 180 s:\n" + logs());
+    throw new AssertionError("step " + step + " not reached in 300 s:\n" + logs());
   }
 
   private void assertCompleted(Process agent) throws Exception {
@@ -105,7 +106,7 @@ class ElasticHostsTest {
   @Test
   void elasticOneToTwoTrainsAcrossTwoHostsAtDpTwoWithConsistentReplicas() throws Exception {
     hosts = NetHosts.create(2);
-    Path spec = spec(12);
+    Path spec = spec(12, 1);
     Process a = agent(0, spec, 1);
     Process b = agent(1, spec, 1);
     assertCompleted(a);
@@ -129,7 +130,7 @@ class ElasticHostsTest {
   @ValueSource(ints = {1, 2})
   void aHostCutOffAfterStepTwentyLeavesTheOtherToFinishAndStopsWithAnError(int procs) throws Exception {
     hosts = NetHosts.create(2);
-    Path spec = spec(40);
+    Path spec = spec(40, procs);
     Process a = agent(0, spec, procs);
     Process b = agent(1, spec, procs);
     awaitStep(20, List.of(a, b));
@@ -154,9 +155,8 @@ class ElasticHostsTest {
     assertThat(after.get("cause").asText()).isEqualTo("failure");
     double firstStepAfterCutS = (after.get("first_step_at_ms").asLong() - cutAtMs) / 1000.0;
     JsonNode rec = after.get("recovery_s");
-    System.out.printf("ElasticHostsTest cut (%d proc/host): first step after the cut %.1f s (detected %.1f s, recovery total %.1f s"
-        + " from the last beat), cut-off host exited after %.1f s%n", procs, firstStepAfterCutS, rec.get("detected_s").asDouble(),
-        rec.get("total_s").asDouble(), cutOffExitS);
+    System.out.printf("ElasticHostsTest cut (%d proc/host): first step after the cut %.1f s (recovery from the last beat: %s),"
+        + " cut-off host exited after %.1f s%n", procs, firstStepAfterCutS, rec, cutOffExitS);
     assertThat(firstStepAfterCutS).as("first step after the cut (target 15 s; generous under load)").isLessThan(45);
     assertThat(rec.get("detected_s").asDouble()).isPositive();
     assertThat(cutOffExitS).as("cut-off host gone (target 60 s)").isLessThan(90);
