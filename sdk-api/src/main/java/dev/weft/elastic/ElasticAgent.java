@@ -34,7 +34,8 @@ public final class ElasticAgent {
   private static final Duration POLL = Duration.ofMillis(100);
   private static final Duration STOP_GRACE = Duration.ofSeconds(2);
   private static final Duration FAILED_GRACE = Duration.ofMillis(500);
-  private static final Duration STARTUP_GRACE = Duration.ofSeconds(60);
+  // a worker JVM on a crowded machine may take minutes to its first beat; its own rendezvous timeout bounds a real hang
+  private static final Duration STARTUP_GRACE = Duration.ofSeconds(180);
 
   /** The end of an agent's run: exit code 0 when training completed. */
   public record Outcome(int exitCode, String message, int restarts, int generations) {

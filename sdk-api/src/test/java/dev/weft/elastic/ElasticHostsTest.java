@@ -122,6 +122,34 @@ class ElasticHostsTest {
   }
 
   /**
+   * An elastic PyTorchJob, each pod in its own namespace named as the operator names it: the pod template's
+   * env as sdk-k8s renders it (MASTER_ADDR/PORT pointing at worker 0) plus exactly what training-operator
+   * v1.9.0 injects for an elasticPolicy (no RANK, WORLD_SIZE or PET_NODE_RANK), and the rendered command
+   * {@code weft worker --spec SPEC}. Each pod's process becomes its node's agent.
+   */
+  @Test
+  void anElasticPyTorchJobRunsTheAgentInEachPod() throws Exception {
+    hosts = NetHosts.create(2);
+    for (int i = 0; i < 2; i++) hosts.resolve("tiny-worker-" + i, i);
+    Path spec = spec(8, 1);
+    Map<String, String> env = Map.of("MASTER_ADDR", "tiny-worker-0", "MASTER_PORT", String.valueOf(PORT),
+        "PYTHONUNBUFFERED", "1", "PET_RDZV_ENDPOINT", "tiny-worker-0:" + PORT, "PET_RDZV_BACKEND", "c10d",
+        "PET_NNODES", "1:2", "PET_MAX_RESTARTS", "3", "PET_NPROC_PER_NODE", "1");
+    List<Process> pods = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      pods.add(hosts.startWeft(i, List.of("worker", "--spec", spec.toString(), "--run-dir", dir.resolve("run").toString()), env,
+          log(i)));
+    }
+    for (Process p : pods) assertCompleted(p);
+    JsonNode s = summary();
+    assertThat(s.get("world_size").asInt()).isEqualTo(2);
+    assertThat(s.get("replicas_consistent").asBoolean()).isTrue();
+    assertThat(steps(metrics())).containsExactly(LongStream.rangeClosed(1, 8).toArray());
+    assertThat(Files.readString(log(0))).contains("hosting the rendezvous store on tiny-worker-0:" + PORT);
+    assertThat(Files.readString(log(1))).contains("joining the rendezvous store at tiny-worker-0:" + PORT);
+  }
+
+  /**
    * The link of host 1 (not the store's host) is cut after step 20 of 40: host 0 goes on alone and trains
    * every step once; host 1 stops with an error. Prints the measured times (the targets: first step
    * ≤ 15 s after the cut, cut-off node gone ≤ 60 s; asserted generously for a loaded machine).
