@@ -179,6 +179,41 @@ public final class NetHosts implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits for every process started here to end (up to {@code deadline} in all) and returns each one's exit
+   * code, in start order; one still running is killed and reported as -1. Logs are for the failure message.
+   */
+  public List<Integer> awaitAll(java.time.Duration deadline) {
+    long end = System.nanoTime() + deadline.toNanos();
+    List<Integer> codes = new ArrayList<>();
+    for (Process p : processes) {
+      try {
+        long left = Math.max(0, end - System.nanoTime());
+        if (p.waitFor(left, TimeUnit.NANOSECONDS)) {
+          codes.add(p.exitValue());
+        } else {
+          p.descendants().forEach(ProcessHandle::destroyForcibly);
+          p.destroyForcibly();
+          codes.add(-1);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        codes.add(-1);
+      }
+    }
+    return codes;
+  }
+
+  /** The last {@code lines} lines of a log, for assertion messages. */
+  public static String tail(Path log, int lines) {
+    try {
+      List<String> all = Files.readAllLines(log);
+      return log.getFileName() + ":\n" + String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException e) {
+      return log + ": " + e.getMessage();
+    }
+  }
+
   private static boolean isRunVariable(String name) {
     return name.startsWith("WEFT_") || name.startsWith("PET_") || name.startsWith("MASTER_")
         || List.of("RANK", "WORLD_SIZE", "LOCAL_RANK", "NODE_RANK", "JOB_COMPLETION_INDEX", "POD_IP", "NPROC_PER_NODE", "NNODES").contains(name);
