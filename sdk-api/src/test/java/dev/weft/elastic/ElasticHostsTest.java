@@ -123,7 +123,7 @@ class ElasticHostsTest {
 
   /**
    * An elastic PyTorchJob, each pod in its own namespace named as the operator names it: the pod template's
-   * env as sdk-k8s renders it (MASTER_ADDR/PORT pointing at worker 0) plus exactly what training-operator
+   * env as sdk-k8s renders it (MASTER_ADDR/PORT pointing at worker 0, POD_IP) plus exactly what training-operator
    * v1.9.0 injects for an elasticPolicy (no RANK, WORLD_SIZE or PET_NODE_RANK), and the rendered command
    * {@code weft worker --spec SPEC}. Each pod's process becomes its node's agent.
    */
@@ -132,11 +132,12 @@ class ElasticHostsTest {
     hosts = NetHosts.create(2);
     for (int i = 0; i < 2; i++) hosts.resolve("tiny-worker-" + i, i);
     Path spec = spec(8, 1);
-    Map<String, String> env = Map.of("MASTER_ADDR", "tiny-worker-0", "MASTER_PORT", String.valueOf(PORT),
-        "PYTHONUNBUFFERED", "1", "PET_RDZV_ENDPOINT", "tiny-worker-0:" + PORT, "PET_RDZV_BACKEND", "c10d",
-        "PET_NNODES", "1:2", "PET_MAX_RESTARTS", "3", "PET_NPROC_PER_NODE", "1");
     List<Process> pods = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
+      Map<String, String> env = new java.util.HashMap<>(Map.of("MASTER_ADDR", "tiny-worker-0", "MASTER_PORT",
+          String.valueOf(PORT), "POD_IP", hosts.address(i), // the rendered template (downward API for POD_IP)
+          "PYTHONUNBUFFERED", "1", "PET_RDZV_ENDPOINT", "tiny-worker-0:" + PORT, "PET_RDZV_BACKEND", "c10d",
+          "PET_NNODES", "1:2", "PET_MAX_RESTARTS", "3", "PET_NPROC_PER_NODE", "1")); // the operator, elasticPolicy
       pods.add(hosts.startWeft(i, List.of("worker", "--spec", spec.toString(), "--run-dir", dir.resolve("run").toString()), env,
           log(i)));
     }
