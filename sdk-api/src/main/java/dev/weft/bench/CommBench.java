@@ -60,7 +60,7 @@ public final class CommBench {
   /** A Gloo group built the way {@code GlooCommunicator.create} builds one. */
   static ProcessGroupGloo rawGroup(Rendezvous store, String prefix, int rank, int size, Duration timeout) {
     ProcessGroupGloo.Options o = new ProcessGroupGloo.Options(new Milliseconds(timeout.toMillis()));
-    o.devices(new GlooDeviceVector(torch_gloo.CreateDevice(new attr(store.host()))));
+    o.devices(new GlooDeviceVector(torch_gloo.CreateDevice(new attr(store.localAddress()))));
     o.threads(2);
     return Retained.keep(new ProcessGroupGloo(store.prefixed(prefix), rank, size, o));
   }

@@ -3,27 +3,67 @@ package dev.weft.cli;
 import dev.weft.elastic.ElasticAgent;
 import dev.weft.elastic.ElasticOptions;
 import dev.weft.elastic.Endpoint;
+import dev.weft.launch.ClusterEnv;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
-/** {@code weft train SPEC --nnodes MIN:MAX ...}: this process becomes the node's elastic agent. */
+/**
+ * This process becomes the node's elastic agent: {@code weft train SPEC --nnodes MIN:MAX ...}, or
+ * {@code weft worker} in a pod of an elastic PyTorchJob (the operator's {@code PET_*} env, no rank).
+ */
 final class ElasticTrain {
+  /** The env the training operator gives the pods of a PyTorchJob with an elasticPolicy (and no RANK). */
+  static final String RDZV_ENDPOINT = ClusterEnv.PET_RDZV_ENDPOINT;
+  static final String NNODES = ClusterEnv.PET_NNODES;
+  static final String NPROC_PER_NODE = ClusterEnv.PET_NPROC_PER_NODE;
+  /** training-operator v1.9.0 elastic.go: {@code elasticPolicy.maxRestarts}. */
+  static final String MAX_RESTARTS = "PET_MAX_RESTARTS";
+  /** training-operator v1.9.0 elastic.go: only when {@code elasticPolicy.rdzvId} is set. */
+  static final String RDZV_ID = "PET_RDZV_ID";
+
   private ElasticTrain() {}
 
-  static int run(TrainingSpec spec, TrainCommand c) throws Exception {
-    SpecValidator.validate(spec);
+  static int run(TrainingSpec spec, TrainCommand c) {
     var e = spec.elastic();
     int[] nodes = c.nnodes != null ? ElasticOptions.parseNodes(c.nnodes) : new int[] {e.minNodes(), e.maxNodes()};
-    ElasticOptions o = new ElasticOptions(nodes[0], nodes[1], c.nprocPerNode == null ? 1 : c.nprocPerNode,
+    ElasticOptions o = ElasticOptions.of(spec, nodes, c.nprocPerNode == null ? 1 : c.nprocPerNode,
         Endpoint.parse(c.rdzvEndpoint == null ? "127.0.0.1:29400" : c.rdzvEndpoint), c.rdzvId == null ? spec.name() : c.rdzvId,
-        c.joinWindowS == null ? ElasticOptions.DEFAULT_JOIN_WINDOW : Duration.ofMillis((long) (c.joinWindowS * 1000)),
-        Duration.ofSeconds(e.failureTimeoutSeconds()), e.maxRestarts(), Duration.ofMinutes(10));
-    Path dir = c.runDir != null ? c.runDir : Path.of("runs", spec.name() + "-" + o.runId());
-    Files.createDirectories(dir);
+        c.joinWindowS == null ? ElasticOptions.DEFAULT_JOIN_WINDOW : Duration.ofMillis((long) (c.joinWindowS * 1000)));
+    return run(spec, o, c.runDir != null ? c.runDir : Path.of("runs", spec.name() + "-" + o.runId()));
+  }
+
+  /**
+   * A pod of an elastic PyTorchJob: the operator sets {@code PET_RDZV_ENDPOINT} and {@code PET_NNODES=MIN:MAX}
+   * but no rank, expecting a launcher that runs the rendezvous (torchrun's job). Workers this agent starts
+   * carry {@code WEFT_RANK}, so they never take this path themselves.
+   */
+  static boolean isOperatorAgent(Map<String, String> env) {
+    return present(env, RDZV_ENDPOINT) && present(env, NNODES) && !present(env, ClusterEnv.RANK) && !present(env, ClusterEnv.WEFT_RANK);
+  }
+
+  static int runFromOperatorEnv(TrainingSpec spec, Path runDir, Map<String, String> env) {
+    int procs = present(env, NPROC_PER_NODE) ? Integer.parseInt(env.get(NPROC_PER_NODE).trim()) : 1;
+    ElasticOptions o = ElasticOptions.of(spec, ElasticOptions.parseNodes(env.get(NNODES)), procs,
+        Endpoint.parse(env.get(RDZV_ENDPOINT)), present(env, RDZV_ID) ? env.get(RDZV_ID).trim() : spec.name(),
+        ElasticOptions.DEFAULT_JOIN_WINDOW);
+    if (present(env, MAX_RESTARTS)) o = o.withMaxRestarts(Integer.parseInt(env.get(MAX_RESTARTS).trim()));
+    return run(spec, o, runDir);
+  }
+
+  private static int run(TrainingSpec spec, ElasticOptions o, Path dir) {
+    SpecValidator.validate(spec);
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the run directory " + dir + "; choose a writable --run-dir", e);
+    }
     System.out.printf("weft: elastic training %s on %s node(s) × %d process(es), rendezvous %s id %s; run dir %s%n", spec.name(),
         o.minNodes() == o.maxNodes() ? String.valueOf(o.minNodes()) : o.minNodes() + "–" + o.maxNodes(), o.procsPerNode(),
         o.endpoint(), o.runId(), dir);
@@ -42,5 +82,10 @@ final class ElasticTrain {
       System.out.printf("weft: done — %s (rank 0's outputs are on another node)%n", out.message());
     }
     return 0;
+  }
+
+  private static boolean present(Map<String, String> env, String name) {
+    String v = env.get(name);
+    return v != null && !v.isBlank();
   }
 }

@@ -1,5 +1,9 @@
 package dev.weft.cli;
 
+import dev.weft.WeftException;
+import dev.weft.comm.NodeAddress;
+import dev.weft.launch.FreePort;
+import dev.weft.launch.HostPlan;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.RunSummary;
@@ -20,7 +24,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code weft train SPEC}: validate, start the workers on this machine, report. */
-@Command(name = "train", mixinStandardHelpOptions = true, description = "Train a spec with local worker processes.")
+@Command(name = "train", mixinStandardHelpOptions = true,
+    description = "Train a spec with local worker processes (or this host's part of a multi-host run).")
 final class TrainCommand implements Callable<Integer> {
   @Mixin SpecOptions specOptions;
 
@@ -34,12 +39,25 @@ final class TrainCommand implements Callable<Integer> {
       description = "Continue from the newest checkpoint under checkpoint.dir, or from one checkpoint directory.")
   String resume;
 
-  @Option(names = "--nnodes", paramLabel = "MIN:MAX",
-      description = "Elastic: run as this node's agent in a run of MIN to MAX nodes (or N); see docs/elastic.md.")
+  @Option(names = "--nnodes", paramLabel = "N|MIN:MAX",
+      description = "Hosts in the run. With --node-rank: a fixed run of N hosts; otherwise elastic (MIN to MAX nodes), see docs/elastic.md.")
   String nnodes;
 
-  @Option(names = "--nproc-per-node", description = "Elastic: worker processes on this node (default 1).")
+  @Option(names = "--nproc-per-node", description = "Worker processes on this host (default 1 with --nnodes).")
   Integer nprocPerNode;
+
+  @Option(names = "--node-rank", paramLabel = "I", description = "Fixed multi-host run: this host's index, 0..N-1 (host 0 runs rank 0).")
+  Integer nodeRank;
+
+  @Option(names = "--master-addr", paramLabel = "ADDR", description = "Fixed multi-host run: host 0's address, where rank 0 hosts the store.")
+  String masterAddr;
+
+  @Option(names = "--master-port", paramLabel = "PORT", defaultValue = "29500", description = "Fixed multi-host run: the store's port (default 29500).")
+  int masterPort;
+
+  @Option(names = "--node-addr", paramLabel = "ADDR",
+      description = "This host's address, which its ranks bind to (default: WEFT_NODE_ADDR, POD_IP, else the route to the master).")
+  String nodeAddr;
 
   @Option(names = "--rdzv-endpoint", paramLabel = "HOST:PORT",
       description = "Elastic: the rendezvous store; the first agent to bind it hosts it (default 127.0.0.1:29400).")
@@ -51,34 +69,76 @@ final class TrainCommand implements Callable<Integer> {
   @Option(names = "--join-window", paramLabel = "SECONDS", description = "Elastic: how long a rendezvous round waits for more nodes (default 2).")
   Double joinWindowS;
 
+  /** The memory check of this host's ranks, before any starts. */
+  private static void preflight(TrainingSpec spec, HostPlan plan) {
+    MemoryPlan.ranks(spec).ifPresent(all -> {
+      int first = plan.worker(0).rank();
+      Preflight.check(spec, all.subList(first, Math.min(all.size(), first + plan.nprocPerNode())), Preflight.machineBytes());
+    });
+  }
+
   @Override
   public Integer call() throws Exception {
     if (resume != null) specOptions.overrides.add("checkpoint.resume=" + resume);
     TrainingSpec spec = specOptions.read();
-    if (nnodes != null || spec.elastic().enabled()) return ElasticTrain.run(spec, this);
-    int n = nproc == null ? spec.worldSize() : nproc;
-    SpecValidator.validate(spec, n);
-    MemoryPlan.ranks(spec).ifPresent(ranks -> Preflight.check(spec, ranks, Preflight.machineBytes()));
+    HostPlan plan = fixedPlan(spec);
+    if (plan == null && (nnodes != null || spec.elastic().enabled())) return ElasticTrain.run(spec, this);
+    if (plan == null) plan = HostPlan.single(nproc == null ? spec.worldSize() : nproc, FreePort.find());
+    SpecValidator.validate(spec, plan.worldSize());
+    preflight(spec, plan);
     Path dir = runDir != null ? runDir
         : Path.of("runs", spec.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     UserPaths.writableDir(dir, "--run-dir");
     Path resolved = dir.resolve("spec.yaml");
     SpecIO.write(spec, resolved);
-    System.out.printf("weft: training %s on %d worker process(es), dp=%d tp=%d pp=%d; run dir %s%n", spec.name(), n,
+    int n = plan.nprocPerNode();
+    System.out.printf("weft: training %s on %d worker process(es)%s, dp=%d tp=%d pp=%d; run dir %s%n", spec.name(), n,
+        plan.nnodes() == 1 ? "" : " on host " + plan.nodeRank() + " of " + plan.nnodes() + " (" + plan.nodeAddr() + ", master "
+            + plan.masterAddr() + ":" + plan.masterPort() + ")",
         spec.parallel().dp(), spec.parallel().tp(), spec.parallel().pp(), dir);
     ConsoleProgress.View view = ConsoleProgress.view(System.out);
     LocalLauncher launcher = new LocalLauncher(
         List.of(WeftMain.class.getName(), "worker", "--spec", resolved.toString(), "--run-dir", dir.toString()),
         Map.of(), view.stream());
-    LocalLauncher.Outcome outcome = launcher.run(n, NativeThreads.perRank(n));
+    LocalLauncher.Outcome outcome = launcher.run(plan, NativeThreads.perRank(n));
     view.finish();
     if (!outcome.ok()) {
       System.err.println("weft: training failed: " + outcome.reason());
       return outcome.exitCode();
     }
+    if (plan.nodeRank() != 0) {
+      System.out.printf("weft: done — ranks %d..%d finished; rank 0's outputs are on host 0%n", plan.worker(0).rank(),
+          plan.worker(n - 1).rank());
+      return 0;
+    }
     RunSummary s = MetricsJson.readSummary(dir);
     System.out.printf("weft: done — %d steps, loss %.4f → %.4f, %.0f tokens/s, replicas consistent: %s, %.1f s. Summary: %s%n",
         s.steps(), s.initialLoss(), s.finalLoss(), s.tokensPerS(), s.replicasConsistent(), s.wallS(), dir.resolve("summary.json"));
     return 0;
+  }
+
+  /** The torchrun-style fixed multi-host plan when {@code --node-rank} is given; null otherwise. */
+  private HostPlan fixedPlan(TrainingSpec spec) {
+    if (nodeRank == null) {
+      if (masterAddr != null) throw new WeftException("--master-addr needs --node-rank and --nnodes (a fixed multi-host run)");
+      return null;
+    }
+    if (nnodes == null || nnodes.contains(":")) {
+      throw new WeftException("--node-rank needs --nnodes N (a whole number of hosts; MIN:MAX is elastic, which takes --rdzv-endpoint)");
+    }
+    if (masterAddr == null) throw new WeftException("--node-rank needs --master-addr (host 0's address)");
+    int hosts;
+    try {
+      hosts = Integer.parseInt(nnodes.trim());
+    } catch (NumberFormatException e) {
+      throw new WeftException("--nnodes=" + nnodes + " is not a whole number of hosts");
+    }
+    int perHost = nprocPerNode != null ? nprocPerNode : nproc != null ? nproc : 1;
+    HostPlan p = new HostPlan(hosts, nodeRank, perHost, masterAddr, masterPort, null);
+    if (p.worldSize() != spec.worldSize()) {
+      throw new WeftException("--nnodes " + hosts + " × --nproc-per-node " + perHost + " = " + p.worldSize()
+          + " ranks, but the spec's dp × tp × pp = " + spec.worldSize() + "; change one to match");
+    }
+    return p.withNodeAddr(NodeAddress.resolve(nodeAddr, System.getenv(), masterAddr, NodeAddress::routeTo));
   }
 }

@@ -1,6 +1,10 @@
 package dev.weft.cli;
 
 import dev.weft.elastic.ElasticWorker;
+import dev.weft.comm.NodeAddress;
+import dev.weft.launch.ClusterEnv;
+import dev.weft.launch.HostPlan;
+import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.ParentWatch;
 import dev.weft.launch.WorkerIdentity;
 import dev.weft.launch.WorkerRun;
@@ -13,15 +17,20 @@ import dev.weft.train.StepListener;
 import dev.weft.util.NativeThreads;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code weft worker}: one rank. Started by {@code weft train}, by a Kubernetes pod, or by hand;
- * identity comes from the environment (see {@link WorkerIdentity}).
+ * {@code weft worker}: one rank, or one host's ranks. Started by {@code weft train} (as a rank), or once
+ * per pod or machine (as a host): identity comes from the environment ({@link ClusterEnv}). A host with
+ * more than one process per node launches its ranks, like torchrun, with one failure policy.
  */
-@Command(name = "worker", mixinStandardHelpOptions = true, description = "Run one rank (identity from the environment).")
+@Command(name = "worker", mixinStandardHelpOptions = true,
+    description = "Run one rank, or this host's ranks (identity from the environment).")
 final class WorkerCommand implements Callable<Integer> {
   @Option(names = "--spec", required = true, description = "The resolved training spec.")
   Path spec;
@@ -33,12 +42,28 @@ final class WorkerCommand implements Callable<Integer> {
   int timeoutSeconds;
 
   @Option(names = "--set", paramLabel = "PATH=VALUE", description = "Override a spec field (e.g. per Katib trial; repeatable).")
-  java.util.List<String> overrides = new java.util.ArrayList<>();
+  List<String> overrides = new ArrayList<>();
+
+  @Option(names = "--node-addr", paramLabel = "ADDR",
+      description = "This host's address, which its ranks bind to (default: WEFT_NODE_ADDR, POD_IP, else the route to the master).")
+  String nodeAddr;
 
   @Override
   public Integer call() {
     ParentWatch.startIfRequested();
-    WorkerIdentity id = WorkerIdentity.fromEnv();
+    Map<String, String> env = System.getenv();
+    if (ElasticTrain.isOperatorAgent(env)) { // an elastic PyTorchJob's pod: this process is the node's agent
+      return ElasticTrain.runFromOperatorEnv(SpecIO.read(spec, overrides), runDir, env);
+    }
+    WorkerIdentity id;
+    if (ClusterEnv.isRank(env)) {
+      id = ClusterEnv.worker(env);
+    } else {
+      HostPlan plan = ClusterEnv.host(env);
+      plan = plan.withNodeAddr(NodeAddress.resolve(nodeAddr, env, plan.masterAddr(), NodeAddress::routeTo));
+      if (plan.nprocPerNode() > 1) return launchHost(plan);
+      id = plan.worker(0);
+    }
     String t = System.getenv("WEFT_THREADS");
     int threads = t == null ? NativeThreads.perRank(1) : Integer.parseInt(t);
     TrainingSpec s = SpecIO.read(spec, overrides);
@@ -48,11 +73,24 @@ final class WorkerCommand implements Callable<Integer> {
     if (id.rank() == 0) GrafanaDashboard.write(runDir, s);
     try (MetricsEndpoint endpoint = MetricsEndpoint.startIfEnabled(metrics, MetricsEndpoint.bind(s), MetricsEndpoint.port(s), id.localRank())) {
       StepListener listener = ElasticWorker.wrap(metrics.listener(new ConsoleProgress(System.out, s.train().logEvery())),
-          id.rank(), System.getenv(), Duration.ofSeconds(timeoutSeconds));
+          id.rank(), System.getenv(), s.elastic());
       WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds), listener);
     } catch (ElasticWorker.Rejoin e) {
       return ElasticWorker.EXIT_REJOIN; // the elastic agent starts the next generation
     }
     return 0;
+  }
+
+  /** This host's ranks as child processes running this same command, each with its identity in its env. */
+  private int launchHost(HostPlan plan) {
+    List<String> cmd = new ArrayList<>(List.of(WeftMain.class.getName(), "worker", "--spec", spec.toString(), "--run-dir",
+        runDir.toString(), "--timeout", String.valueOf(timeoutSeconds)));
+    for (String o : overrides) cmd.addAll(List.of("--set", o));
+    System.out.printf("weft: host %d of %d starting ranks %d..%d of %d (master %s:%d, this host %s)%n", plan.nodeRank(),
+        plan.nnodes(), plan.worker(0).rank(), plan.worker(plan.nprocPerNode() - 1).rank(), plan.worldSize(), plan.masterAddr(),
+        plan.masterPort(), plan.nodeAddr());
+    LocalLauncher.Outcome o = new LocalLauncher(cmd, Map.of(), System.out).run(plan, NativeThreads.perRank(plan.nprocPerNode()));
+    if (!o.ok()) System.err.println("weft: training failed: " + o.reason());
+    return o.exitCode();
   }
 }

@@ -43,7 +43,7 @@ public final class Distributed implements AutoCloseable {
           new SoloCommunicator("dp"));
     }
     long t0 = System.nanoTime();
-    Rendezvous store = Rendezvous.connect(id.masterAddr(), id.masterPort(), id.rank(), id.rank() == 0, timeout);
+    Rendezvous store = Rendezvous.connect(id.masterAddr(), id.masterPort(), id.rank(), id.rank() == 0, timeout, id.nodeAddr());
     Communicator world = backend.createGroup(store, "world", id.rank(), id.worldSize(), timeout);
     Communicator tp = group(backend, store, mesh, Dim.TP, id.rank(), timeout);
     Communicator pp = group(backend, store, mesh, Dim.PP, id.rank(), timeout);

@@ -28,28 +28,43 @@ public final class Rendezvous implements AutoCloseable {
   private final int port;
   private final int rank;
   private final Duration timeout;
+  private final String localAddress;
   @SuppressWarnings("unused") // referenced so that this process keeps hosting/using the store
   private final TCPStore store;
   private final Store nativeBase;
+  private final StoreCalls calls;
   private final String keyPrefix;
 
-  private Rendezvous(String host, int port, int rank, Duration timeout, TCPStore store, String token) {
+  private Rendezvous(String host, int port, int rank, Duration timeout, String localAddress, TCPStore store, String token) {
     this.host = host;
+    this.localAddress = localAddress;
     this.port = port;
     this.rank = rank;
     this.timeout = timeout;
     this.keyPrefix = RunToken.keyPrefix(token);
     this.store = Retained.keep(store);
     this.nativeBase = Retained.keep(store.clone());
+    this.calls = new StoreCalls("the rendezvous store at " + host + ":" + port, timeout);
   }
 
-  /** As {@link #connect(String, int, int, boolean, Duration, String)} with the token from {@code WEFT_RUN_TOKEN}. */
+  /** As {@link #connect(String, int, int, boolean, Duration, String)} with this host's address found by {@link NodeAddress}. */
   public static Rendezvous connect(String host, int port, int rank, boolean isHost, Duration timeout) {
-    return connect(host, port, rank, isHost, timeout, RunToken.fromEnv());
+    return connect(host, port, rank, isHost, timeout, null);
   }
 
-  /** Rank {@code isHost} hosts the store; everyone else connects, retrying until {@code timeout}. */
-  public static Rendezvous connect(String host, int port, int rank, boolean isHost, Duration timeout, String token) {
+  /** As {@link #connect(String, int, int, boolean, Duration, String, String)} with the run token from {@code WEFT_RUN_TOKEN}. */
+  public static Rendezvous connect(String host, int port, int rank, boolean isHost, Duration timeout, String nodeAddr) {
+    return connect(host, port, rank, isHost, timeout, nodeAddr, RunToken.fromEnv());
+  }
+
+  /**
+   * Rank {@code isHost} hosts the store; everyone else connects, retrying until {@code timeout}.
+   * {@code nodeAddr} is this host's own address, which this rank's communicators bind to; null: resolved
+   * from the environment or the route to {@code host} ({@link NodeAddress}). {@code token}: the run's
+   * {@link RunToken} ("" for none).
+   */
+  public static Rendezvous connect(String host, int port, int rank, boolean isHost, Duration timeout, String nodeAddr, String token) {
+    String local = nodeAddr != null && !nodeAddr.isBlank() ? nodeAddr : NodeAddress.resolve(null, host);
     long deadline = System.nanoTime() + timeout.toNanos();
     long backoffMs = 100;
     RuntimeException last = null;
@@ -62,7 +77,7 @@ public final class Rendezvous implements AutoCloseable {
         if (isHost) StoreListener.bindTo(host, port).ifPresent(fd -> o.masterListenFd(new IntOptional(fd)));
         TCPStore s = new TCPStore(host, o);
         log.debug("rank {} joined the rendezvous store at {}:{}", rank, host, port);
-        return new Rendezvous(host, port, rank, timeout, s, token);
+        return new Rendezvous(host, port, rank, timeout, local, s, token);
       } catch (RuntimeException e) {
         last = e;
         if (isHost || System.nanoTime() > deadline) break;
@@ -80,8 +95,14 @@ public final class Rendezvous implements AutoCloseable {
     return new PrefixStore(keyPrefix + prefix, nativeBase);
   }
 
+  /**
+   * Every call on this connection, each with a deadline (the timeout; a blocking {@link #get} gets twice
+   * that): a call on a cut link would otherwise block forever.
+   */
+  public StoreCalls calls() { return calls; }
+
   public void set(String key, byte[] value) {
-    nativeBase.set(keyPrefix + key, new ByteVector(value));
+    calls.run("set '" + key + "'", () -> nativeBase.set(keyPrefix + key, new ByteVector(value)));
   }
 
   public void set(String key, String value) { set(key, value.getBytes(StandardCharsets.UTF_8)); }
@@ -89,10 +110,12 @@ public final class Rendezvous implements AutoCloseable {
   /** Waits up to the store's timeout for {@code key}. */
   public byte[] get(String key) {
     try {
-      ByteVector v = nativeBase.get(keyPrefix + key);
+      ByteVector v = calls.call("get '" + key + "'", timeout.multipliedBy(2), () -> nativeBase.get(keyPrefix + key));
       byte[] out = new byte[(int) v.size()];
       for (int i = 0; i < out.length; i++) out[i] = v.get(i);
       return out;
+    } catch (StoreCalls.StoreUnreachableException e) {
+      throw e;
     } catch (RuntimeException e) {
       throw new CommException("rank " + rank + " waited " + timeout.toSeconds() + " s for '" + key
           + "' in the rendezvous store: " + firstLine(e), e);
@@ -101,7 +124,7 @@ public final class Rendezvous implements AutoCloseable {
 
   public String getString(String key) { return new String(get(key), StandardCharsets.UTF_8); }
 
-  public long add(String key, long delta) { return nativeBase.add(keyPrefix + key, delta); }
+  public long add(String key, long delta) { return calls.call("add '" + key + "'", () -> nativeBase.add(keyPrefix + key, delta)); }
 
   /** Blocks until {@code n} callers have reached the barrier called {@code name}, or the timeout passes. */
   public void barrier(String name, int n) {
@@ -111,6 +134,8 @@ public final class Rendezvous implements AutoCloseable {
   }
 
   public String host() { return host; }
+  /** This host's own address: what this rank's communicators bind to and advertise. */
+  public String localAddress() { return localAddress; }
   public int port() { return port; }
   public Duration timeout() { return timeout; }
 

@@ -2,6 +2,8 @@ package dev.weft.elastic;
 
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.comm.CommException;
+import dev.weft.comm.NodeAddress;
+import dev.weft.comm.StoreCalls;
 import dev.weft.comm.Rendezvous;
 import dev.weft.comm.StoreValues;
 import dev.weft.launch.FreePort;
@@ -33,7 +35,8 @@ public final class ElasticAgent {
   private static final Duration POLL = Duration.ofMillis(100);
   private static final Duration STOP_GRACE = Duration.ofSeconds(2);
   private static final Duration FAILED_GRACE = Duration.ofMillis(500);
-  private static final Duration STARTUP_GRACE = Duration.ofSeconds(60);
+  // a worker JVM on a crowded machine may take minutes to its first beat; its own rendezvous timeout bounds a real hang
+  private static final Duration STARTUP_GRACE = Duration.ofSeconds(180);
 
   /** The end of an agent's run: exit code 0 when training completed. */
   public record Outcome(int exitCode, String message, int restarts, int generations) {
@@ -48,6 +51,8 @@ public final class ElasticAgent {
   private final PrintStream console;
   private final String nodeId;
   private volatile LocalWorkers current;
+  private StoreCalls calls;
+  private String nodeAddress;
 
   public ElasticAgent(ElasticOptions options, PrintStream console) {
     this.o = options;
@@ -58,8 +63,8 @@ public final class ElasticAgent {
   /** This node's agent with the spec's elastic settings, one worker per node, rendezvous at 127.0.0.1:29400 (the DSL's launch). */
   public static LocalLauncher.Outcome launchLocal(TrainingSpec spec, Path runDir, PrintStream console) {
     var e = spec.elastic();
-    ElasticOptions o = new ElasticOptions(e.minNodes(), e.maxNodes(), 1, Endpoint.parse("127.0.0.1:29400"), spec.name(),
-        ElasticOptions.DEFAULT_JOIN_WINDOW, Duration.ofSeconds(e.failureTimeoutSeconds()), e.maxRestarts(), Duration.ofMinutes(10));
+    ElasticOptions o = ElasticOptions.of(spec, new int[] {e.minNodes(), e.maxNodes()}, 1, Endpoint.parse("127.0.0.1:29400"),
+        spec.name(), ElasticOptions.DEFAULT_JOIN_WINDOW);
     Outcome out = new ElasticAgent(o, console).run(spec, runDir);
     return new LocalLauncher.Outcome(out.exitCode(), -1, out.message());
   }
@@ -74,8 +79,28 @@ public final class ElasticAgent {
     Path specFile = runDir.resolve("spec.yaml");
     SpecIO.write(spec, specFile);
 
-    Rendezvous store = hostOrJoin();
-    KeyValue kv = new StoreKeyValue(store.prefixed("elastic/" + o.runId() + "/"));
+    Rendezvous store;
+    try {
+      store = hostOrJoin();
+    } catch (CommException e) {
+      return new Outcome(1, e.getMessage(), 0, 0);
+    }
+    // twice the failure timeout: a busy store host is not mistaken for a partition; a cut-off node still leaves within ~15 s
+    calls = new StoreCalls("the rendezvous store at " + o.endpoint(), o.failureTimeout().multipliedBy(2));
+    nodeAddress = NodeAddress.resolve(null, o.endpoint().host());
+    try {
+      return generations(spec, runDir, store, shape, ownCkptDir, every, specFile);
+    } catch (StoreCalls.StoreUnreachableException e) {
+      // cut off (or the store's host is gone): stop this node's workers and leave with the reason, never hang
+      if (current != null) current.stop(Duration.ZERO);
+      say("stopping: " + e.getMessage());
+      return new Outcome(1, e.getMessage(), -1, -1);
+    }
+  }
+
+  private Outcome generations(TrainingSpec spec, Path runDir, Rendezvous store, MembershipPlan.Shape shape, Path ownCkptDir, int every,
+                              Path specFile) {
+    KeyValue kv = new StoreKeyValue(store.prefixed("elastic/" + o.runId() + "/"), calls);
     // every generation must resume from the same checkpoints whichever node hosts rank 0: the first agent's directory wins
     Path ckptDir = Path.of(kv.setIfAbsent("checkpoint-dir", ownCkptDir.toString()));
     if (!ckptDir.equals(ownCkptDir)) {
@@ -97,7 +122,7 @@ public final class ElasticAgent {
         generations++;
         lastRound = m.round();
         MembershipPlan plan = MembershipPlan.forNodes(m.nodes(), shape);
-        KeyValue gen = new StoreKeyValue(store.prefixed("elastic/" + o.runId() + "/" + RendezvousRound.key(m.round(), "")));
+        KeyValue gen = new StoreKeyValue(store.prefixed("elastic/" + o.runId() + "/" + RendezvousRound.key(m.round(), "")), calls);
         String master = masterAddress(gen, m);
         boolean resume = m.round() > 0 && CheckpointResolver.latest(ckptDir).isPresent();
         List<String> command = workerCommand(specFile, runDir, plan, ckptDir, every, resume);
@@ -133,7 +158,7 @@ public final class ElasticAgent {
           case GROW -> {
             awaitExit(current, o.failureTimeout()); // they leave by themselves after the agreed, checkpointed step
             current.stop(STOP_GRACE);
-            rounds.close(m.round(), closeReason("scale-up", end.reason()));
+            rounds.close(m.round(), closeReason("scale-up", end.reason(), 0), 0); // newcomers: wait the join window
             say("generation " + m.round() + " ended at a step boundary to take in a new node");
           }
         }
@@ -151,11 +176,14 @@ public final class ElasticAgent {
 
   private Ended supervise(RendezvousRound.Membership m, MembershipPlan plan, KeyValue gen, RendezvousRound rounds, int every,
                           long totalSteps, GenerationRecord record, MembershipLog history) {
-    Watchdog beats = new Watchdog(o.failureTimeout());
-    Watchdog steps = new Watchdog(o.failureTimeout());
+    // Other nodes' agents: the failure timeout (what partitions are detected by). This node's workers: the longer step
+    // timeout, since a busy JVM's beat can stall for seconds and a dead worker is seen at once by its exit anyway.
+    Watchdog nodes = new Watchdog(o.failureTimeout());
+    Watchdog beats = new Watchdog(o.stepTimeout());
+    Watchdog steps = new Watchdog(o.stepTimeout());
     long t0 = System.nanoTime();
     for (LocalWorkers.Worker w : current.all()) beats.watch(WorkerKeys.heartbeat(w.rank()), t0 + STARTUP_GRACE.toNanos());
-    for (int n = 0; n < m.nodes(); n++) if (n != m.nodeRank()) beats.watch(WorkerKeys.agentHeartbeat(n), t0);
+    for (int n = 0; n < m.nodes(); n++) if (n != m.nodeRank()) nodes.watch(WorkerKeys.agentHeartbeat(n), t0);
     long nextBeat = 0;
     boolean stopProposed = false;
     GenerationRecord rec = record;
@@ -163,7 +191,7 @@ public final class ElasticAgent {
       long now = System.nanoTime();
       if (now >= nextBeat) {
         gen.add(WorkerKeys.agentHeartbeat(m.nodeRank()), 1);
-        nextBeat = now + Duration.ofSeconds(1).toNanos();
+        nextBeat = now + o.heartbeat().toNanos();
       }
       // 1. exits of this node's workers
       boolean allExited = true;
@@ -175,7 +203,10 @@ public final class ElasticAgent {
         }
         int code = w.process().exitValue();
         if (code == ElasticWorker.EXIT_REJOIN) anyRejoin = true;
-        else if (code != 0) return fail(rounds, m, history, "rank " + w.rank() + " on node " + m.nodeRank() + " " + LocalLauncher.describeExit(code));
+        else if (code != 0) {
+          return fail(rounds, m, history, "rank " + w.rank() + " on node " + m.nodeRank() + " " + LocalLauncher.describeExit(code), 0,
+              m.nodes());
+        }
       }
       if (allExited) return new Ended(anyRejoin ? End.GROW : End.COMPLETED, "");
       // 2. another node declared the generation over
@@ -192,16 +223,22 @@ public final class ElasticAgent {
       }
       boolean complete = rounds.completed();
       for (int n = 0; n < m.nodes(); n++) {
-        if (n != m.nodeRank()) beats.observe(WorkerKeys.agentHeartbeat(n), gen.getOrNull(WorkerKeys.agentHeartbeat(n)), now);
+        if (n != m.nodeRank()) nodes.observe(WorkerKeys.agentHeartbeat(n), gen.getOrNull(WorkerKeys.agentHeartbeat(n)), now);
+      }
+      for (var e : nodes.silent(now).entrySet()) {
+        if (complete) break; // a finished node stops beating
+        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "sent no heartbeat", "node lost"), e.getValue(),
+            m.nodes() - 1); // a lost node does not come back
       }
       for (var e : beats.silent(now).entrySet()) {
-        if (complete && e.getKey().startsWith("hb/node/")) continue; // a finished node stops beating
         killLocal(e.getKey());
-        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "sent no heartbeat", "stopped or hung"));
+        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "sent no heartbeat", "stopped or hung"), e.getValue(),
+            m.nodes());
       }
       for (var e : steps.silent(now).entrySet()) {
         killLocal(e.getKey());
-        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "completed no step", "hung in a collective?"));
+        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "completed no step", "hung in a collective?"), e.getValue(),
+            m.nodes());
       }
       // 4. the first step of this generation (node 0 records the start-up timeline)
       if (rec != null && rec.firstStepAtMs() == 0) rec = recordFirstStep(rec, gen, plan, history);
@@ -225,28 +262,34 @@ public final class ElasticAgent {
     }
   }
 
-  private Ended fail(RendezvousRound rounds, RendezvousRound.Membership m, MembershipLog history, String reason) {
-    if (rounds.close(m.round(), closeReason("failure", reason))) history.countRestart();
+  /**
+   * @param silentS how long the failed party had been silent: its failure is dated back by that much
+   * @param comingBack how many nodes are expected in the next round: it seals as soon as they are there
+   */
+  private Ended fail(RendezvousRound rounds, RendezvousRound.Membership m, MembershipLog history, String reason, double silentS,
+                     int comingBack) {
+    if (rounds.close(m.round(), closeReason("failure", reason, Math.round(silentS * 1000)), comingBack)) history.countRestart();
     return new Ended(End.FAILED, reason);
   }
 
   private static String silence(String key, double seconds, String what, String guess) {
     String who = key.startsWith("hb/node/") ? "node " + key.substring("hb/node/".length()) + " (its agent)"
         : "rank " + key.substring(key.lastIndexOf('/') + 1);
-    return String.format("%s %s for %.1f s (%s)", who, what, seconds, key.startsWith("hb/node/") ? "node lost" : guess);
+    return String.format("%s %s for %.1f s (%s)", who, what, seconds, guess);
   }
 
   private void killLocal(String key) {
-    if (key.startsWith("hb/node/")) return;
     int rank = StoreValues.parseInt(key, key.substring(key.lastIndexOf('/') + 1));
     for (LocalWorkers.Worker w : current.all()) if (w.rank() == rank) current.kill(w);
   }
 
-  private static String closeReason(String cause, String reason) {
+  private static String closeReason(String cause, String reason, long silentMs) {
     Map<String, Object> m = new HashMap<>();
+    long now = System.currentTimeMillis();
     m.put("cause", cause);
     m.put("reason", reason);
-    m.put("at_ms", System.currentTimeMillis());
+    m.put("at_ms", now);
+    m.put("failed_at_ms", now - silentMs); // the last sign of life seen: detection time = at_ms - failed_at_ms
     return dev.weft.metrics.MetricsJson.json(m);
   }
 
@@ -255,6 +298,7 @@ public final class ElasticAgent {
     String cause = "start";
     String reason = null;
     long closedAt = 0;
+    long failedAt = 0;
     String prev = m.round() == 0 ? null : rounds.closedReason(m.round() - 1);
     if (prev != null) {
       try {
@@ -262,12 +306,13 @@ public final class ElasticAgent {
         cause = n.path("cause").asText("failure");
         reason = n.path("reason").asText(null);
         closedAt = n.path("at_ms").asLong(0);
+        failedAt = n.path("failed_at_ms").asLong(closedAt);
       } catch (java.io.IOException e) {
         reason = prev;
       }
     }
-    return new GenerationRecord(m.round(), m.nodes(), plan.worldSize(), plan.dp(), plan.microBatches(), cause, reason, closedAt,
-        sealedAt, launchedAt, 0, 0, 0, 0);
+    return new GenerationRecord(m.round(), m.nodes(), plan.worldSize(), plan.dp(), plan.microBatches(), cause, reason, failedAt,
+        closedAt, sealedAt, launchedAt, 0, 0, 0, 0);
   }
 
   private static GenerationRecord recordFirstStep(GenerationRecord rec, KeyValue gen, MembershipPlan plan, MembershipLog history) {
@@ -291,8 +336,7 @@ public final class ElasticAgent {
 
   private String masterAddress(KeyValue gen, RendezvousRound.Membership m) {
     if (m.nodeRank() == 0) {
-      String addr = System.getenv().getOrDefault("WEFT_NODE_ADDR", "127.0.0.1"); // where this node's rank 0 listens
-      gen.setIfAbsent("master", addr + ":" + FreePort.find());
+      gen.setIfAbsent("master", nodeAddress + ":" + FreePort.find()); // where this node's rank 0 listens
     }
     long deadline = System.nanoTime() + o.rendezvousTimeout().toNanos();
     String master;
@@ -325,6 +369,7 @@ public final class ElasticAgent {
     env.put("WEFT_MASTER_ADDR", ep.host());
     env.put("WEFT_MASTER_PORT", String.valueOf(ep.port()));
     env.put("WEFT_THREADS", String.valueOf(threads));
+    env.put(NodeAddress.ENV, nodeAddress); // the workers bind Gloo here
     env.put(ParentWatch.ENV, "1");
     env.put("OMP_WAIT_POLICY", "PASSIVE");
     env.put("OMP_NUM_THREADS", String.valueOf(threads));
@@ -332,6 +377,7 @@ public final class ElasticAgent {
     env.put(ElasticWorker.ENV_STORE, store.host() + ":" + store.port());
     env.put(ElasticWorker.ENV_RESTARTS, String.valueOf(restarts));
     env.put(ElasticWorker.ENV_PREFIX, "elastic/" + o.runId() + "/" + RendezvousRound.key(m.round(), ""));
+    env.put(ElasticWorker.ENV_RUN_PREFIX, "elastic/" + o.runId() + "/");
     return env;
   }
 
@@ -346,8 +392,16 @@ public final class ElasticAgent {
     while (gen.add("done", 0) < m.nodes() && System.nanoTime() < deadline) RendezvousRound.sleep(POLL);
   }
 
+  /**
+   * Only an agent on the endpoint's own host may host the store (the first of them to bind it, when several
+   * nodes share a host); every other agent connects, retrying until the rendezvous timeout.
+   */
   private Rendezvous hostOrJoin() {
     Endpoint ep = o.endpoint();
+    if (!NodeAddress.isThisHost(ep.host())) {
+      say("joining the rendezvous store at " + ep + " (hosted by the agent on " + ep.host() + ")");
+      return Rendezvous.connect(ep.host(), ep.port(), 1, false, o.rendezvousTimeout());
+    }
     try {
       Rendezvous r = Rendezvous.connect(ep.host(), ep.port(), 0, true, o.rendezvousTimeout());
       say("hosting the rendezvous store on " + ep);

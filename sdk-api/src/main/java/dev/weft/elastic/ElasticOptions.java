@@ -8,8 +8,11 @@ import java.time.Duration;
  * endpoint and run id, the join window, the failure timeout and how many restarts to allow.
  */
 public record ElasticOptions(int minNodes, int maxNodes, int procsPerNode, Endpoint endpoint, String runId,
-                             Duration joinWindow, Duration failureTimeout, int maxRestarts, Duration rendezvousTimeout) {
+                             Duration joinWindow, Duration failureTimeout, Duration heartbeat, int maxRestarts,
+                             Duration rendezvousTimeout) {
   public static final Duration DEFAULT_JOIN_WINDOW = Duration.ofSeconds(2);
+  public static final Duration RENDEZVOUS_TIMEOUT = Duration.ofMinutes(10);
+  private static final Duration MIN_STEP_TIMEOUT = Duration.ofSeconds(30);
 
   public ElasticOptions {
     if (minNodes < 1 || maxNodes < minNodes) {
@@ -19,6 +22,29 @@ public record ElasticOptions(int minNodes, int maxNodes, int procsPerNode, Endpo
     if (runId == null || !runId.matches("[A-Za-z0-9._-]{1,64}")) {
       throw new WeftException("--rdzv-id '" + runId + "' must be 1-64 letters, digits, '.', '_' or '-'");
     }
+  }
+
+  /** Options from the command line (or the operator's env) with the spec's {@code elastic.*} detection settings. */
+  public static ElasticOptions of(dev.weft.spec.TrainingSpec spec, int[] nodes, int procsPerNode, Endpoint endpoint, String runId,
+                                  Duration joinWindow) {
+    var e = spec.elastic();
+    return new ElasticOptions(nodes[0], nodes[1], procsPerNode, endpoint, runId, joinWindow,
+        Duration.ofSeconds(e.failureTimeoutSeconds()), Duration.ofMillis(Math.round(e.heartbeatSeconds() * 1000)), e.maxRestarts(),
+        RENDEZVOUS_TIMEOUT);
+  }
+
+  public ElasticOptions withMaxRestarts(int restarts) {
+    return new ElasticOptions(minNodes, maxNodes, procsPerNode, endpoint, runId, joinWindow, failureTimeout, heartbeat, restarts,
+        rendezvousTimeout);
+  }
+
+  /**
+   * How long a rank's step counter may stand still before the rank counts as hung: six failure timeouts,
+   * at least 30 s, because a step or a checkpoint of a large model legitimately takes seconds.
+   */
+  public Duration stepTimeout() {
+    Duration six = failureTimeout.multipliedBy(6);
+    return six.compareTo(MIN_STEP_TIMEOUT) < 0 ? MIN_STEP_TIMEOUT : six;
   }
 
   /** {@code "2"} or {@code "1:4"}. */

@@ -1,8 +1,10 @@
 package dev.weft.elastic;
 
 import dev.weft.comm.Rendezvous;
+import dev.weft.comm.StoreCalls;
 import dev.weft.comm.StoreValues;
 import dev.weft.metrics.StepMetrics;
+import dev.weft.spec.ElasticSpec;
 import dev.weft.train.StepListener;
 import java.time.Duration;
 import java.util.Map;
@@ -19,6 +21,13 @@ public final class ElasticWorker implements StepListener {
   public static final String ENV_PREFIX = "WEFT_ELASTIC_PREFIX";
   /** Exit code of a worker that left at a step boundary for a new rendezvous round. */
   public static final int EXIT_REJOIN = 3;
+  /** Exit code of a worker whose heartbeat could not reach the rendezvous store. */
+  public static final int EXIT_CUT_OFF = 4;
+  /** The run's own prefix (not the generation's): run-wide facts such as the loss of step 1. */
+  public static final String ENV_RUN_PREFIX = "WEFT_ELASTIC_RUN_PREFIX";
+  /** Run-wide key: the loss of step 1, whichever generation and node trained it. */
+  public static final String INITIAL_LOSS = "initial_loss";
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(60);
 
   /** Thrown at the agreed step boundary; the worker command turns it into {@link #EXIT_REJOIN}. */
   public static final class Rejoin extends RuntimeException {
@@ -27,26 +36,42 @@ public final class ElasticWorker implements StepListener {
 
   private final StepListener next;
   private final KeyValue kv;
+  private final KeyValue run;
   private final int rank;
   @SuppressWarnings("unused") // runs while the worker lives
   private final Heartbeat heartbeat;
   private boolean stepped;
 
-  private ElasticWorker(StepListener next, KeyValue kv, int rank) {
+  private ElasticWorker(StepListener next, KeyValue kv, KeyValue run, int rank, Duration beat) {
     this.next = next;
     this.kv = kv;
+    this.run = run;
     this.rank = rank;
     kv.set(WorkerKeys.started(rank), String.valueOf(System.currentTimeMillis()));
-    this.heartbeat = Heartbeat.start(kv, WorkerKeys.heartbeat(rank), Duration.ofSeconds(1));
+    this.heartbeat = Heartbeat.start(kv, WorkerKeys.heartbeat(rank), beat, ElasticWorker::cutOff);
   }
 
-  /** {@code next} itself when this worker was not started by an elastic agent. */
-  public static StepListener wrap(StepListener next, int rank, Map<String, String> env, Duration timeout) {
+  /**
+   * {@code next} itself when this worker was not started by an elastic agent. Store calls have the
+   * failure timeout as deadline; a worker whose heartbeat cannot reach the store stops at once.
+   */
+  public static StepListener wrap(StepListener next, int rank, Map<String, String> env, ElasticSpec spec) {
     String endpoint = env.get(ENV_STORE);
     if (endpoint == null || endpoint.isBlank()) return next;
     Endpoint e = Endpoint.parse(endpoint);
-    Rendezvous store = Rendezvous.connect(e.host(), e.port(), rank, false, timeout);
-    return new ElasticWorker(next, new StoreKeyValue(store.prefixed(env.getOrDefault(ENV_PREFIX, ""))), rank);
+    Rendezvous store = Rendezvous.connect(e.host(), e.port(), rank, false, CONNECT_TIMEOUT);
+    StoreCalls calls = new StoreCalls("the rendezvous store at " + e, Duration.ofSeconds(2L * spec.failureTimeoutSeconds()));
+    String prefix = env.getOrDefault(ENV_PREFIX, "");
+    return new ElasticWorker(next, new StoreKeyValue(store.prefixed(prefix), calls),
+        new StoreKeyValue(store.prefixed(env.getOrDefault(ENV_RUN_PREFIX, prefix)), calls), rank,
+        Duration.ofMillis(Math.round(spec.heartbeatSeconds() * 1000)));
+  }
+
+  /** The main thread may be blocked in a collective on the same dead link: leave from here, with the reason. */
+  private static void cutOff(String reason) {
+    System.err.println("weft: this worker stops: " + reason);
+    System.err.flush();
+    Runtime.getRuntime().halt(EXIT_CUT_OFF);
   }
 
   @Override public void onStep(StepMetrics m, long totalSteps) { next.onStep(m, totalSteps); }
@@ -67,6 +92,7 @@ public final class ElasticWorker implements StepListener {
   @Override public void onRankStep(int rank, StepMetrics m, long totalSteps) {
     next.onRankStep(rank, m, totalSteps);
     kv.set(WorkerKeys.step(rank), String.valueOf(m.step()));
+    if (m.step() == 1 && rank == 0) run.setIfAbsent(INITIAL_LOSS, String.valueOf(m.loss()));
     if (!stepped) {
       stepped = true;
       kv.set(WorkerKeys.firstStep(rank), m.step() + "@" + System.currentTimeMillis());

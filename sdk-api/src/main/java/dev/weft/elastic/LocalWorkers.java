@@ -28,6 +28,8 @@ final class LocalWorkers {
     try {
       for (int rank : ranks) {
         ProcessBuilder pb = new ProcessBuilder(LocalLauncher.javaCommand(workerCommand)).redirectErrorStream(true);
+        // the pod's own rank variables (an operator's RANK, MASTER_ADDR, PET_*) describe the node, not this worker
+        pb.environment().keySet().removeIf(LocalWorkers::isOperatorVariable);
         pb.environment().putAll(env.apply(rank));
         Process p = pb.start();
         started.add(new Worker(rank, p));
@@ -41,6 +43,12 @@ final class LocalWorkers {
   }
 
   List<Worker> all() { return workers; }
+
+  static boolean isOperatorVariable(String name) {
+    return name.startsWith("PET_") || name.startsWith("MASTER_")
+        || java.util.Set.of("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "NODE_RANK", "JOB_COMPLETION_INDEX")
+            .contains(name);
+  }
 
   boolean allExited() { return workers.stream().noneMatch(w -> w.process().isAlive()); }
 

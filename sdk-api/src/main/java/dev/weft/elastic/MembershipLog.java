@@ -67,6 +67,7 @@ public final class MembershipLog {
       row.put("cause", g.cause());
       if (g.reason() != null) row.put("reason", g.reason());
       row.put("first_step", g.firstStep());
+      if (g.failedAtMs() > 0) row.put("previous_failed_at_ms", g.failedAtMs());
       if (g.closedAtMs() > 0) row.put("previous_ended_at_ms", g.closedAtMs());
       if (g.firstStepAtMs() > 0) row.put("first_step_at_ms", g.firstStepAtMs());
       GenerationRecord.Recovery r = g.recovery();
@@ -93,6 +94,11 @@ public final class MembershipLog {
     writeAtomically(runDir.resolve("elastic.json"), MetricsJson.json(elastic));
     if (Files.isRegularFile(runDir.resolve("summary.json"))) {
       RunSummary s = MetricsJson.readSummary(runDir);
+      String first = kv.getOrNull(ElasticWorker.INITIAL_LOSS); // step 1 may have run on another node
+      List<GenerationRecord> gens = history(lastGeneration);
+      double wall = gens.isEmpty() || gens.get(0).sealedAtMs() == 0 ? s.wallS()
+          : (System.currentTimeMillis() - gens.get(0).sealedAtMs()) / 1000.0;
+      s = s.withRunTotals(first == null ? s.initialLoss() : Double.parseDouble(first), wall);
       MetricsJson.writeSummary(runDir, s.withElastic(restarts(), elastic));
     }
     tagMetrics(history(lastGeneration));

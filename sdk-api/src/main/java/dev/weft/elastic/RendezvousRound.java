@@ -20,6 +20,7 @@ import java.util.function.LongSupplier;
  *   r/R/node/I         the id of the I-th joiner
  *   r/R/sealed         N, written once (set-if-absent): the generation's size
  *   r/R/closed         why generation R ended (failure or growth); round R+1 may seal after it
+ *   r/R/coming_back    members of R expected in round R+1 after a failure: it seals once they joined
  *   complete           the run finished; nodes still waiting leave
  * </pre>
  */
@@ -64,9 +65,15 @@ public final class RendezvousRound {
   /** How many nodes wait in {@code round} (joiners of the next round, seen from a running generation). */
   public long waiting(int round) { return kv.add(key(round, "joined"), 0); }
 
-  /** Ends generation {@code round}; the first reason recorded wins. Returns true for the caller that closed it. */
-  public boolean close(int round, String reason) {
-    return kv.setIfAbsent(key(round, "closed"), reason).equals(reason);
+  /**
+   * Ends generation {@code round}; the first reason recorded wins. Returns true for the caller that closed it.
+   * {@code comingBack} (0: unknown) is how many nodes the closer expects in the next round (the members
+   * minus those it declared lost): once they have joined, the next round seals without waiting the join window.
+   */
+  public boolean close(int round, String reason, int comingBack) {
+    boolean closer = kv.setIfAbsent(key(round, "closed"), reason).equals(reason);
+    if (closer && comingBack > 0) kv.set(key(round, "coming_back"), String.valueOf(comingBack));
+    return closer;
   }
 
   public String closedReason(int round) { return kv.getOrNull(key(round, "closed")); }
@@ -94,7 +101,9 @@ public final class RendezvousRound {
         int n = settings.sealable().applyAsInt((int) Math.min(joined, Integer.MAX_VALUE));
         boolean full = joined >= settings.maxNodes();
         boolean quiet = now - Math.max(lastChange, closedSeen) >= settings.joinWindow().toNanos();
-        if (n > 0 && (full || quiet)) {
+        String back = round == 0 ? null : kv.getOrNull(key(round - 1, "coming_back"));
+        boolean allBack = back != null && joined >= StoreValues.parseInt(key(round - 1, "coming_back"), back);
+        if (n > 0 && (full || quiet || allBack)) {
           kv.setIfAbsent(key(round, "sealed"), String.valueOf(n));
           continue;
         }

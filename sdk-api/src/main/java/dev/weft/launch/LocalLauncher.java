@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Starts N worker JVMs on this machine (like {@code torchrun --standalone}), prefixes their output
+ * Starts this host's worker JVMs (like {@code torchrun}; all ranks with {@code --standalone}), prefixes their output
  * with the rank, and ends when they end. If one fails, the others are stopped and the failure is
  * reported with the rank and its last error. Ctrl-C (or any exit of this JVM) stops them too.
  */
@@ -42,25 +42,33 @@ public final class LocalLauncher {
     this.console = console;
   }
 
+  /** All {@code nproc} ranks on this machine, rank 0's store on a free loopback port. */
   public Outcome run(int nproc, int threadsPerWorker) {
-    int port = FreePort.find();
-    String token = RunToken.generate(); // every store key of this run lives under it
+    return run(HostPlan.single(nproc, FreePort.find()), threadsPerWorker);
+  }
+
+  /**
+   * This host's ranks of {@code plan} (global rank = node rank × nproc + local rank), like torchrun on one
+   * node. Output is prefixed with the global rank; the first rank to fail stops the others. A one-host
+   * run gets a fresh run token ({@link RunToken}); the hosts of a multi-host run share the one their
+   * environment gives them, if any.
+   */
+  public Outcome run(HostPlan plan, int threadsPerWorker) {
+    int nproc = plan.nprocPerNode();
+    String token = plan.nnodes() == 1 ? RunToken.generate() : null;
     List<Process> procs = new ArrayList<>();
     List<Deque<String>> tails = new ArrayList<>();
     List<Thread> pumps = new ArrayList<>();
     Thread stopper = new Thread(() -> stopAll(procs), "weft-stop-workers");
     Runtime.getRuntime().addShutdownHook(stopper);
     try {
-      for (int r = 0; r < nproc; r++) {
+      for (int local = 0; local < nproc; local++) {
+        WorkerIdentity id = plan.worker(local);
         ProcessBuilder pb = new ProcessBuilder(javaCommand(workerCommand)).redirectErrorStream(true);
         Map<String, String> env = pb.environment();
         env.putAll(extraEnv);
-        env.put("WEFT_RANK", String.valueOf(r));
-        env.put("WEFT_LOCAL_RANK", String.valueOf(r));
-        env.put("WEFT_WORLD_SIZE", String.valueOf(nproc));
-        env.put("WEFT_MASTER_ADDR", "127.0.0.1");
-        env.put("WEFT_MASTER_PORT", String.valueOf(port));
-        env.put(RunToken.ENV, token);
+        env.putAll(id.toEnv());
+        if (token != null) env.put(RunToken.ENV, token);
         env.put("WEFT_THREADS", String.valueOf(threadsPerWorker));
         env.put(ParentWatch.ENV, "1");
         env.put("OMP_WAIT_POLICY", "PASSIVE");
@@ -70,15 +78,15 @@ public final class LocalLauncher {
         try {
           p = pb.start();
         } catch (IOException e) {
-          throw new WeftException("cannot start worker " + r + " (" + pb.command().get(0) + "): " + e.getMessage(), e);
+          throw new WeftException("cannot start worker " + id.rank() + " (" + pb.command().get(0) + "): " + e.getMessage(), e);
         }
         procs.add(p);
         live.add(p);
         Deque<String> tail = new ArrayDeque<>();
         tails.add(tail);
-        pumps.add(pump(r, p, tail, console));
+        pumps.add(pump(id.rank(), p, tail, console));
       }
-      return watch(procs, tails, pumps);
+      return watch(procs, tails, pumps, plan.worker(0).rank());
     } finally {
       stopAll(procs);
       try {
@@ -131,7 +139,7 @@ public final class LocalLauncher {
     return t;
   }
 
-  private Outcome watch(List<Process> procs, List<Deque<String>> tails, List<Thread> pumps) {
+  private Outcome watch(List<Process> procs, List<Deque<String>> tails, List<Thread> pumps, int firstRank) {
     while (true) {
       boolean allDone = true;
       for (int r = 0; r < procs.size(); r++) {
@@ -142,10 +150,11 @@ public final class LocalLauncher {
         }
         int code = p.exitValue();
         if (code != 0) {
-          String hung = hungPeers(procs);
+          String hung = hungPeers(procs, firstRank);
           stopAll(procs);
           join(pumps.get(r));
-          return new Outcome(code == 2 ? 2 : 1, r, "rank " + r + " " + describeExit(code) + lastError(tails.get(r)) + hung);
+          int rank = firstRank + r;
+          return new Outcome(code == 2 ? 2 : 1, rank, "rank " + rank + " " + describeExit(code) + lastError(tails.get(r)) + hung);
         }
       }
       if (allDone) {
@@ -166,11 +175,11 @@ public final class LocalLauncher {
    * Ranks still alive but stopped (state T or t in /proc: SIGSTOP, a debugger), named as the hang
    * behind a peer's collective timeout; "" when there are none or /proc cannot tell.
    */
-  static String hungPeers(List<Process> procs) {
+  static String hungPeers(List<Process> procs, int firstRank) {
     List<String> stopped = new ArrayList<>();
     for (int r = 0; r < procs.size(); r++) {
       Process p = procs.get(r);
-      if (p.isAlive() && isStopped(ProcessStat.state(p.pid()))) stopped.add(String.valueOf(r));
+      if (p.isAlive() && isStopped(ProcessStat.state(p.pid()))) stopped.add(String.valueOf(firstRank + r));
     }
     if (stopped.isEmpty()) return "";
     return "; rank " + String.join(", ", stopped) + " stopped making progress (process stopped by a signal or debugger): a hang, not an exit";

@@ -21,7 +21,7 @@ public final class WorkerRun {
   /** Layouts that run, but slowly: said once, by rank 0. */
   static void warnAboutSlowLayouts(TrainingSpec spec, WorkerIdentity id) {
     var p = spec.parallel();
-    int perNode = WorkerIdentity.procsPerNode(System.getenv(), id.worldSize());
+    int perNode = id.nprocPerNode();
     if (p.tp() > perNode) {
       log.warn("parallel.tp={} is larger than the {} ranks per node: tensor-parallel all-reduces (several per layer) will"
           + " cross the network; keep tp within a node where you can", p.tp(), perNode);

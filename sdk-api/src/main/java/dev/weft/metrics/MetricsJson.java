@@ -77,6 +77,26 @@ public final class MetricsJson implements AutoCloseable {
     }
   }
 
+  /**
+   * The loss of {@code step} as recorded in {@code runDir/metrics.jsonl} (the last attempt of it when a
+   * step was redone); empty when the file or the step is not there.
+   */
+  public static java.util.OptionalDouble lossAt(Path runDir, long step) {
+    Path file = runDir.resolve("metrics.jsonl");
+    if (!Files.isRegularFile(file)) return java.util.OptionalDouble.empty();
+    java.util.OptionalDouble found = java.util.OptionalDouble.empty();
+    try {
+      for (String line : Files.readAllLines(file)) {
+        if (line.isBlank()) continue;
+        var n = MAPPER.readTree(line);
+        if (n.path("step").asLong(-1) == step && n.has("loss")) found = java.util.OptionalDouble.of(n.get("loss").asDouble());
+      }
+    } catch (IOException e) {
+      return java.util.OptionalDouble.empty(); // a torn last line after a crash: no answer rather than a wrong one
+    }
+    return found;
+  }
+
   @Override
   public void close() {
     try {

@@ -3,7 +3,9 @@ package dev.weft.metrics;
 import java.util.Map;
 
 /**
- * {@code summary.json}: what a run did, in one object. {@code memory} is rank 0's bytes of
+ * {@code summary.json}: what a run did, in one object, across resumes and generations: {@code steps} is
+ * the last step reached and {@code initialLoss} the loss of step 1 (of this attempt's first step only
+ * when no record of step 1 is left). {@code memory} is rank 0's bytes of
  * parameters, gradients and optimizer state as held between steps, and its peak resident set size.
  * {@code restarts} and {@code elastic} are filled by elastic runs (0 and null otherwise).
  */
@@ -13,6 +15,12 @@ public record RunSummary(String status, long steps, int worldSize, Map<String, I
                          long skippedSteps, String error, int restarts, Map<String, Object> elastic) {
   /** This summary with an elastic run's restart count and membership history (generations, recovery seconds). */
   public RunSummary withElastic(int restarts, Map<String, Object> elastic) {
+    return new RunSummary(status, steps, worldSize, mesh, initialLoss, finalLoss, tokensPerS, stepMsMedian, modelFlopsPerS,
+        wallS, replicasConsistent, parameters, precision, zero, memory, skippedSteps, error, restarts, elastic);
+  }
+
+  /** This summary with whole-run figures an elastic run knows only at its end (step 1's loss, wall time since the first generation). */
+  public RunSummary withRunTotals(double initialLoss, double wallS) {
     return new RunSummary(status, steps, worldSize, mesh, initialLoss, finalLoss, tokensPerS, stepMsMedian, modelFlopsPerS,
         wallS, replicasConsistent, parameters, precision, zero, memory, skippedSteps, error, restarts, elastic);
   }

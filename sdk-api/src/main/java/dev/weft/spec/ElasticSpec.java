@@ -1,4 +1,9 @@
 package dev.weft.spec;
 
-/** Elastic membership: between {@code minNodes} and {@code maxNodes} nodes, at most {@code maxRestarts} restarts. */
-public record ElasticSpec(boolean enabled, int minNodes, int maxNodes, int maxRestarts, int failureTimeoutSeconds) {}
+/**
+ * {@code elastic.*}: the node range, restarts allowed, and failure detection: each agent and worker
+ * beats every {@code heartbeatSeconds}; a peer silent for {@code failureTimeoutSeconds} is lost, and a
+ * store call unanswered for that long means this node is cut off.
+ */
+public record ElasticSpec(boolean enabled, int minNodes, int maxNodes, int maxRestarts, int failureTimeoutSeconds,
+                          double heartbeatSeconds) {}

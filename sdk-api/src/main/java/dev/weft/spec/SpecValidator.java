@@ -69,6 +69,9 @@ public final class SpecValidator {
     positive(e.minNodes(), "elastic.minNodes");
     require(e.maxNodes() >= e.minNodes(), "elastic.maxNodes", e.maxNodes() + " is below elastic.minNodes=" + e.minNodes());
     require(e.maxRestarts() >= 0, "elastic.maxRestarts", e.maxRestarts() + " must be 0 or more");
+    require(e.heartbeatSeconds() > 0, "elastic.heartbeatSeconds", e.heartbeatSeconds() + " must be above 0");
+    require(e.failureTimeoutSeconds() >= 2 * e.heartbeatSeconds(), "elastic.failureTimeoutSeconds", e.failureTimeoutSeconds()
+        + " must be at least twice elastic.heartbeatSeconds=" + e.heartbeatSeconds() + " or a single late beat looks like a failure");
     require(s.metrics().port() >= 0 && s.metrics().port() < 65536, "metrics.port", s.metrics().port() + " is not a port");
 
     ModelFactories.lookup(s.model().factory()).validate(s);

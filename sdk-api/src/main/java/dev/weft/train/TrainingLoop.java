@@ -156,7 +156,9 @@ public final class TrainingLoop {
       mesh.put("dp", dist.mesh().dp());
       mesh.put("tp", dist.mesh().tp());
       mesh.put("pp", dist.mesh().pp());
-      RunSummary summary = new RunSummary("completed", t.steps() - resumedAt, dist.mesh().worldSize(), mesh, losses.get(0),
+      // the whole run, not this attempt: the last step reached, and step 1's loss from the metrics of earlier attempts
+      double initialLoss = resumedAt == 0 ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(losses.get(0));
+      RunSummary summary = new RunSummary("completed", t.steps(), dist.mesh().worldSize(), mesh, initialLoss,
           losses.get(losses.size() - 1), tps, medianMs, tps * model.trainingFlopsPerToken(),
           (System.nanoTime() - wallStart) / 1e9, consistent, globalParameterCount(model, dist), precision.dtype(), opt.stage(),
           new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes()),

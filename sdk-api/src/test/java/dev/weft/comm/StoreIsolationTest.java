@@ -30,12 +30,12 @@ class StoreIsolationTest {
   void hostListensOnLoopbackOnlyAndTokensSeparateKeys() throws Exception {
     int port = FreePort.find();
     String token = RunToken.generate();
-    Rendezvous host = Rendezvous.connect("127.0.0.1", port, 0, true, Duration.ofSeconds(60), token);
+    Rendezvous host = Rendezvous.connect("127.0.0.1", port, 0, true, Duration.ofSeconds(60), "127.0.0.1", token);
     InetAddress loopback = InetAddress.getByName("127.0.0.1");
     assertThat(listeners(port)).hasSize(1).allSatisfy(l -> assertThat(ListeningSocket.isAddress(l, loopback)).as(l).isTrue());
 
-    Rendezvous peer = Rendezvous.connect("127.0.0.1", port, 1, false, Duration.ofSeconds(60), token);
-    Rendezvous stranger = Rendezvous.connect("127.0.0.1", port, 2, false, Duration.ofSeconds(60), "");
+    Rendezvous peer = Rendezvous.connect("127.0.0.1", port, 1, false, Duration.ofSeconds(60), "127.0.0.1", token);
+    Rendezvous stranger = Rendezvous.connect("127.0.0.1", port, 2, false, Duration.ofSeconds(60), "127.0.0.1", "");
     host.add("elastic/stop_at", 5);
     host.set("master", "10.0.0.1");
     assertThat(peer.add("elastic/stop_at", 0)).isEqualTo(5);

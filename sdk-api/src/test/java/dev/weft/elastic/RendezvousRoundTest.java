@@ -51,12 +51,31 @@ class RendezvousRoundTest {
     Thread.sleep(400);
     assertThat(late).as("the running generation has not closed").isNotDone();
     assertThat(r.waiting(first.round() + 1)).isEqualTo(1);
-    assertThat(r.close(first.round(), "scale-up")).isTrue();
-    assertThat(r.close(first.round(), "other")).as("the first reason wins").isFalse();
+    assertThat(r.close(first.round(), "scale-up", 0)).isTrue();
+    assertThat(r.close(first.round(), "other", 0)).as("the first reason wins").isFalse();
     var again = r.join("a");
     var mb = late.get(30, TimeUnit.SECONDS);
     assertThat(again.round()).isEqualTo(1).isEqualTo(mb.round());
     assertThat(again.nodeIds()).containsExactlyInAnyOrder("a", "b");
+  }
+
+  @Test
+  void afterALostNodeTheSurvivorsSealAsSoonAsTheyAreAllBackWithoutTheJoinWindow() throws Exception {
+    var a = join(round(1, 3, 60_000), "a");
+    var b = join(round(1, 3, 60_000), "b");
+    Thread.sleep(100);
+    var c = join(round(1, 3, 60_000), "c");
+    int gen = a.get(2, TimeUnit.SECONDS).round();
+    assertThat(b.get(2, TimeUnit.SECONDS).nodes()).isEqualTo(3);
+    c.get(2, TimeUnit.SECONDS);
+    // c is lost; a closes the generation expecting the two survivors
+    assertThat(round(1, 3, 60_000).close(gen, "failure", 2)).isTrue();
+    long t0 = System.nanoTime();
+    var a2 = join(round(1, 3, 60_000), "a");
+    var b2 = join(round(1, 3, 60_000), "b");
+    assertThat(a2.get(5, TimeUnit.SECONDS).nodeIds()).containsExactlyInAnyOrder("a", "b");
+    assertThat(b2.get(5, TimeUnit.SECONDS).round()).isEqualTo(gen + 1);
+    assertThat((System.nanoTime() - t0) / 1e9).as("no 60 s join window").isLessThan(10);
   }
 
   @Test

@@ -19,20 +19,44 @@ import java.util.Map;
  *   <li>PyTorchJob (training-operator 1.9): MASTER_ADDR/PORT, PET_MASTER_ADDR/PORT, RANK, PET_NODE_RANK,
  *       WORLD_SIZE, PET_NNODES, PET_NPROC_PER_NODE; elastic: PET_RDZV_*, PET_NNODES=MIN:MAX, PET_MAX_RESTARTS.</li>
  *   <li>TrainJob (Trainer 2.3 torch plugin): PET_NNODES, PET_NPROC_PER_NODE, PET_NODE_RANK,
- *       PET_MASTER_ADDR = TRAINJOB-node-0-0.TRAINJOB, PET_MASTER_PORT = 29400.</li>
+ *       PET_MASTER_ADDR = TRAINJOB-node-0-0.TRAINJOB, PET_MASTER_PORT = 29500.</li>
  * </ul>
+ * The downward API's {@code status.podIP} resolves to each pod's address ({@link #pods(Rendered, Target, List)}).
  */
 public final class PodEnvironment {
-  /** One pod: its hostname, DNS subdomain (may be null) and environment. */
-  public record Pod(String hostname, String subdomain, Map<String, String> env) {
+  /** One pod: its hostname, DNS subdomain (may be null), environment and its container's command line. */
+  public record Pod(String hostname, String subdomain, Map<String, String> env, List<String> command) {
     public String fqdn() { return subdomain == null ? hostname : hostname + "." + subdomain; }
   }
 
-  public static final int TRAINER_MASTER_PORT = 29400;
+  /** Trainer v2.0.0-rc.0 … v2.3.0 torch plugin: a constant, whatever the runtime says (stated here, not taken from the renderer). */
+  public static final int TRAINER_MASTER_PORT = 29500;
+  private static final String POD_IP_FIELD = "status.podIP";
+  private static final String POD_IP_UNSET = "<pod ip>";
 
   private PodEnvironment() {}
 
+  /** Pods with addresses 10.0.0.1, 10.0.0.2, ... in pod order. */
   public static List<Pod> pods(Rendered r, Target t) {
+    List<String> ips = new ArrayList<>();
+    for (int i = 0; i < 256; i++) ips.add("10.0.0." + (i + 1));
+    return pods(r, t, ips);
+  }
+
+  /** Pods in rank order (Master then Workers; completion index); pod i's {@code status.podIP} is {@code podIps.get(i)}. */
+  public static List<Pod> pods(Rendered r, Target t, List<String> podIps) {
+    List<Pod> pods = withoutIps(r, t);
+    List<Pod> out = new ArrayList<>();
+    for (int i = 0; i < pods.size(); i++) {
+      Map<String, String> env = new LinkedHashMap<>(pods.get(i).env());
+      String ip = podIps.get(i);
+      env.replaceAll((k, v) -> POD_IP_UNSET.equals(v) ? ip : v);
+      out.add(new Pod(pods.get(i).hostname(), pods.get(i).subdomain(), env, pods.get(i).command()));
+    }
+    return out;
+  }
+
+  private static List<Pod> withoutIps(Rendered r, Target t) {
     return switch (t) {
       case JOB -> job(tree(r, "Job"));
       case JOBSET -> jobSet(tree(r, "JobSet"));
@@ -77,7 +101,7 @@ public final class PodEnvironment {
         env.put("PET_MASTER_ADDR", name + "-node-0-0." + name);
         env.put("PET_MASTER_PORT", Integer.toString(TRAINER_MASTER_PORT));
         for (JsonNode e : trainer.path("env")) env.put(e.path("name").asText(), e.path("value").asText());
-        pods.add(new Pod(p.hostname(), p.subdomain(), env));
+        pods.add(new Pod(p.hostname(), p.subdomain(), env, p.command()));
       }
     }
     return pods;
@@ -119,7 +143,7 @@ public final class PodEnvironment {
           env.put("PET_MAX_RESTARTS", elastic.path("maxRestarts").asText());
         }
         env.put("PET_NPROC_PER_NODE", Integer.toString(nproc));
-        pods.add(new Pod(host, null, env));
+        pods.add(new Pod(host, null, env, command(rs.path("template"))));
       }
     }
     return pods;
@@ -143,9 +167,18 @@ public final class PodEnvironment {
       fields.put("metadata.name", host);
       Map<String, String> env = containerEnv(jobSpec.path("template"), fields);
       env.put("JOB_COMPLETION_INDEX", Integer.toString(i));
-      pods.add(new Pod(host, subdomain, env));
+      pods.add(new Pod(host, subdomain, env, command(jobSpec.path("template"))));
     }
     return pods;
+  }
+
+  /** The first container's command and args. */
+  private static List<String> command(JsonNode podTemplate) {
+    List<String> cmd = new ArrayList<>();
+    JsonNode c = podTemplate.path("spec").path("containers").path(0);
+    for (JsonNode a : c.path("command")) cmd.add(a.asText());
+    for (JsonNode a : c.path("args")) cmd.add(a.asText());
+    return cmd;
   }
 
   /** The first container's env with fieldRefs resolved from {@code fields}; later duplicates win, as in Kubernetes. */
@@ -157,6 +190,10 @@ public final class PodEnvironment {
         env.put(name, e.path("value").asText());
       } else {
         String path = e.path("valueFrom").path("fieldRef").path("fieldPath").asText();
+        if (path.equals(POD_IP_FIELD)) {
+          env.put(name, POD_IP_UNSET);
+          continue;
+        }
         if (!fields.containsKey(path)) throw new AssertionError(name + " reads " + path + ", which no pod of this target has");
         env.put(name, fields.get(path));
       }

@@ -3,11 +3,12 @@ package dev.weft.k8s;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.k8s.PodEnvironment.Pod;
+import dev.weft.launch.ClusterEnv;
+import dev.weft.launch.HostPlan;
 import dev.weft.k8s.render.Renderer;
 import dev.weft.k8s.render.Target;
 import dev.weft.k8s.spec.K8sSpec;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -16,26 +17,10 @@ import org.junit.jupiter.api.Test;
 /** Every target gives each worker a node rank, the world size and where rank 0 listens. */
 class WorkerEnvContractTest {
 
-  /** The node rank a worker derives: RANK, else PET_NODE_RANK, else JOB_COMPLETION_INDEX. */
-  static int nodeRank(Map<String, String> env) {
-    for (String k : List.of("RANK", "PET_NODE_RANK", "JOB_COMPLETION_INDEX")) {
-      if (env.containsKey(k)) return Integer.parseInt(env.get(k));
-    }
-    throw new AssertionError("no node rank source in " + env.keySet());
-  }
+  /** What the pod's host process reads (sdk-api's one contract, ClusterEnv). */
+  static HostPlan host(Pod p) { return ClusterEnv.host(p.env()); }
 
-  static int worldSize(Map<String, String> env) {
-    if (env.containsKey("WORLD_SIZE")) return Integer.parseInt(env.get("WORLD_SIZE"));
-    return Integer.parseInt(env.get("PET_NNODES")) * Integer.parseInt(env.get("PET_NPROC_PER_NODE"));
-  }
-
-  static String master(Map<String, String> env) {
-    String addr = env.getOrDefault("MASTER_ADDR", env.get("PET_MASTER_ADDR"));
-    String port = env.getOrDefault("MASTER_PORT", env.get("PET_MASTER_PORT"));
-    assertThat(addr).as("MASTER_ADDR or PET_MASTER_ADDR").isNotBlank();
-    assertThat(port).as("MASTER_PORT or PET_MASTER_PORT").matches("\\d+");
-    return addr + ":" + port;
-  }
+  static String master(Pod p) { return host(p).masterAddr() + ":" + host(p).masterPort(); }
 
   @ParameterizedTest
   @EnumSource(Target.class)
@@ -44,15 +29,19 @@ class WorkerEnvContractTest {
     List<Pod> pods = PodEnvironment.pods(Renderer.render(ks, t), t);
 
     assertThat(pods).hasSize(2);
-    assertThat(pods.stream().map(p -> nodeRank(p.env()))).containsExactly(0, 1);
+    assertThat(pods.stream().map(p -> host(p).nodeRank())).containsExactly(0, 1);
     for (Pod p : pods) {
-      assertThat(worldSize(p.env())).as("world size on %s", p.hostname()).isEqualTo(4);
-      assertThat(p.env()).containsKeys("PET_NPROC_PER_NODE").containsEntry("PET_NPROC_PER_NODE", "2");
+      assertThat(host(p).worldSize()).as("world size on %s", p.hostname()).isEqualTo(4);
+      assertThat(host(p).nprocPerNode()).isEqualTo(2);
+      assertThat(host(p).nodeAddr()).as("the pod's own IP from the downward API").isEqualTo(p.env().get("POD_IP")).startsWith("10.0.0.");
+      assertThat(ClusterEnv.isRank(p.env())).as("a pod is a host that starts its ranks").isFalse();
     }
-    Pod rank0 = pods.stream().filter(p -> nodeRank(p.env()) == 0).findFirst().orElseThrow();
-    String masterHost = master(rank0.env()).split(":")[0];
+    assertThat(pods.stream().map(p -> host(p).nodeAddr()).distinct()).hasSize(2);
+    Pod rank0 = pods.stream().filter(p -> host(p).nodeRank() == 0).findFirst().orElseThrow();
+    String masterHost = host(rank0).masterAddr();
     assertThat(masterHost).as("rank 0's address is its own DNS name").isIn(rank0.hostname(), rank0.fqdn());
-    assertThat(pods.stream().map(p -> master(p.env())).collect(Collectors.toSet())).as("all agree on the master").hasSize(1);
+    if (t == Target.TRAINJOB) assertThat(host(rank0).masterPort()).isEqualTo(29500);
+    assertThat(pods.stream().map(WorkerEnvContractTest::master).collect(Collectors.toSet())).as("all agree on the master").hasSize(1);
   }
 
   @Test

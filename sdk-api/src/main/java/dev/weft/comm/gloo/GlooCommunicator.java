@@ -40,13 +40,15 @@ public final class GlooCommunicator implements Communicator {
   static GlooCommunicator create(Rendezvous store, String name, int rank, int size, Duration timeout) {
     try {
       ProcessGroupGloo.Options o = new ProcessGroupGloo.Options(new Milliseconds(timeout.toMillis()));
-      o.devices(new GlooDeviceVector(torch_gloo.CreateDevice(new attr(store.host()))));
+      // Bind to this rank's own host address: peers on other hosts connect to what each rank advertises.
+      o.devices(new GlooDeviceVector(torch_gloo.CreateDevice(new attr(store.localAddress()))));
       o.threads(2);
       ProcessGroupGloo pg = Retained.keep(new ProcessGroupGloo(store.prefixed(name + "/"), rank, size, o));
       return new GlooCommunicator(name, rank, size, timeout, pg);
     } catch (RuntimeException e) {
       throw new CommException("group " + name + ": rank " + rank + " of " + size + " could not connect to its peers within "
-          + timeout.toSeconds() + " s (" + firstLine(e) + "); check that every rank started and can reach " + store.host(), e);
+          + timeout.toSeconds() + " s (" + firstLine(e) + "); check that every rank started, can reach " + store.host()
+          + " and that this host's address " + store.localAddress() + " is reachable from the others (--node-addr / WEFT_NODE_ADDR)", e);
     }
   }
 

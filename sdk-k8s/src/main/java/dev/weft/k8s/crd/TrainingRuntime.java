@@ -16,7 +16,7 @@ public record TrainingRuntime(String apiVersion, String kind, ObjectMeta metadat
 
   public record MlPolicy(Integer numNodes, Torch torch) {}
 
-  /** Torch plugin settings; empty enables the plugin (PET_* env, c10d on port 29400). */
+  /** Torch plugin settings; empty enables the plugin (PET_* env, PET_MASTER_PORT=29500). */
   public record Torch(Object envInjection) {}
 
   public record Template(ObjectMeta metadata, JobSet.Spec spec) {}

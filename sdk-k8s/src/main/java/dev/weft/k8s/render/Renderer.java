@@ -18,6 +18,11 @@ public final class Renderer {
       throw new SpecException("deployment.nodes", "'" + ks.nodes() + "' is an elastic range, which only --target "
           + Target.PYTORCHJOB.cliName() + " supports; use a fixed node count for --target " + target.cliName());
     }
+    if (target == Target.TRAINJOB && ks.deployment().port() != TrainJobRenderer.MASTER_PORT) {
+      throw new SpecException("deployment.port", ks.deployment().port() + ": Kubeflow Trainer's torch plugin always sets"
+          + " PET_MASTER_PORT=" + TrainJobRenderer.MASTER_PORT + "; use " + TrainJobRenderer.MASTER_PORT + " (the default) for --target "
+          + Target.TRAINJOB.cliName());
+    }
     List<Manifest> out = new ArrayList<>();
     out.add(SupportObjects.specConfigMap(ks));
     out.add(SupportObjects.networkPolicy(ks));

@@ -15,6 +15,9 @@ import java.util.List;
  * PET_NNODES, PET_NPROC_PER_NODE, PET_NODE_RANK, PET_MASTER_ADDR and PET_MASTER_PORT.
  */
 public final class TrainJobRenderer {
+  /** PET_MASTER_PORT as the torch plugin sets it, in every release v2.0.0-rc.0 … v2.3.0. */
+  public static final int MASTER_PORT = 29500;
+
   private TrainJobRenderer() {}
 
   public static List<Manifest> render(K8sSpec ks, List<String> extraArgs) {

@@ -1,5 +1,6 @@
 package dev.weft.k8s.render;
 
+import dev.weft.comm.NodeAddress;
 import dev.weft.k8s.spec.K8sSpec;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
@@ -45,9 +46,16 @@ public final class WorkerEnv {
         value("PET_MASTER_PORT", port));
   }
 
-  /** NCCL knobs, checkpoint location, scratch HOME, then the user's env (which wins on a name clash). */
+  /** The pod's own IP from the downward API: what its ranks bind to and advertise (see NodeAddress). */
+  public static EnvVar podIp() {
+    return new EnvVarBuilder().withName(NodeAddress.POD_IP).withNewValueFrom().withNewFieldRef()
+        .withFieldPath("status.podIP").endFieldRef().endValueFrom().build();
+  }
+
+  /** The pod's IP, NCCL knobs, checkpoint location, scratch HOME, then the user's env (which wins on a name clash). */
   public static List<EnvVar> common(K8sSpec ks) {
     List<EnvVar> env = new ArrayList<>();
+    env.add(podIp());
     new TreeMap<>(ks.deployment().nccl()).forEach((k, v) -> env.add(value(k, v)));
     env.add(value("HOME", WorkerPod.SCRATCH_PATH));
     var storage = ks.deployment().checkpointStorage();

@@ -1,0 +1,193 @@
+package dev.weft.elastic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.weft.Trainer;
+import dev.weft.metrics.MetricsJson;
+import dev.weft.spec.SpecIO;
+import dev.weft.testing.NetHosts;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Elastic agents on real hosts (network namespaces on a bridge): one agent per host, the rendezvous
+ * endpoint on host 0's address, no per-host flags. The run dir is shared as a network file system would
+ * be (the namespaces share this machine's disk). Default detection settings (1 s beats, 5 s timeout).
+ */
+@Tag("hosts")
+class ElasticHostsTest {
+  private static final int PORT = 29400;
+  @TempDir Path dir;
+  private NetHosts hosts;
+
+  @BeforeAll
+  static void needsNamespaces() { assumeTrue(NetHosts.available(), NetHosts.unavailableReason()); }
+
+  @AfterEach
+  void cleanUp() {
+    if (hosts != null) hosts.close();
+  }
+
+  /** Micro-batch size 8 / (2 × procs): every world size of 1:2 nodes keeps the global batch of 8. */
+  private Path spec(int steps, int procs) {
+    Path f = dir.resolve("tiny.yaml");
+    SpecIO.write(Trainer.model("gpt").name("tiny-hosts").set("model.config.layers", 2).set("model.config.hidden", 32)
+        .set("model.config.heads", 2).seqLen(16).globalBatch(8).steps(steps).warmup(2).dataParallel(2 * procs)
+        .set("train.logEvery", 1).toSpec(), f);
+    return f;
+  }
+
+  /** {@code weft train SPEC --nnodes 1:2 --nproc-per-node K --rdzv-endpoint HOST0:29400 --rdzv-id t1} on host {@code i}. */
+  private Process agent(int i, Path spec, int procs) {
+    return hosts.startWeft(i, List.of("train", spec.toString(), "--nnodes", "1:2", "--nproc-per-node", String.valueOf(procs),
+        "--rdzv-endpoint", hosts.address(0) + ":" + PORT, "--rdzv-id", "t1", "--run-dir", dir.resolve("run").toString()),
+        Map.of(), log(i));
+  }
+
+  private Path log(int i) { return dir.resolve("host-" + i + ".log"); }
+
+  private String logs() throws IOException {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < hosts.size(); i++) {
+      if (Files.isRegularFile(log(i))) sb.append("--- host ").append(i).append('\n').append(Files.readString(log(i)));
+    }
+    return sb.toString();
+  }
+
+  private List<JsonNode> metrics() throws IOException {
+    Path f = dir.resolve("run/metrics.jsonl");
+    List<JsonNode> out = new ArrayList<>();
+    if (!Files.isRegularFile(f)) return out;
+    for (String l : Files.readAllLines(f)) {
+      try {
+        if (!l.isBlank()) out.add(MetricsJson.MAPPER.readTree(l));
+      } catch (IOException partial) {
+        // the line being written
+      }
+    }
+    return out;
+  }
+
+  private void awaitStep(long step, List<Process> agents) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
+    while (System.nanoTime() < deadline) {
+      List<JsonNode> m = metrics();
+      if (!m.isEmpty() && m.get(m.size() - 1).get("step").asLong() >= step) return;
+      for (Process a : agents) if (!a.isAlive()) throw new AssertionError("an agent ended before step " + step + ":\n" + logs());
+      Thread.sleep(50);
+    }
+    throw new AssertionError("step " + step + " not reached in 300 s:\n" + logs());
+  }
+
+  private void assertCompleted(Process agent) throws Exception {
+    assertThat(agent.waitFor(240, TimeUnit.SECONDS)).as("agent finished").isTrue();
+    assertThat(agent.exitValue()).as(logs()).isZero();
+  }
+
+  private JsonNode summary() throws IOException { return MetricsJson.MAPPER.readTree(dir.resolve("run/summary.json").toFile()); }
+
+  private static long[] steps(List<JsonNode> m) { return m.stream().mapToLong(n -> n.get("step").asLong()).toArray(); }
+
+  @Test
+  void elasticOneToTwoTrainsAcrossTwoHostsAtDpTwoWithConsistentReplicas() throws Exception {
+    hosts = NetHosts.create(2);
+    Path spec = spec(12, 1);
+    Process a = agent(0, spec, 1);
+    Process b = agent(1, spec, 1);
+    assertCompleted(a);
+    assertCompleted(b);
+    JsonNode s = summary();
+    assertThat(s.get("status").asText()).isEqualTo("completed");
+    assertThat(s.get("world_size").asInt()).isEqualTo(2);
+    assertThat(s.get("replicas_consistent").asBoolean()).as("replicas on both hosts hold the same parameters").isTrue();
+    assertThat(s.get("steps").asLong()).isEqualTo(12);
+    assertThat(steps(metrics())).containsExactly(LongStream.rangeClosed(1, 12).toArray());
+    assertThat(Files.readString(log(0))).contains("hosting the rendezvous store");
+    assertThat(Files.readString(log(1))).doesNotContain("hosting the rendezvous store");
+  }
+
+  /**
+   * An elastic PyTorchJob, each pod in its own namespace named as the operator names it: the pod template's
+   * env as sdk-k8s renders it (MASTER_ADDR/PORT pointing at worker 0, POD_IP) plus exactly what training-operator
+   * v1.9.0 injects for an elasticPolicy (no RANK, WORLD_SIZE or PET_NODE_RANK), and the rendered command
+   * {@code weft worker --spec SPEC}. Each pod's process becomes its node's agent.
+   */
+  @Test
+  void anElasticPyTorchJobRunsTheAgentInEachPod() throws Exception {
+    hosts = NetHosts.create(2);
+    for (int i = 0; i < 2; i++) hosts.resolve("tiny-worker-" + i, i);
+    Path spec = spec(8, 1);
+    List<Process> pods = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      Map<String, String> env = new java.util.HashMap<>(Map.of("MASTER_ADDR", "tiny-worker-0", "MASTER_PORT",
+          String.valueOf(PORT), "POD_IP", hosts.address(i), // the rendered template (downward API for POD_IP)
+          "PYTHONUNBUFFERED", "1", "PET_RDZV_ENDPOINT", "tiny-worker-0:" + PORT, "PET_RDZV_BACKEND", "c10d",
+          "PET_NNODES", "1:2", "PET_MAX_RESTARTS", "3", "PET_NPROC_PER_NODE", "1")); // the operator, elasticPolicy
+      pods.add(hosts.startWeft(i, List.of("worker", "--spec", spec.toString(), "--run-dir", dir.resolve("run").toString()), env,
+          log(i)));
+    }
+    for (Process p : pods) assertCompleted(p);
+    JsonNode s = summary();
+    assertThat(s.get("world_size").asInt()).isEqualTo(2);
+    assertThat(s.get("replicas_consistent").asBoolean()).isTrue();
+    assertThat(steps(metrics())).containsExactly(LongStream.rangeClosed(1, 8).toArray());
+    assertThat(Files.readString(log(0))).contains("hosting the rendezvous store on tiny-worker-0:" + PORT);
+    assertThat(Files.readString(log(1))).contains("joining the rendezvous store at tiny-worker-0:" + PORT);
+  }
+
+  /**
+   * The link of host 1 (not the store's host) is cut after step 20 of 40: host 0 goes on alone and trains
+   * every step once; host 1 stops with an error. Prints the measured times (the targets: first step
+   * ≤ 15 s after the cut, cut-off node gone ≤ 60 s; asserted generously for a loaded machine).
+   */
+  @ParameterizedTest(name = "{0} process(es) per host")
+  @ValueSource(ints = {1, 2})
+  void aHostCutOffAfterStepTwentyLeavesTheOtherToFinishAndStopsWithAnError(int procs) throws Exception {
+    hosts = NetHosts.create(2);
+    Path spec = spec(40, procs);
+    Process a = agent(0, spec, procs);
+    Process b = agent(1, spec, procs);
+    awaitStep(20, List.of(a, b));
+    long cutAtMs = System.currentTimeMillis();
+    long cutAt = System.nanoTime();
+    hosts.cut(1);
+    assertThat(b.waitFor(90, TimeUnit.SECONDS)).as("the cut-off host stops by itself\n" + logs()).isTrue();
+    double cutOffExitS = (System.nanoTime() - cutAt) / 1e9;
+    assertThat(b.exitValue()).as(logs()).isNotZero();
+    assertThat(Files.readString(log(1))).contains("did not answer").contains("cut off");
+    assertCompleted(a);
+
+    JsonNode s = summary();
+    assertThat(s.get("status").asText()).isEqualTo("completed");
+    assertThat(s.get("steps").asLong()).isEqualTo(40);
+    assertThat(steps(metrics())).as("every step once").containsExactly(LongStream.rangeClosed(1, 40).toArray());
+    JsonNode gens = s.get("elastic").get("generations");
+    JsonNode after = null;
+    for (JsonNode g : gens) if (g.path("previous_ended_at_ms").asLong(0) >= cutAtMs) after = g;
+    assertThat(after).as("a generation after the cut: " + gens).isNotNull();
+    assertThat(after.get("world_size").asInt()).isEqualTo(procs);
+    assertThat(after.get("cause").asText()).isEqualTo("failure");
+    double firstStepAfterCutS = (after.get("first_step_at_ms").asLong() - cutAtMs) / 1000.0;
+    JsonNode rec = after.get("recovery_s");
+    System.out.printf("ElasticHostsTest cut (%d proc/host): first step after the cut %.1f s (recovery from the last beat: %s),"
+        + " cut-off host exited after %.1f s%n", procs, firstStepAfterCutS, rec, cutOffExitS);
+    assertThat(firstStepAfterCutS).as("first step after the cut (target 15 s; generous under load)").isLessThan(45);
+    assertThat(rec.get("detected_s").asDouble()).isPositive();
+    assertThat(cutOffExitS).as("cut-off host gone (target 60 s)").isLessThan(90);
+  }
+}
