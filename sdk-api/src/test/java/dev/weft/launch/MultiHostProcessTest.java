@@ -7,17 +7,19 @@ import dev.weft.Trainer;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.spec.SpecIO;
 import dev.weft.testing.NetHosts;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A fixed-size run across two real hosts (network namespaces), the torchrun way: {@code weft train SPEC --nnodes 2
@@ -31,32 +33,68 @@ class MultiHostProcessTest {
   @BeforeAll
   static void needsNamespaces() { assumeTrue(NetHosts.available(), NetHosts.unavailableReason()); }
 
+  private Path spec(int perHost, int steps) {
+    Path spec = dir.resolve("tiny.yaml");
+    SpecIO.write(Trainer.model("gpt").name("tiny-hosts").set("model.config.layers", 1).set("model.config.hidden", 32)
+        .set("model.config.heads", 2).seqLen(16).globalBatch(8).steps(steps).dataParallel(2 * perHost).set("train.logEvery", 1)
+        .timeout(Duration.ofSeconds(90)).toSpec(), spec);
+    return spec;
+  }
+
+  /** {@code weft train} on host {@code i} of 2, output in host-I.log. */
+  private Process host(NetHosts hosts, int i, Path spec, int perHost) {
+    return hosts.startWeft(i, List.of("train", spec.toString(), "--nnodes", "2", "--node-rank", String.valueOf(i), "--master-addr",
+        hosts.address(0), "--master-port", "29511", "--nproc-per-node", String.valueOf(perHost), "--run-dir",
+        dir.resolve("run-" + i).toString()), Map.of(), dir.resolve("host-" + i + ".log"));
+  }
+
+  private String log(int i) throws Exception { return Files.readString(dir.resolve("host-" + i + ".log")); }
+
+  private String logs() { return NetHosts.tail(dir.resolve("host-0.log"), 25) + "\n" + NetHosts.tail(dir.resolve("host-1.log"), 25); }
+
   @ParameterizedTest(name = "2 hosts x {0} process(es)")
   @ValueSource(ints = {1, 2})
   void twoHostsTrainOneModelAndAgree(int perHost) throws Exception {
-    Path spec = dir.resolve("tiny.yaml");
-    SpecIO.write(Trainer.model("gpt").name("tiny-hosts").set("model.config.layers", 1).set("model.config.hidden", 32)
-        .set("model.config.heads", 2).seqLen(16).globalBatch(8).steps(6).dataParallel(2 * perHost)
-        .timeout(Duration.ofSeconds(90)).toSpec(), spec);
+    Path spec = spec(perHost, 6);
     try (NetHosts hosts = NetHosts.create(2)) {
-      List<Path> logs = new ArrayList<>();
-      for (int i = 0; i < 2; i++) {
-        Path log = dir.resolve("host-" + i + ".log");
-        logs.add(log);
-        hosts.startWeft(i, List.of("train", spec.toString(), "--nnodes", "2", "--node-rank", String.valueOf(i), "--master-addr",
-            hosts.address(0), "--master-port", "29511", "--nproc-per-node", String.valueOf(perHost), "--run-dir",
-            dir.resolve("run-" + i).toString()), Map.of(), log);
-      }
+      for (int i = 0; i < 2; i++) host(hosts, i, spec, perHost);
       List<Integer> codes = hosts.awaitAll(Duration.ofMinutes(4));
-      String out = logs.stream().map(l -> NetHosts.tail(l, 25)).collect(Collectors.joining("\n"));
-      assertThat(codes).as(out).containsExactly(0, 0);
+      assertThat(codes).as(logs()).containsExactly(0, 0);
       var s = MetricsJson.readSummary(dir.resolve("run-0"));
       assertThat(s.status()).isEqualTo("completed");
       assertThat(s.worldSize()).isEqualTo(2 * perHost);
       assertThat(s.steps()).isEqualTo(6);
       assertThat(s.replicasConsistent()).as("replicas_consistent").isTrue();
-      // each host's ranks bound to that host's own address (Gloo would fail to bind the master's elsewhere)
-      assertThat(out).contains("host 1 of 2 (" + hosts.address(1));
+      // host 1 found its own address (its ranks bind Gloo there; the master's address does not exist on host 1)
+      assertThat(log(1)).contains("host 1 of 2 (" + hosts.address(1));
     }
+  }
+
+  @Test
+  void aRankKilledOnOneHostStopsBothHostsAndIsNamed() throws Exception {
+    Path spec = spec(2, 100_000);
+    try (NetHosts hosts = NetHosts.create(2)) {
+      host(hosts, 0, spec, 2);
+      Process host1 = host(hosts, 1, spec, 2);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+      while (!log(0).contains("step 2/") && System.nanoTime() < deadline) Thread.sleep(200);
+      assertThat(log(0)).as(logs()).contains("step 2/");
+      List<ProcessHandle> ranks = host1.children().filter(ProcessHandle::isAlive).toList();
+      assertThat(ranks).as("host 1 runs its two ranks").hasSize(2);
+      ProcessHandle victim = ranks.get(0);
+      String rank = globalRank(victim);
+      new ProcessBuilder("kill", "-KILL", String.valueOf(victim.pid())).start().waitFor(10, TimeUnit.SECONDS);
+      List<Integer> codes = hosts.awaitAll(Duration.ofMinutes(3));
+      assertThat(codes).as(logs()).doesNotContain(0, -1);
+      assertThat(log(1)).contains("training failed: rank " + rank + " was killed by SIGKILL");
+      for (ProcessHandle r : ranks) assertThat(r.isAlive()).as("rank left behind").isFalse();
+    }
+  }
+
+  /** WEFT_RANK from a rank process's environment. */
+  private static String globalRank(ProcessHandle p) throws Exception {
+    String env = new String(Files.readAllBytes(Path.of("/proc", String.valueOf(p.pid()), "environ")), StandardCharsets.UTF_8);
+    for (String kv : env.split("\0")) if (kv.startsWith("WEFT_RANK=")) return kv.substring("WEFT_RANK=".length());
+    throw new AssertionError("no WEFT_RANK in rank " + p.pid());
   }
 }
