@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Real worker processes: a clean run, and a worker killed with SIGKILL. */
+/** Real worker processes: a clean run, a worker killed with SIGKILL, a worker stopped with SIGSTOP (a hang). */
 @Tag("slow")
 class LauncherProcessTest {
   @TempDir Path dir;
@@ -60,5 +60,40 @@ class LauncherProcessTest {
     assertThat(o.failedRank()).isEqualTo(1);
     assertThat(o.reason()).contains("rank 1").contains("SIGKILL");
     for (ProcessHandle w : workers) assertThat(w.isAlive()).as("worker " + w.pid() + " left behind").isFalse();
+  }
+
+  @Test
+  void aStoppedWorkerIsReportedAsAHangNamingIt() throws Exception {
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    PrintStream ps = new PrintStream(console, true, StandardCharsets.UTF_8);
+    var spec = tiny(100_000).runDir(dir).toSpec();
+    var file = dir.resolve("spec.yaml");
+    dev.weft.spec.SpecIO.write(spec, file);
+    LocalLauncher l = new LocalLauncher(List.of("dev.weft.cli.WeftMain", "worker", "--spec", file.toString(), "--run-dir",
+        dir.toString(), "--timeout", "10"), java.util.Map.of(), ps);
+    CompletableFuture<LocalLauncher.Outcome> run = CompletableFuture.supplyAsync(() -> l.run(2, 1));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (!console.toString(StandardCharsets.UTF_8).contains("step ") && System.nanoTime() < deadline) Thread.sleep(200);
+    assertThat(console.toString(StandardCharsets.UTF_8)).as("training started").contains("step ");
+    List<ProcessHandle> workers = l.workers();
+    new ProcessBuilder("kill", "-STOP", String.valueOf(workers.get(1).pid())).start().waitFor();
+    try {
+      LocalLauncher.Outcome o = run.get(120, TimeUnit.SECONDS); // rank 0's collective times out after 10 s
+      assertThat(o.ok()).isFalse();
+      assertThat(o.reason()).as(o.reason()).contains("rank 1 stopped making progress").contains("a hang");
+    } finally {
+      new ProcessBuilder("kill", "-CONT", String.valueOf(workers.get(1).pid())).start().waitFor();
+    }
+    for (ProcessHandle w : workers) {
+      w.onExit().get(30, TimeUnit.SECONDS);
+      assertThat(w.isAlive()).as("worker " + w.pid() + " left behind").isFalse();
+    }
+  }
+
+  @Test
+  void processStateIsReadAfterTheCommandName() {
+    assertThat(ProcessStat.parse("1234 (java) S 1 2 3")).isEqualTo('S');
+    assertThat(ProcessStat.parse("1234 (we ird) name) T 1 2")).isEqualTo('T');
+    assertThat(ProcessStat.state(ProcessHandle.current().pid())).isIn('R', 'S', 'D');
   }
 }
