@@ -4,9 +4,11 @@ import dev.weft.WeftException;
 import dev.weft.comm.Backend;
 import dev.weft.comm.Communicator;
 import dev.weft.comm.Rendezvous;
+import dev.weft.cuda.kernels.FusedShardStep;
 import dev.weft.cuda.nccl.Nccl;
 import dev.weft.cuda.nccl.NcclComm;
 import dev.weft.cuda.nccl.NcclCommunicator;
+import dev.weft.parallel.data.ShardStep;
 import java.time.Duration;
 
 /**
@@ -21,6 +23,10 @@ public final class CudaBackend implements Backend {
     CudaStatus s = CudaStatus.current();
     return new Availability(s.available(), CudaDoctor.summary());
   }
+
+  /** Weft's fused AdamW kernel on each flat shard (its own stream per optimizer). */
+  @Override
+  public ShardStep shardStep() { return new FusedShardStep(); }
 
   @Override
   public Communicator createGroup(Rendezvous store, String groupName, int groupRank, int groupSize, Duration timeout) {
