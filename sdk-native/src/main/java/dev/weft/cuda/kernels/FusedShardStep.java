@@ -17,6 +17,9 @@ public final class FusedShardStep implements ShardStep {
     adam.step(config(a), a.step(), p, g, m, v, null);
   }
 
+  /** Whether the steps so far ran Weft's CUDA kernel (false: its C++ reference, for CPU tensors). */
+  public boolean onDevice() { return adam.onDevice(); }
+
   /** The kernel's fp32 hyper-parameters for one step. */
   static AdamWConfig config(AdamArgs a) {
     return new AdamWConfig((float) a.lr(), (float) a.beta1(), (float) a.beta2(), (float) a.eps(), (float) a.weightDecay(),
