@@ -85,10 +85,13 @@ pack() {
   if [[ $sym -ne 1 ]]; then echo "gpu-check: the symbol report did not run (status $sym)" >&2; exit 3; fi
 }
 
-api_runtime_jars() {  # sdk-api's runtime jars, less the natives (the GPU machine has its own libtorch)
+api_runtime_jars() {  # the runtime jars of sdk-api that the checks need
   local cp; cp="$(mktemp)"
   (cd "$ROOT" && mvn -q -B -o -pl sdk-api dependency:build-classpath -Dmdep.includeScope=runtime -Dmdep.outputFile="$cp") >&2
-  tr ':' '\n' < "$cp" | grep -v -E -- '-linux-x86_64(-gpu)?\.jar$|/(junit|jqwik|assertj|opentest4j|apiguardian)' || true
+  # what the checks load: libtorch's Java classes (and openblas's, which they inherit), JavaCPP and its small native
+  # loader, Jackson and SLF4J; not libtorch's CPU natives (~90 MB: the GPU machine has its own libtorch)
+  tr ':' '\n' < "$cp" | grep -E -- '/(pytorch|openblas|javacpp|jackson-[a-z-]+|snakeyaml|slf4j-[a-z]+)-[0-9][^/]*\.jar$' \
+    | grep -v -E -- '/(pytorch|openblas)-[^/]*-linux-x86_64\.jar$' || true
   rm -f "$cp"
 }
 
@@ -176,6 +179,7 @@ run() {
 }
 
 torch_lib_dirs() {  # Python torch's lib folder, then pip's NVIDIA library folders (cuDNN, cuSPARSE, cuBLAS, NCCL, ...)
+  if [[ -n "${WEFT_TORCH_LIB:-}" ]]; then tr ':' '\n' <<< "$WEFT_TORCH_LIB"; return; fi  # folders, ':'-separated
   local py
   for py in python3 /opt/torch/.venv/bin/python3; do
     command -v "$py" >/dev/null 2>&1 || continue
