@@ -68,11 +68,12 @@ public final class Npy {
     if (!(descr instanceof String d) || !(fortran instanceof Boolean f) || !(shape instanceof List<?> s)) {
       throw new WeftException(file + ": the .npy header lacks descr, fortran_order or shape");
     }
-    TokenWidth w = switch (d.replace('=', '<')) {
+    TokenWidth w = switch (d.replace('=', '<').replace("<u1", "|u1")) {
+      case "|u1" -> TokenWidth.UINT8;
       case "<u2" -> TokenWidth.UINT16;
       case "<i4" -> TokenWidth.INT32;
       case "<u4" -> TokenWidth.UINT32;
-      default -> throw new WeftException(file + " holds " + d + "; token ids must be little-endian uint16 or int32 "
+      default -> throw new WeftException(file + " holds " + d + "; token ids must be little-endian uint16 or int32 (or uint8/uint32) "
           + "(numpy: arr.astype('<u2') or arr.astype('<i4'))");
     };
     long[] dims = s.stream().mapToLong(o -> (Long) o).toArray();

@@ -19,7 +19,7 @@ public interface TokenArray {
   }
 
   /**
-   * Opens a NumPy {@code .npy} file of token ids ({@code uint16}, {@code int32} or {@code uint32},
+   * Opens a NumPy {@code .npy} file of token ids ({@code uint16} or {@code int32}; also {@code uint8}, {@code uint32};
    * little-endian, C order; any shape, read flattened) memory-mapped.
    */
   static TokenArray npy(Path file) { return Npy.open(file); }
