@@ -1,0 +1,65 @@
+package dev.weft.data;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weft.WeftException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ShardWriterTest {
+  @TempDir Path dir;
+
+  @Test
+  void documentsSpanShardsAndReadBackEndToEndWithSeparators() {
+    List<Integer> expect = new ArrayList<>();
+    ShardIndex ix;
+    try (ShardWriter w = new ShardWriter(dir, 1000, "test", 999, 7)) {
+      for (int d = 0; d < 5; d++) {
+        int[] ids = new int[d * 3 + 1];
+        for (int k = 0; k < ids.length; k++) ids[k] = d * 100 + k;
+        w.append(ids);
+        w.endDocument();
+        for (int id : ids) expect.add(id);
+        expect.add(999);
+      }
+      ix = w.finish();
+    }
+    assertThat(ix.tokens()).isEqualTo(expect.size());
+    assertThat(ix.documents()).isEqualTo(5);
+    assertThat(ix.dtype()).isEqualTo("uint16");
+    assertThat(ix.shards()).hasSize((expect.size() + 6) / 7);
+    assertThat(ix.shards().stream().mapToLong(ShardIndex.Shard::tokens).sum()).isEqualTo(expect.size());
+    // each shard is a plain .npy file
+    assertThat(TokenArray.npy(dir.resolve(ix.shards().get(0).file())).size()).isEqualTo(7);
+    TokenArray all = ShardIndex.read(dir).open(dir);
+    int[] back = new int[expect.size()];
+    all.read(0, back);
+    assertThat(back).containsExactly(expect.stream().mapToInt(Integer::intValue).toArray());
+  }
+
+  @Test
+  void aLargeVocabularyIsStoredAsUint32() {
+    try (ShardWriter w = new ShardWriter(dir, 70_000, "test", -1, 100)) {
+      w.append(new int[] {69_999, 0, 65_536});
+      w.endDocument();
+      assertThat(w.finish().dtype()).isEqualTo("uint32");
+    }
+    TokenArray a = ShardIndex.read(dir).open(dir);
+    assertThat(new int[] {a.get(0), a.get(1), a.get(2)}).containsExactly(69_999, 0, 65_536);
+  }
+
+  @Test
+  void aFailedPreparationLeavesNoIndex() {
+    try (ShardWriter w = new ShardWriter(dir, 10, "test", -1, 100)) {
+      w.append(new int[] {1, 2});
+      assertThatThrownBy(() -> w.append(new int[] {10})).isInstanceOf(WeftException.class).hasMessageContaining("vocabulary of 10");
+    }
+    assertThat(Files.exists(dir.resolve(ShardIndex.FILE))).isFalse();
+    assertThat(ShardIndex.isShardDirectory(dir)).isFalse();
+  }
+}
