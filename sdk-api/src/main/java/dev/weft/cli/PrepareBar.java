@@ -49,7 +49,7 @@ final class PrepareBar implements Prepare.Progress {
     double f = total == 0 ? 1 : (double) done / total;
     int filled = (int) Math.min(BAR, Math.round(BAR * f));
     String eta = done == 0 ? "?" : ConsoleProgress.View.clock(elapsedS / f * (1 - f));
-    return String.format(Locale.ROOT, "[%s%s] %3.0f%%  %,.1f/%,.1f MB  %,d tokens  ETA %s", "#".repeat(filled),
-        ".".repeat(BAR - filled), 100 * f, done / 1e6, total / 1e6, tokens, eta);
+    return String.format(Locale.ROOT, "[%s%s] %3.0f%%  %s of %s  %,d tokens  ETA %s", "#".repeat(filled),
+        ".".repeat(BAR - filled), 100 * f, CheckpointCommand.human(done), CheckpointCommand.human(total), tokens, eta);
   }
 }

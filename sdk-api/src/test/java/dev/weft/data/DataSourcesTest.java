@@ -3,7 +3,10 @@ package dev.weft.data;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.weft.Trainer;
 import dev.weft.spec.DataSpec;
+import dev.weft.spec.SpecIO;
+import dev.weft.spec.TrainingSpec;
 import dev.weft.spec.SpecException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,6 +81,18 @@ class DataSourcesTest {
     assertThat(as).isEqualTo(750);
     assertThat(s.validation()).isNotNull();
     assertThat(s.train().describe()).startsWith("mixture of 75.0%");
+  }
+
+  @Test
+  void theDslWritesAMixThatSurvivesTheSpecFileWorkersRead() throws Exception {
+    Path a = Files.writeString(dir.resolve("a.txt"), "a".repeat(400));
+    java.util.Map<String, Double> mix = new java.util.LinkedHashMap<>();
+    mix.put(a.toString(), 2.0);
+    mix.put("arithmetic", 1.0);
+    TrainingSpec s = Trainer.model("gpt").dataMix(mix).validationSplit(0.2).seqLen(16).toSpec();
+    assertThat(s.data().sources()).containsExactly(new DataSpec.Weighted(a.toString(), 2), new DataSpec.Weighted("arithmetic", 1));
+    assertThat(s.data().validation()).isEqualTo(0.2);
+    assertThat(SpecIO.bind(SpecIO.toTree(s)).data()).isEqualTo(s.data());
   }
 
   @Test
