@@ -54,6 +54,34 @@ class ShardWriterTest {
   }
 
   @Test
+  void trainingReadsTheLastWindowOfShardsPastTwoGigabytes() throws Exception {
+    long small = 1000, big = 1_200_000_001L; // 2.4 GB of uint16 in the second shard, sparse on disk
+    int seqLen = 2;
+    long windows = (small + big - 1) / seqLen;
+    long lastStart = (windows - 1) * seqLen - small; // in the big shard
+    Npy.write(dir.resolve("shard-00000.npy"), TokenWidth.UINT16, new int[(int) small]);
+    Path bigShard = dir.resolve("shard-00001.npy");
+    try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(bigShard.toFile(), "rw")) {
+      byte[] header = Npy.header(TokenWidth.UINT16, big);
+      raf.write(header);
+      raf.setLength(header.length + big * 2);
+      raf.seek(header.length + lastStart * 2);
+      raf.write(new byte[] {7, 0, 8, 0, 9, 0});
+    }
+    new ShardIndex(ShardIndex.FORMAT, 1, "uint16", 50_000, "test", -1, 1, small + big,
+        List.of(new ShardIndex.Shard("shard-00000.npy", small), new ShardIndex.Shard("shard-00001.npy", big)))
+        .write(dir);
+    dev.weft.spec.DataSpec spec = new dev.weft.spec.DataSpec(dir.toString(), seqLen, List.of(), 1e-9);
+    Splits s = DataSources.open(spec, 0);
+    assertThat(s.validation().distinctSamples()).isEqualTo(1);
+    int[] out = new int[seqLen + 1];
+    s.validation().sample(0, out);
+    assertThat(out).containsExactly(7, 8, 9);
+    assertThat(s.train().distinctSamples()).isEqualTo(windows - 1);
+    s.train().sample(windows - 2, out); // any window: reads without error
+  }
+
+  @Test
   void aFailedPreparationLeavesNoIndex() {
     try (ShardWriter w = new ShardWriter(dir, 10, "test", -1, 100)) {
       w.append(new int[] {1, 2});
