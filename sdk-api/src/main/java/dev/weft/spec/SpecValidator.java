@@ -1,8 +1,7 @@
 package dev.weft.spec;
 
+import dev.weft.data.DataSources;
 import dev.weft.models.ModelFactories;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Set;
 
 /**
@@ -20,6 +19,7 @@ public final class SpecValidator {
   public static TrainingSpec validate(TrainingSpec s) {
     require(s.name() != null && s.name().matches("[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?"), "name",
         "'" + s.name() + "' must be 1-52 lowercase letters, digits or '-' (it names files and cluster objects)");
+    dev.weft.device.DeviceChoice.parse(s.device());
     ParallelSpec p = s.parallel();
     positive(p.dp(), "parallel.dp");
     positive(p.tp(), "parallel.tp");
@@ -54,13 +54,7 @@ public final class SpecValidator {
 
     DataSpec d = s.data();
     positive(d.seqLen(), "data.seqLen");
-    String src = d.source();
-    require(src != null && !src.isBlank(), "data.source", "is empty; use 'arithmetic' or the path of a UTF-8 text file");
-    if (!"arithmetic".equals(src)) {
-      Path file = Path.of(src.startsWith("file:") ? src.substring(5) : src);
-      require(Files.isRegularFile(file), "data.source",
-          "'" + src + "' is neither 'arithmetic' nor a readable file; fix the path");
-    }
+    DataSources.validate(d);
 
     CheckpointSpec c = s.checkpoint();
     require(c.every() >= 0, "checkpoint.every", c.every() + " must be 0 (never) or a number of steps");

@@ -9,6 +9,7 @@ import dev.weft.parallel.data.Zero3Layers;
 import dev.weft.parallel.pipeline.LayerPartition;
 import dev.weft.parallel.tensor.TensorParallelLayers;
 import dev.weft.parallel.tensor.TpOps;
+import dev.weft.data.DataSources;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 
@@ -34,8 +35,11 @@ public final class GptFactory implements ModelFactory {
       }
     }
     partition(spec, c);
-    if (c.vocab() < 256) {
-      throw new SpecException("model.config.vocab", c.vocab() + " is below 256, the number of byte tokens; use at least 256");
+    long dataVocab = DataSources.vocabSize(spec.data());
+    if (c.vocab() < dataVocab) {
+      throw new SpecException("model.config.vocab", c.vocab() + " is below the data's vocabulary of " + dataVocab
+          + " (data.source " + spec.data().mix().get(0).source() + (spec.data().mix().size() > 1 ? ", ..." : "")
+          + "); use at least " + dataVocab);
     }
   }
 
