@@ -58,4 +58,13 @@ class NodeAddressTest {
     assertThat(NodeAddress.isLoopback("10.231.255.254")).isFalse();
     assertThat(NodeAddress.isThisHost("10.231.255.254")).isFalse();
   }
+
+  @Test
+  void aRankGivenAnAddressThatIsNotThisHostsSaysSoAndNamesTheFlag() {
+    Rendezvous store = Rendezvous.connect("127.0.0.1", dev.weft.launch.FreePort.find(), 0, true, java.time.Duration.ofSeconds(20),
+        "10.231.255.254");
+    assertThat(store.localAddress()).isEqualTo("10.231.255.254");
+    assertThatThrownBy(() -> new dev.weft.comm.gloo.GlooBackend().createGroup(store, "bind-test", 0, 2, java.time.Duration.ofSeconds(5)))
+        .isInstanceOf(CommException.class).hasMessageContaining("cannot bind to 10.231.255.254").hasMessageContaining("--node-addr");
+  }
 }

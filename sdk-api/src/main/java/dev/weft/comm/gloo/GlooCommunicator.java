@@ -38,10 +38,17 @@ public final class GlooCommunicator implements Communicator {
   }
 
   static GlooCommunicator create(Rendezvous store, String name, int rank, int size, Duration timeout) {
+    GlooDeviceVector devices;
+    try {
+      // Bind to this rank's own host address: peers on other hosts connect to what each rank advertises.
+      devices = new GlooDeviceVector(torch_gloo.CreateDevice(new attr(store.localAddress())));
+    } catch (RuntimeException e) {
+      throw new CommException("group " + name + ": rank " + rank + " cannot bind to " + store.localAddress()
+          + ", which is not an address of this host (" + firstLine(e) + "); pass --node-addr (or set WEFT_NODE_ADDR) to it", e);
+    }
     try {
       ProcessGroupGloo.Options o = new ProcessGroupGloo.Options(new Milliseconds(timeout.toMillis()));
-      // Bind to this rank's own host address: peers on other hosts connect to what each rank advertises.
-      o.devices(new GlooDeviceVector(torch_gloo.CreateDevice(new attr(store.localAddress()))));
+      o.devices(devices);
       o.threads(2);
       ProcessGroupGloo pg = Retained.keep(new ProcessGroupGloo(store.prefixed(name + "/"), rank, size, o));
       return new GlooCommunicator(name, rank, size, timeout, pg);
