@@ -3,8 +3,8 @@ package dev.weft.elastic;
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.comm.CommException;
 import dev.weft.comm.NodeAddress;
-import dev.weft.comm.StoreCalls;
 import dev.weft.comm.Rendezvous;
+import dev.weft.comm.StoreCalls;
 import dev.weft.comm.StoreValues;
 import dev.weft.launch.FreePort;
 import dev.weft.launch.LocalLauncher;
@@ -94,7 +94,7 @@ public final class ElasticAgent {
       // cut off (or the store's host is gone): stop this node's workers and leave with the reason, never hang
       if (current != null) current.stop(Duration.ZERO);
       say("stopping: " + e.getMessage());
-      return new Outcome(1, e.getMessage(), -1, -1);
+      return new Outcome(1, e.getMessage(), 0, 0);
     }
   }
 
