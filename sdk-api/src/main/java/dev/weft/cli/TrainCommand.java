@@ -87,8 +87,8 @@ final class TrainCommand implements Callable<Integer> {
     if (plan == null && (nnodes != null || spec.elastic().enabled())) return ElasticTrain.run(spec, this);
     if (plan == null) plan = HostPlan.single(nproc == null ? spec.worldSize() : nproc, FreePort.find());
     SpecValidator.validate(spec, plan.worldSize());
+    preflight(spec, plan); // before the device probe, which loads libtorch: a layout that cannot fit is refused in a moment
     DeviceDecision device = Devices.decide(spec.device()); // device=cuda where it cannot run: exit 2 before any worker starts
-    preflight(spec, plan);
     Path dir = runDir != null ? runDir
         : Path.of("runs", spec.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     UserPaths.writableDir(dir, "--run-dir");
