@@ -88,6 +88,8 @@ public final class Trainer {
   public Trainer resume(String latestOrPath) { return set("checkpoint.resume", latestOrPath); }
   /** Start from consolidated weights ({@code weft checkpoint consolidate}). */
   public Trainer initWeights(Path file) { return set("checkpoint.initWeights", file.toString()); }
+  /** Start from a Hugging Face model directory (config.json + safetensors): its sizes and weights. */
+  public Trainer pretrained(Path hfDir) { return set("model.pretrained", hfDir.toString()); }
   public Trainer seqLen(int n) { return set("data.seqLen", n); }
 
   /** Where run outputs go (default: a new temporary directory). */

@@ -71,7 +71,7 @@ public final class SpecValidator {
     require(e.maxRestarts() >= 0, "elastic.maxRestarts", e.maxRestarts() + " must be 0 or more");
     require(s.metrics().port() >= 0 && s.metrics().port() < 65536, "metrics.port", s.metrics().port() + " is not a port");
 
-    ModelFactories.lookup(s.model().factory()).validate(s);
+    ModelFactories.validate(s);
     EngineSupport.refuseUnsupported(s);
     return s;
   }

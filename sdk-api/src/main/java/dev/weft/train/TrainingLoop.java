@@ -11,9 +11,7 @@ import dev.weft.metrics.ProcessMemory;
 import dev.weft.metrics.RunSummary;
 import dev.weft.metrics.StepMetrics;
 import dev.weft.models.LanguageModel;
-import dev.weft.models.ModelContext;
-import dev.weft.models.ModelFactories;
-import dev.weft.models.gpt.Gpt;
+import dev.weft.models.StagedModel;
 import dev.weft.models.Parameters.Param;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.data.Zero3Layers;
@@ -55,8 +53,7 @@ public final class TrainingLoop {
     int seqLen = spec.data().seqLen();
     Communicator dp = dist.dp();
 
-    LanguageModel model = ModelFactories.lookup(spec.model().factory())
-        .create(spec, new ModelContext(t.seed(), dist.tp(), dist.coord().pp(), dist.mesh().pp()));
+    LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.coord().pp());
     List<Param> params = model.parameters().list();
     int[] units = model.layers() instanceof Zero3Layers z ? z.units() : new int[params.size()];
     ShardedOptimizer opt = new ShardedOptimizer(spec.parallel().zero(), params, units, dp, dist.tp(), t,
@@ -184,14 +181,14 @@ public final class TrainingLoop {
                                            Distributed dist) {
     var p = spec.parallel();
     if (p.pp() == 1 && !spec.train().recompute()) return new SequentialMicroBatches(model, opt, data, spec.precision().dtype());
-    if (!(model instanceof Gpt gpt)) {
-      throw new dev.weft.spec.SpecException("parallel.pp", "pipeline stages need a model that can be split into stages;"
-          + " model.factory=" + spec.model().factory() + " cannot");
+    if (!(model instanceof StagedModel staged)) {
+      throw new dev.weft.spec.SpecException(p.pp() > 1 ? "parallel.pp" : "train.recompute", "model.factory="
+          + spec.model().factory() + " builds a model that does not implement dev.weft.models.StagedModel;"
+          + " implement it to use pipeline stages or recomputation");
     }
-    long hidden = gpt.config().hidden();
     int seqPerRank = spec.data().seqLen() / (p.sequenceParallel() ? p.tp() : 1);
-    return new PipelinedMicroBatches(gpt, opt, data, spec.precision().dtype(), p.pp() > 1 ? p.schedule() : "1f1b", dist.pp(),
-        spec.train().recompute(), hidden, seqPerRank);
+    return new PipelinedMicroBatches(staged, opt, data, spec.precision().dtype(), p.pp() > 1 ? p.schedule() : "1f1b", dist.pp(),
+        spec.train().recompute(), seqPerRank);
   }
 
   private static long globalParameterCount(LanguageModel model, Distributed dist) {

@@ -4,7 +4,7 @@ import static org.bytedeco.pytorch.global.torch.arange;
 import static org.bytedeco.pytorch.global.torch.gelu;
 import static org.bytedeco.pytorch.global.torch.scaled_dot_product_attention;
 
-import dev.weft.models.LanguageModel;
+import dev.weft.models.StagedModel;
 import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
 import dev.weft.parallel.pipeline.LayerPartition;
@@ -20,7 +20,7 @@ import org.bytedeco.pytorch.TensorOptional;
  * final LayerNorm, LM head. Knows nothing of parallelism: it asks {@link Layers} for column and row
  * layers, and attention works on however many heads this rank holds.
  */
-public final class Gpt implements LanguageModel {
+public final class Gpt implements StagedModel {
   private final GptConfig cfg;
   private final Layers layers;
   private final LayerPartition partition;
@@ -92,10 +92,8 @@ public final class Gpt implements LanguageModel {
     }
   }
 
-  /**
-   * One chunk's forward: tokens [B, T] in on the first virtual stage (embeddings), hidden states in
-   * elsewhere; the last virtual stage ends with the final LayerNorm.
-   */
+  /** Embeddings on the first virtual stage; the last virtual stage ends with the final LayerNorm. */
+  @Override
   public Tensor forwardChunk(int chunk, Tensor input) {
     int k = partition.virtualStage(stage, chunk);
     Tensor x = input;
@@ -104,7 +102,7 @@ public final class Gpt implements LanguageModel {
     return k == partition.virtualStages() - 1 ? lnF.forward(x) : x;
   }
 
-  /** Mean cross-entropy from the last virtual stage's output. */
+  @Override
   public Tensor headLoss(Tensor hidden, Tensor targets) {
     if (head == null) throw new IllegalStateException("pipeline stage " + stage + " does not hold the LM head");
     return head.loss(hidden, targets);
@@ -116,7 +114,8 @@ public final class Gpt implements LanguageModel {
     return headLoss(forwardChunk(0, tokens), targets);
   }
 
-  public LayerPartition partition() { return partition; }
+  @Override public LayerPartition partition() { return partition; }
+  @Override public long[] activationShape(int microBatchSize, int seqPerRank) { return new long[] {microBatchSize, seqPerRank, cfg.hidden()}; }
 
   @Override public Parameters parameters() { return layers.parameters(); }
   @Override public Layers layers() { return layers; }
