@@ -1,0 +1,65 @@
+package dev.weft.models.llama;
+
+import static dev.weft.train.TensorParallelEquivalenceTest.assertClose;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weft.Trainer;
+import dev.weft.spec.SpecException;
+import dev.weft.train.RunResult;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Llama trains step for step the same in every layout as on one rank (same seed, same weights). */
+class LlamaEquivalenceTest {
+  @TempDir Path dir;
+
+  static Trainer small() {
+    return Trainer.model("llama").set("model.config.hidden_size", 32).set("model.config.intermediate_size", 48)
+        .set("model.config.num_hidden_layers", 4).set("model.config.num_attention_heads", 4)
+        .set("model.config.num_key_value_heads", 2).seqLen(16).globalBatch(8).microBatches(2).steps(6).warmup(2)
+        .lr(3e-3).seed(31);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"dp2", "tp2", "tp2sp", "pp2", "zero3dp2", "dp2tp2zero1", "recompute"})
+  void layoutMatchesOneRank(String layout) {
+    RunResult one = small().runDir(dir.resolve("ref")).fit();
+    Trainer t = switch (layout) {
+      case "dp2" -> small().dataParallel(2);
+      case "tp2" -> small().tensorParallel(2);
+      case "tp2sp" -> small().tensorParallel(2).sequenceParallel();
+      case "pp2" -> small().pipeline(2);
+      case "zero3dp2" -> small().dataParallel(2).microBatches(1).zero(3);
+      case "dp2tp2zero1" -> small().dataParallel(2).tensorParallel(2).microBatches(1).zero(1);
+      case "recompute" -> small().recompute();
+      default -> throw new IllegalArgumentException(layout);
+    };
+    RunResult other = t.runDir(dir.resolve(layout)).fit();
+    assertClose(other.losses(), one.losses(), 1e-4);
+    assertThat(other.summary().parameters()).isEqualTo(one.summary().parameters());
+    assertThat(other.losses().get(other.losses().size() - 1)).isLessThan(other.losses().get(0));
+  }
+
+  @Test
+  void tiedEmbeddingsTrainUnderTensorParallelism() {
+    RunResult one = small().set("model.config.tie_word_embeddings", true).runDir(dir.resolve("t1")).fit();
+    RunResult tp = small().set("model.config.tie_word_embeddings", true).tensorParallel(2).runDir(dir.resolve("t2")).fit();
+    assertClose(tp.losses(), one.losses(), 1e-4);
+    assertThat(one.summary().parameters()).isEqualTo(new LlamaConfig(256, 32, 48, 4, 4, 2, 8, 1e-6, 1e4, true, 0.02, 16).parameterCount());
+  }
+
+  @Test
+  void layoutErrorsAtValidation() {
+    assertThatThrownBy(() -> small().tensorParallel(4).toSpec()).isInstanceOf(SpecException.class)
+        .hasMessageContaining("num_key_value_heads=2");
+    assertThatThrownBy(() -> small().set("model.config.num_key_value_heads", 3).toSpec())
+        .hasMessageContaining("model.config.num_key_value_heads");
+    assertThatThrownBy(() -> small().set("model.config.tie_word_embeddings", true).pipeline(2).toSpec())
+        .hasMessageContaining("model.config.tie_word_embeddings");
+    assertThatThrownBy(() -> small().set("model.config.layers", 2).toSpec()).hasMessageContaining("model.config.layers");
+  }
+}
