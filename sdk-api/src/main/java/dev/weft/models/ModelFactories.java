@@ -65,4 +65,16 @@ public final class ModelFactories {
     throw new SpecException("model.factory", "'" + name + "' is not a known model; use one of " + known
         + " or the class name of a ModelFactory");
   }
+
+  /** The registered factory that reads config.json's {@code model_type}. */
+  public static ModelFactory forHfModelType(String modelType, String field) {
+    List<String> known = new ArrayList<>();
+    for (ModelFactory f : ServiceLoader.load(ModelFactory.class)) {
+      if (f instanceof dev.weft.models.hf.HuggingFaceFormat hf) {
+        if (hf.modelType().equals(modelType)) return f;
+        known.add(hf.modelType());
+      }
+    }
+    throw new SpecException(field, "config.json says model_type '" + modelType + "'; Weft reads " + known);
+  }
 }
