@@ -1,8 +1,7 @@
 package dev.weft.spec;
 
+import dev.weft.data.DataSources;
 import dev.weft.models.ModelFactories;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Set;
 
 /**
@@ -54,13 +53,7 @@ public final class SpecValidator {
 
     DataSpec d = s.data();
     positive(d.seqLen(), "data.seqLen");
-    String src = d.source();
-    require(src != null && !src.isBlank(), "data.source", "is empty; use 'arithmetic' or the path of a UTF-8 text file");
-    if (!"arithmetic".equals(src)) {
-      Path file = Path.of(src.startsWith("file:") ? src.substring(5) : src);
-      require(Files.isRegularFile(file), "data.source",
-          "'" + src + "' is neither 'arithmetic' nor a readable file; fix the path");
-    }
+    DataSources.validate(d);
 
     CheckpointSpec c = s.checkpoint();
     require(c.every() >= 0, "checkpoint.every", c.every() + " must be 0 (never) or a number of steps");
