@@ -9,12 +9,18 @@ import java.util.Locale;
  * and {@code ratio} is the median of the per-pair ratios, which load spikes from other processes
  * (hitting both sides of a pair alike) disturb far less than the ratio of the two medians.
  * {@code spread} says how much the repeated measurements disagreed, or is a note for exact counts.
+ * A reference of zero (a CPU time below the clock's resolution, say) has no ratio: NaN, printed "n/a".
  */
 public record BenchRow(String benchmark, String quantity, double measured, double reference, String unit,
                        double ratio, String target, String spread, double[] pairRatios) {
   public static BenchRow of(String benchmark, String quantity, double measured, double reference, String unit,
                             String target, String spread) {
-    return new BenchRow(benchmark, quantity, measured, reference, unit, measured / reference, target, spread, null);
+    return new BenchRow(benchmark, quantity, measured, reference, unit, ratio(measured, reference), target, spread, null);
+  }
+
+  /** {@code measured / reference}, or NaN where the reference is zero. */
+  public static double ratio(double measured, double reference) {
+    return reference == 0 ? Double.NaN : measured / reference;
   }
 
   public static BenchRow paired(String benchmark, String quantity, double measuredMedian, double referenceMedian,

@@ -52,8 +52,8 @@ public final class BenchSuite {
     sb.append("| benchmark | quantity | measured | reference | ratio | target | spread / notes |\n");
     sb.append("|---|---|---:|---:|---:|---|---|\n");
     for (BenchRow r : rows) {
-      sb.append(String.format(Locale.ROOT, "| %s | %s | %s %s | %s %s | %.3f | %s | %s |%n", r.benchmark(), r.quantity(),
-          number(r.measured()), r.unit(), number(r.reference()), r.unit(), r.ratio(), r.target(), r.spread()));
+      sb.append(String.format(Locale.ROOT, "| %s | %s | %s %s | %s %s | %s | %s | %s |%n", r.benchmark(), r.quantity(),
+          number(r.measured()), r.unit(), number(r.reference()), r.unit(), ratio(r.ratio()), r.target(), r.spread()));
     }
     return sb.toString();
   }
@@ -63,6 +63,10 @@ public final class BenchSuite {
     return String.format(Locale.ROOT, "%d cores, %d intra-op threads for one rank, OMP_WAIT_POLICY=%s, Java %s",
         Runtime.getRuntime().availableProcessors(), NativeThreads.perRank(1),
         System.getenv().getOrDefault("OMP_WAIT_POLICY", "unset"), Runtime.version());
+  }
+
+  private static String ratio(double v) {
+    return Double.isFinite(v) ? String.format(Locale.ROOT, "%.3f", v) : "n/a";
   }
 
   private static String number(double v) {

@@ -23,14 +23,18 @@ class BenchSmokeTest {
     List<BenchRow> rows = BenchSuite.run("all", true);
     Set<String> seen = rows.stream().map(BenchRow::benchmark).collect(Collectors.toSet());
     assertThat(seen).containsExactlyInAnyOrderElementsOf(BenchSuite.NAMES);
+    // shape, never timing: a time or CPU time may round to zero on a coarse clock or a loaded machine
     for (BenchRow r : rows) {
-      assertThat(r.measured()).as(r.quantity()).isPositive().isFinite();
-      assertThat(r.reference()).as(r.quantity()).isPositive().isFinite();
-      double expected = r.pairRatios() == null ? r.measured() / r.reference() : Stats.median(r.pairRatios());
-      assertThat(r.ratio()).as(r.quantity()).isPositive().isFinite().isEqualTo(expected);
+      assertThat(r.measured()).as(r.quantity()).isNotNegative().isFinite();
+      assertThat(r.reference()).as(r.quantity()).isNotNegative().isFinite();
       if (r.pairRatios() != null) {
-        assertThat(r.pairRatios()).isNotEmpty();
-        for (double x : r.pairRatios()) assertThat(x).isPositive().isFinite();
+        assertThat(r.pairRatios()).as(r.quantity()).isNotEmpty();
+        for (double x : r.pairRatios()) assertThat(x).as(r.quantity()).isNotNaN();
+        assertThat(r.ratio()).as(r.quantity()).isEqualTo(Stats.median(r.pairRatios()));
+      } else if (r.reference() > 0) {
+        assertThat(r.ratio()).as(r.quantity()).isEqualTo(r.measured() / r.reference());
+      } else {
+        assertThat(r.ratio()).as(r.quantity()).isNaN();
       }
       assertThat(r.spread()).as(r.quantity()).isNotBlank();
     }

@@ -15,7 +15,7 @@ class RendezvousRoundTest {
   private final MemoryKeyValue kv = new MemoryKeyValue();
 
   private RendezvousRound round(int min, int max, long windowMs) {
-    return new RendezvousRound(kv, new RendezvousRound.Settings(max, Duration.ofMillis(windowMs), Duration.ofSeconds(5),
+    return new RendezvousRound(kv, new RendezvousRound.Settings(max, Duration.ofMillis(windowMs), Duration.ofSeconds(30),
         Duration.ofMillis(5), n -> n >= min ? Math.min(n, max) : 0), System::nanoTime);
   }
 
@@ -28,8 +28,8 @@ class RendezvousRoundTest {
     var a = join(round(1, 2, 60_000), "a");
     Thread.sleep(50);
     var b = join(round(1, 2, 60_000), "b");
-    var ma = a.get(2, TimeUnit.SECONDS);
-    var mb = b.get(2, TimeUnit.SECONDS);
+    var ma = a.get(30, TimeUnit.SECONDS);
+    var mb = b.get(30, TimeUnit.SECONDS);
     assertThat(ma.nodeIds()).containsExactly("a", "b");
     assertThat(List.of(ma.nodeRank(), mb.nodeRank())).containsExactly(0, 1);
     assertThat(ma.round()).isZero();
@@ -54,7 +54,7 @@ class RendezvousRoundTest {
     assertThat(r.close(first.round(), "scale-up")).isTrue();
     assertThat(r.close(first.round(), "other")).as("the first reason wins").isFalse();
     var again = r.join("a");
-    var mb = late.get(2, TimeUnit.SECONDS);
+    var mb = late.get(30, TimeUnit.SECONDS);
     assertThat(again.round()).isEqualTo(1).isEqualTo(mb.round());
     assertThat(again.nodeIds()).containsExactlyInAnyOrder("a", "b");
   }
@@ -65,7 +65,7 @@ class RendezvousRoundTest {
     r.join("a");
     var late = join(round(1, 1, 50), "b");
     r.complete();
-    assertThat(late.get(2, TimeUnit.SECONDS)).isNull();
+    assertThat(late.get(30, TimeUnit.SECONDS)).isNull();
     MemoryKeyValue empty = new MemoryKeyValue();
     RendezvousRound needsTwo = new RendezvousRound(empty, new RendezvousRound.Settings(2, Duration.ofMillis(10),
         Duration.ofMillis(200), Duration.ofMillis(5), n -> n >= 2 ? 2 : 0), System::nanoTime);

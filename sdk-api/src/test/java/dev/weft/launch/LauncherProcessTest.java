@@ -55,7 +55,7 @@ class LauncherProcessTest {
     long killedAt = System.nanoTime();
     new ProcessBuilder("kill", "-KILL", String.valueOf(workers.get(1).pid())).start().waitFor();
     LocalLauncher.Outcome o = run.get(60, TimeUnit.SECONDS);
-    assertThat((System.nanoTime() - killedAt) / 1e9).isLessThan(30);
+    assertThat((System.nanoTime() - killedAt) / 1e9).as("no hang after a rank died").isLessThan(50);
     assertThat(o.ok()).isFalse();
     assertThat(o.failedRank()).isEqualTo(1);
     assertThat(o.reason()).contains("rank 1").contains("SIGKILL");
