@@ -1,6 +1,7 @@
 package dev.weft.eval;
 
 import dev.weft.WeftException;
+import dev.weft.data.TokenArray;
 import dev.weft.models.LanguageModel;
 import dev.weft.util.Tensors;
 import org.bytedeco.pytorch.NoGradGuard;
@@ -21,10 +22,10 @@ public final class Evaluation {
 
   private Evaluation() {}
 
-  public static Result run(LanguageModel model, long[] tokens, int seqLen) {
-    long windows = (tokens.length - 1L) / seqLen;
+  public static Result run(LanguageModel model, TokenArray tokens, int seqLen) {
+    long windows = (tokens.size() - 1L) / seqLen;
     if (windows < 1) {
-      throw new WeftException("the data holds " + tokens.length + " tokens, fewer than one window of --seq-len + 1 = "
+      throw new WeftException("the data holds " + tokens.size() + " tokens, fewer than one window of --seq-len + 1 = "
           + (seqLen + 1) + "; use a shorter --seq-len or more data");
     }
     double sum = 0;
@@ -33,10 +34,13 @@ public final class Evaluation {
         int b = (int) Math.min(WINDOWS_PER_BATCH, windows - first);
         try (PointerScope scope = new PointerScope()) {
           long[] in = new long[b * seqLen], out = new long[b * seqLen];
+          int[] window = new int[seqLen + 1];
           for (int w = 0; w < b; w++) {
-            int start = (int) ((first + w) * seqLen);
-            System.arraycopy(tokens, start, in, w * seqLen, seqLen);
-            System.arraycopy(tokens, start + 1, out, w * seqLen, seqLen);
+            tokens.read((first + w) * seqLen, window);
+            for (int i = 0; i < seqLen; i++) {
+              in[w * seqLen + i] = window[i];
+              out[w * seqLen + i] = window[i + 1];
+            }
           }
           Tensor loss = model.loss(Tensors.ofLongs(in).view(b, seqLen), Tensors.ofLongs(out).view(b, seqLen));
           sum += loss.item_double() * b * seqLen;
