@@ -61,10 +61,15 @@ public final class ModelSource {
     Checkpoint c = Files.isRegularFile(dir.resolve(Manifest.FILE_NAME)) ? Checkpoint.open(dir)
         : CheckpointResolver.latest(dir).orElseThrow(() -> new WeftException(dir
             + " is neither a Hugging Face directory (config.json) nor a checkpoint (manifest.json or step-NNNNNN/)"));
-    TrainingSpec spec = Trainer.from(c.meta().trainingSpec()).set("parallel.dp", 1).set("parallel.tp", 1).set("parallel.pp", 1)
+    return fromWeights(Trainer.from(c.meta().trainingSpec()).seqLen(seqLen).toSpec(), ConsolidatedWeights.modelTensors(c));
+  }
+
+  /** The whole model of a training spec (whatever its layout) holding {@code weights}, by parameter name. */
+  public static Loaded fromWeights(TrainingSpec trained, Map<String, Tensor> weights) {
+    TrainingSpec spec = Trainer.from(trained).set("parallel.dp", 1).set("parallel.tp", 1).set("parallel.pp", 1)
         .set("parallel.zero", 0).set("parallel.microBatches", 1).set("parallel.stages", java.util.List.of())
-        .set("train.globalBatch", 1).set("train.recompute", false).seqLen(seqLen).toSpec();
-    return withWeights(spec, ConsolidatedWeights.modelTensors(c));
+        .set("train.globalBatch", 1).set("train.recompute", false).toSpec();
+    return withWeights(spec, weights);
   }
 
   private static Loaded withWeights(TrainingSpec spec, Map<String, Tensor> weights) {

@@ -45,6 +45,11 @@ public final class SpecValidator {
     require(t.beta1() >= 0 && t.beta1() < 1, "train.beta1", t.beta1() + " must be in [0, 1)");
     require(t.beta2() >= 0 && t.beta2() < 1, "train.beta2", t.beta2() + " must be in [0, 1)");
     positive(t.logEvery(), "train.logEvery");
+    require(t.evalEvery() >= 0, "train.evalEvery", t.evalEvery() + " must be 0 (never) or a number of steps");
+    if (t.evalEvery() > 0) {
+      require(s.data().validation() > 0, "train.evalEvery", "needs held-out data; set data.validation to a fraction such as 0.05");
+      require(p.pp() == 1, "train.evalEvery", "the validation loss is not computed through pipeline stages yet; use parallel.pp=1 or train.evalEvery=0");
+    }
 
     PrecisionSpec pr = s.precision();
     require(DTYPES.contains(pr.dtype()), "precision.dtype", "'" + pr.dtype() + "' is not a precision; use fp32, bf16 or fp16");

@@ -74,6 +74,7 @@ public final class TrainingLoop {
           t.globalBatch(), seqLen);
     }
 
+    ValidationLoss validation = ValidationLoss.open(spec, model, dist);
     TrainingCheckpoints checkpoints = TrainingCheckpoints.open(spec, dist, runDir);
     long resumedAt = checkpoints.restore(opt, scaler);
     requireSameStart(resumedAt, dist);
@@ -132,8 +133,9 @@ public final class TrainingLoop {
             tps * model.trainingFlopsPerToken(), ms - commNs / 1e6, commNs / 1e6, step == 1 ? 0 : (s0 - prevEnd) / 1e6,
             dist.mesh().worldSize(), ProcessMemory.peakRssBytes(), stepScale, stepSkipped);
         listener.onRankStep(dist.rank(), sm, t.steps());
+        Double evalLoss = validation != null && validation.due(step, t.steps(), t.evalEvery()) ? validation.run() : null;
         if (leader) {
-          out.step(sm);
+          out.step(sm, evalLoss);
           listener.onStep(sm, t.steps());
         }
         long save0 = System.nanoTime();
@@ -146,6 +148,7 @@ public final class TrainingLoop {
       ShardedOptimizer.Memory mem = opt.memory();
       opt.gatherAll();
       boolean consistent = ReplicaCheck.consistent(params, dp, dist.world());
+      List<dev.weft.models.Weights.Slice> trained = dev.weft.models.Weights.snapshot(model.parameters());
       opt.releaseAll();
       double medianMs = median(stepMs);
       double tps = tokensPerStep / (medianMs / 1000);
@@ -159,7 +162,7 @@ public final class TrainingLoop {
           new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes()),
           skipped, null, 0, null);
       if (leader) MetricsJson.writeSummary(runDir, summary);
-      return new RunResult(losses, summary);
+      return new RunResult(losses, summary, spec, trained, null);
     } finally {
       if (out != null) out.close();
     }

@@ -7,7 +7,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.weft.Trainer;
 import dev.weft.spec.SpecException;
 import dev.weft.train.RunResult;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.weft.data.TokenArray;
+import dev.weft.eval.Evaluation;
+import dev.weft.eval.Generation;
+import dev.weft.models.CausalLm;
+import dev.weft.models.LanguageModel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.bytedeco.pytorch.Tensor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,6 +61,51 @@ class LlamaEquivalenceTest {
     RunResult tp = small().set("model.config.tie_word_embeddings", true).tensorParallel(2).runDir(dir.resolve("t2")).fit();
     assertClose(tp.losses(), one.losses(), 1e-4);
     assertThat(one.summary().parameters()).isEqualTo(new LlamaConfig(256, 32, 48, 4, 4, 2, 8, 1e-6, 1e4, true, 0.02, 16).parameterCount());
+  }
+
+  @Test
+  void evalLossIsWrittenAndTheSameInEveryLayout() throws Exception {
+    small().set("train.evalEvery", 3).set("data.validation", 0.1).runDir(dir.resolve("e1")).fit();
+    small().set("train.evalEvery", 3).set("data.validation", 0.1).dataParallel(2).tensorParallel(2).microBatches(1).zero(3)
+        .runDir(dir.resolve("e4")).fit();
+    List<Double> one = evalLosses(dir.resolve("e1")), four = evalLosses(dir.resolve("e4"));
+    assertThat(one).hasSize(2);
+    assertClose(four, one, 1e-4);
+    assertThatThrownBy(() -> small().set("train.evalEvery", 3).toSpec()).hasMessageContaining("data.validation");
+  }
+
+  private static List<Double> evalLosses(Path run) throws Exception {
+    List<Double> out = new ArrayList<>();
+    for (String line : Files.readAllLines(run.resolve("metrics.jsonl"))) {
+      JsonNode n = new ObjectMapper().readTree(line);
+      if (n.has("eval_loss")) out.add(n.get("eval_loss").asDouble());
+    }
+    return out;
+  }
+
+  @Test
+  void fitReturnsTheTrainedModelWhole() {
+    RunResult one = small().steps(3).runDir(dir.resolve("w1")).fit();
+    RunResult split = small().steps(3).tensorParallel(2).pipeline(2).runDir(dir.resolve("w4")).fit();
+    assertThat(split.weights().keySet()).containsExactlyInAnyOrderElementsOf(one.weights().keySet());
+    for (String name : one.weights().keySet()) {
+      Tensor a = one.weights().get(name), b = split.weights().get(name);
+      assertThat(b.sizes().vec().get()).as(name).isEqualTo(a.sizes().vec().get());
+      assertThat(a.sub(b).abs().max().item_double()).as(name).isLessThan(1e-4);
+    }
+    LanguageModel m = split.model();
+    int[] data = new java.util.Random(1).ints(16 * 3 + 1, 0, 256).toArray();
+    TokenArray tokens = new TokenArray() {
+      @Override public long size() { return data.length; }
+      @Override public int get(long i) { return data[(int) i]; }
+    };
+    double viaSplit = Evaluation.run(m, tokens, 16).loss(), viaOne = Evaluation.run(one.model(), tokens, 16).loss();
+    assertThat(Math.abs(viaSplit - viaOne) / viaOne).isLessThan(1e-4);
+    assertThat(Generation.generate((CausalLm) m, new long[] {1, 2, 3}, 4, Generation.Sampling.GREEDY)).hasSize(4);
+    long[] sampled = Generation.generate((CausalLm) m, new long[] {1, 2, 3}, 6, new Generation.Sampling(0.8, 20, 0.9, 42));
+    assertThat(java.util.Arrays.stream(sampled).allMatch(id -> id >= 0 && id < 256)).isTrue();
+    assertThat(sampled).hasSize(6);
+    assertThat(Generation.generate((CausalLm) m, new long[] {1, 2, 3}, 6, new Generation.Sampling(0.8, 20, 0.9, 42))).isEqualTo(sampled);
   }
 
   @Test
