@@ -104,6 +104,15 @@ public final class Trainer {
   public Trainer clipGradNorm(double max) { return set("train.clipGradNorm", max); }
   public Trainer recompute() { return set("train.recompute", true); }
   public Trainer data(String source) { return set("data.source", source); }
+  /** Mix sources by weight ({@code data.sources}), in the map's iteration order (use a LinkedHashMap). */
+  public Trainer dataMix(Map<String, Double> weights) {
+    List<Map<String, Object>> mix = new java.util.ArrayList<>();
+    weights.forEach((source, w) -> mix.add(Map.of("source", source, "weight", w)));
+    return set("data.sources", mix);
+  }
+
+  /** Hold out this fraction of each data source for evaluation ({@code data.validation}). */
+  public Trainer validationSplit(double fraction) { return set("data.validation", fraction); }
   /** Save a checkpoint every {@code steps} steps (under {@code checkpoint.dir}, default RUN_DIR/checkpoints). */
   public Trainer checkpointEvery(int steps) { return set("checkpoint.every", steps); }
   public Trainer checkpointDir(Path dir) { return set("checkpoint.dir", dir.toString()); }

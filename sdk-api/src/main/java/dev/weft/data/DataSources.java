@@ -33,6 +33,9 @@ public final class DataSources {
     }
   }
 
+  /** Token ids of {@code data} are below this (0 when no source knows). Models check their vocabulary against it. */
+  public static long vocabSize(DataSpec data) { return open(data, 0).train().vocabSize(); }
+
   /** Opens every source of {@code data}; a mixture when there are several. */
   public static Splits open(DataSpec data, long seed) {
     List<DataSpec.Weighted> mix = data.mix();

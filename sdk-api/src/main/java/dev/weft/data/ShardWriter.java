@@ -13,7 +13,7 @@ import java.util.List;
 
 /**
  * Streams token ids into {@code .npy} shards of at most {@code shardTokens} tokens each, and writes
- * {@code index.json} on {@link #close()}. Each shard's header is written with a placeholder length
+ * {@code index.json} on {@link #finish()}. Each shard's header is written with a placeholder length
  * and rewritten (same size) once the shard is full.
  */
 public final class ShardWriter implements AutoCloseable {
@@ -32,6 +32,7 @@ public final class ShardWriter implements AutoCloseable {
   private long documents;
   private long total;
 
+  /** Writes under {@code dir}; ids are below {@code vocab}; {@code separator} -1 means none. */
   public ShardWriter(Path dir, long vocab, String tokenizer, int separator, long shardTokens) {
     if (shardTokens < 1) throw new IllegalArgumentException("shardTokens must be at least 1");
     this.dir = dir;
@@ -47,9 +48,13 @@ public final class ShardWriter implements AutoCloseable {
     }
   }
 
-  /** Appends one document's tokens, then the separator (when there is one). */
-  public void document(int[] ids) {
+  /** Appends tokens of the current document. */
+  public void append(int[] ids) {
     for (int id : ids) token(id);
+  }
+
+  /** Ends the current document: appends the separator (when there is one). */
+  public void endDocument() {
     if (separator >= 0) token(separator);
     documents++;
   }
@@ -99,15 +104,28 @@ public final class ShardWriter implements AutoCloseable {
     shards.set(last, new ShardIndex.Shard(shards.get(last).file(), inShard));
   }
 
-  /** Finishes the last shard and writes the index. */
-  @Override
-  public void close() {
+  /** Finishes the last shard and writes the index (which is what makes the directory a dataset). */
+  public ShardIndex finish() {
     try {
       endShard();
     } catch (IOException e) {
       throw new WeftException("cannot finish token shards under " + dir + ": " + e.getMessage(), e);
     }
     String dtype = width == TokenWidth.UINT16 ? "uint16" : "uint32";
-    new ShardIndex(ShardIndex.FORMAT, 1, dtype, vocab, tokenizer, separator, documents, total, List.copyOf(shards)).write(dir);
+    ShardIndex ix = new ShardIndex(ShardIndex.FORMAT, 1, dtype, vocab, tokenizer, separator, documents, total, List.copyOf(shards));
+    ix.write(dir);
+    return ix;
+  }
+
+  /** Closes an unfinished shard without writing the index, so a failed run leaves no dataset behind. */
+  @Override
+  public void close() {
+    try {
+      if (current != null) current.close();
+    } catch (IOException e) {
+      throw new WeftException("cannot close " + dir + ": " + e.getMessage(), e);
+    } finally {
+      current = null;
+    }
   }
 }

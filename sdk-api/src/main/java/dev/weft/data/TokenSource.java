@@ -14,7 +14,7 @@ public interface TokenSource {
   /** A one-line description for logs. */
   String describe();
 
-  /** Token ids are below this. */
+  /** Token ids are below this; 0 when the source does not know (a bare .npy array). */
   long vocabSize();
 
   /** How many distinct samples there are before they repeat ({@link Long#MAX_VALUE} when endless). */

@@ -32,7 +32,7 @@ public final class Windows implements TokenSource {
 
   /**
    * Splits {@code tokens} into training and validation windows of {@code seqLen + 1} tokens.
-   * {@code what} names the data in messages and logs; ids are below {@code vocab}.
+   * {@code what} names the data in messages and logs; ids are below {@code vocab} (0: not known).
    */
   public static Splits split(TokenArray tokens, String what, long vocab, int seqLen, double validation, long seed) {
     long windows = (tokens.size() - 1) / seqLen;

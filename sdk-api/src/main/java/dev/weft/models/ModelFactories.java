@@ -38,6 +38,15 @@ public final class ModelFactories {
     if (spec.model().hasPretrained()) huggingFace(f);
   }
 
+  /** Every token id of the data must be a row of the model's embedding. */
+  public static void requireDataVocab(TrainingSpec spec, long modelVocab, String field) {
+    long dataVocab = dev.weft.data.DataSources.vocabSize(spec.data());
+    if (modelVocab < dataVocab) {
+      throw new SpecException(field, modelVocab + " is below the data's vocabulary of " + dataVocab + " (data.source "
+          + spec.data().mix().get(0).source() + (spec.data().mix().size() > 1 ? ", ..." : "") + "); use at least " + dataVocab);
+    }
+  }
+
   /** The factory's Hugging Face mapping, or a spec error saying it has none. */
   public static dev.weft.models.hf.HuggingFaceFormat huggingFace(ModelFactory f) {
     if (f instanceof dev.weft.models.hf.HuggingFaceFormat hf) return hf;

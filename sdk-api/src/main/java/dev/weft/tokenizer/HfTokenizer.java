@@ -4,6 +4,7 @@ import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.weft.WeftException;
+import dev.weft.spec.SpecException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,14 +40,14 @@ public final class HfTokenizer implements Tokenizer {
   public static HfTokenizer open(Path path) {
     Path file = Files.isDirectory(path) ? path.resolve("tokenizer.json") : path;
     if (!Files.isRegularFile(file)) {
-      throw new WeftException("--tokenizer: " + path + " is neither a tokenizer.json nor a directory holding one; "
+      throw new SpecException("--tokenizer", path + " is neither a tokenizer.json nor a directory holding one; "
           + "give the path of a Hugging Face tokenizer.json or 'bytes'");
     }
     JsonNode json;
     try {
       json = new ObjectMapper().readTree(file.toFile());
     } catch (IOException e) {
-      throw new WeftException("--tokenizer: " + file + " is not valid JSON (" + e.getMessage() + ")", e);
+      throw new SpecException("--tokenizer", file + " is not valid JSON (" + e.getMessage().lines().findFirst().orElse("") + ")");
     }
     try {
       return new HfTokenizer(file, HuggingFaceTokenizer.newInstance(file, OPTIONS), vocabSize(json), separator(json));
@@ -65,7 +66,7 @@ public final class HfTokenizer implements Tokenizer {
       max = v.size() - 1; // Unigram: [piece, score] pairs, the id is the position
     }
     for (JsonNode t : json.path("added_tokens")) max = Math.max(max, t.path("id").asLong());
-    if (max < 0) throw new WeftException("--tokenizer: the tokenizer.json has no vocabulary (model.vocab is empty)");
+    if (max < 0) throw new SpecException("--tokenizer", "the tokenizer.json has no vocabulary (model.vocab is empty)");
     return max + 1;
   }
 

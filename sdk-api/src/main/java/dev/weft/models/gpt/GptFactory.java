@@ -2,6 +2,7 @@ package dev.weft.models.gpt;
 
 import dev.weft.models.LanguageModel;
 import dev.weft.models.ModelContext;
+import dev.weft.models.ModelFactories;
 import dev.weft.models.ModelFactory;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
@@ -20,9 +21,7 @@ public final class GptFactory implements ModelFactory {
       throw new SpecException("model.config.heads", c.heads() + " does not divide hidden=" + c.hidden() + "; pick a divisor of " + c.hidden());
     }
     ModelContext.partitionFor(spec.parallel(), c.layers());
-    if (c.vocab() < 256) {
-      throw new SpecException("model.config.vocab", c.vocab() + " is below 256, the number of byte tokens; use at least 256");
-    }
+    ModelFactories.requireDataVocab(spec, c.vocab(), "model.config.vocab");
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.weft.models.llama;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.ModelContext;
+import dev.weft.models.ModelFactories;
 import dev.weft.models.ModelFactory;
 import dev.weft.models.hf.HfCheckpoint;
 import dev.weft.models.hf.HuggingFaceFormat;
@@ -33,6 +34,7 @@ public final class LlamaFactory implements ModelFactory, HuggingFaceFormat {
           + " place; use parallel.pp=1 and parallel.zero below 3, or tie_word_embeddings=false");
     }
     ModelContext.partitionFor(p, c.layers());
+    ModelFactories.requireDataVocab(spec, c.vocab(), "model.config.vocab_size");
   }
 
   @Override
