@@ -74,7 +74,7 @@ public final class ModelSource {
 
   private static Loaded withWeights(TrainingSpec spec, Map<String, Tensor> weights) {
     LanguageModel m = ModelBuilder.whole(spec);
-    PretrainedWeights.copyInto(m.parameters(), name -> {
+    PretrainedWeights.copyInto(m.parameters(), (name, shape) -> {
       Tensor t = weights.get(name);
       if (t == null) throw new WeftException("the weights have no tensor '" + name + "' that " + spec.model().factory() + " needs");
       return t;

@@ -40,7 +40,7 @@ public final class ModelBuilder {
     if (spec.model().hasPretrained()) {
       HuggingFaceFormat hf = ModelFactories.huggingFace(f);
       HfCheckpoint dir = HfCheckpoint.open(Path.of(spec.model().pretrained()), "model.pretrained");
-      PretrainedWeights.copyInto(model.parameters(), name -> hf.read(name, dir), "model.pretrained");
+      PretrainedWeights.copyInto(model.parameters(), (name, shape) -> hf.read(name, shape, dir), "model.pretrained");
     }
     return model;
   }

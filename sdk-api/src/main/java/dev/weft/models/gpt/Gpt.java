@@ -31,6 +31,7 @@ public final class Gpt implements StagedModel {
   private final Layers.Linear lnF;
   private final Layers.LmHead head;
   private final int localHeads;
+  private final boolean tanhGelu;
 
   /** The whole model on one pipeline stage. */
   public Gpt(GptConfig cfg, Layers layers) {
@@ -47,6 +48,7 @@ public final class Gpt implements StagedModel {
     this.partition = partition;
     this.stage = stage;
     this.localHeads = cfg.heads() / layers.splits();
+    this.tanhGelu = "gelu_tanh".equals(cfg.activation());
     double std = 0.02, projStd = 0.02 / Math.sqrt(2.0 * cfg.layers());
     boolean first = partition.virtualStage(stage, 0) == 0;
     boolean last = partition.virtualStage(stage, partition.chunks() - 1) == partition.virtualStages() - 1;
@@ -84,7 +86,8 @@ public final class Gpt implements StagedModel {
       Tensor qh = heads(all.narrow(2, 0, w), b, d), kh = heads(all.narrow(2, w, w), b, d), vh = heads(all.narrow(2, 2 * w, w), b, d);
       Tensor att = scaled_dot_product_attention(qh, kh, vh, new TensorOptional(), 0.0, true, new DoubleOptional(), false);
       x = x.add(proj.forward(att.transpose(1, 2).reshape(b, -1, localHeads * d)));
-      return x.add(fc2.forward(gelu(fc1.forward(ln2.forward(x)))));
+      Tensor f = fc1.forward(ln2.forward(x));
+      return x.add(fc2.forward(tanhGelu ? gelu(f, "tanh") : gelu(f)));
     }
 
     private Tensor heads(Tensor y, long b, long d) {

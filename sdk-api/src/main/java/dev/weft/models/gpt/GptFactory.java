@@ -4,19 +4,33 @@ import dev.weft.models.LanguageModel;
 import dev.weft.models.ModelContext;
 import dev.weft.models.ModelFactories;
 import dev.weft.models.ModelFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.weft.models.hf.HfCheckpoint;
+import dev.weft.models.hf.HuggingFaceFormat;
 import dev.weft.spec.SpecException;
+import org.bytedeco.pytorch.Tensor;
 import dev.weft.spec.TrainingSpec;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** {@code model.factory: gpt} — the reference decoder-only transformer. */
-public final class GptFactory implements ModelFactory {
+public final class GptFactory implements ModelFactory, HuggingFaceFormat {
   @Override public String name() { return "gpt"; }
   @Override public boolean staged() { return true; }
+  @Override public String modelType() { return "gpt2"; }
+
+  @Override
+  public Tensor read(String name, long[] shape, HfCheckpoint hf) { return Gpt2Format.read(name, shape, hf); }
+
+  @Override
+  public Map<String, Tensor> toHf(Map<String, Tensor> weights, TrainingSpec spec) { return Gpt2Format.toHf(weights, GptConfig.of(spec)); }
+
+  @Override
+  public ObjectNode hfConfig(TrainingSpec spec) { return Gpt2Format.hfConfig(GptConfig.of(spec)); }
 
   @Override
   public void validate(TrainingSpec spec) {
-    GptConfig c = GptConfig.from(spec.model().config(), spec.data().seqLen());
+    GptConfig c = GptConfig.of(spec);
     if (c.hidden() % c.heads() != 0) {
       throw new SpecException("model.config.heads", c.heads() + " does not divide hidden=" + c.hidden() + "; pick a divisor of " + c.hidden());
     }
@@ -26,7 +40,7 @@ public final class GptFactory implements ModelFactory {
 
   @Override
   public Map<String, Integer> splitSizes(TrainingSpec spec) {
-    GptConfig c = GptConfig.from(spec.model().config(), spec.data().seqLen());
+    GptConfig c = GptConfig.of(spec);
     Map<String, Integer> m = new LinkedHashMap<>();
     m.put("model.config.heads (attention heads)", c.heads());
     m.put("model.config.hidden", c.hidden());
@@ -37,7 +51,7 @@ public final class GptFactory implements ModelFactory {
 
   @Override
   public LanguageModel create(TrainingSpec spec, ModelContext ctx) {
-    GptConfig c = GptConfig.from(spec.model().config(), spec.data().seqLen());
+    GptConfig c = GptConfig.of(spec);
     return new Gpt(c, ctx.layers(), ctx.partition(c.layers()), ctx.ppRank());
   }
 }

@@ -14,8 +14,8 @@ public interface HuggingFaceFormat {
   /** The {@code model_type} of config.json this factory reads and writes ({@code llama}, {@code gpt2}). */
   String modelType();
 
-  /** The whole (unsplit) tensor for this model's parameter {@code name}, read from {@code hf}. */
-  Tensor read(String name, HfCheckpoint hf);
+  /** The whole (unsplit) tensor for this model's parameter {@code name} of {@code shape}, read from {@code hf}. */
+  Tensor read(String name, long[] shape, HfCheckpoint hf);
 
   /** This model's whole tensors (by parameter name) → Hugging Face tensors (by HF name), in the order to write. */
   Map<String, Tensor> toHf(Map<String, Tensor> weights, TrainingSpec spec);

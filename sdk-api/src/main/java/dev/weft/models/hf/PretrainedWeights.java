@@ -4,7 +4,7 @@ import dev.weft.models.Parameters;
 import dev.weft.models.Parameters.Param;
 import dev.weft.spec.SpecException;
 import java.util.Arrays;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Tensor;
 
@@ -16,11 +16,11 @@ import org.bytedeco.pytorch.Tensor;
 public final class PretrainedWeights {
   private PretrainedWeights() {}
 
-  /** Copies {@code whole.apply(name)}'s slice into every parameter; {@code field} names the spec field in errors. */
-  public static void copyInto(Parameters params, Function<String, Tensor> whole, String field) {
+  /** Copies {@code whole.apply(name, shape)}'s slice into every parameter; {@code field} names the spec field in errors. */
+  public static void copyInto(Parameters params, BiFunction<String, long[], Tensor> whole, String field) {
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Param p : params.list()) {
-        Tensor full = whole.apply(p.name());
+        Tensor full = whole.apply(p.name(), p.globalShape());
         long[] shape = full.sizes().vec().get();
         if (!Arrays.equals(shape, p.globalShape())) {
           throw new SpecException(field, "tensor " + p.name() + " has shape " + Arrays.toString(shape) + " but the model needs "

@@ -56,7 +56,7 @@ public final class LlamaFactory implements ModelFactory, HuggingFaceFormat {
 
   /** Parameters carry Hugging Face's names; weights are computed in fp32 whatever the file stores. */
   @Override
-  public Tensor read(String name, HfCheckpoint hf) {
+  public Tensor read(String name, long[] shape, HfCheckpoint hf) {
     return hf.read(name).to(ScalarType.Float);
   }
 

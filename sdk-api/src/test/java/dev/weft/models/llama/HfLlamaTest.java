@@ -10,24 +10,17 @@ import dev.weft.checkpoint.Checkpoint;
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.checkpoint.ConsolidatedWeights;
 import dev.weft.checkpoint.DType;
-import dev.weft.cli.WeftMain;
+import dev.weft.models.hf.HfReference;
 import dev.weft.data.Npy;
 import dev.weft.data.TokenWidth;
 import dev.weft.train.RunResult;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.bytedeco.pytorch.Tensor;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,13 +43,13 @@ class HfLlamaTest {
     Npy.write(tokens, TokenWidth.UINT16, ids);
     Path out = dir.resolve("eval.json");
 
-    assertThat(cli("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "32", "-o", out.toString()).code).isZero();
+    assertThat(HfReference.cli("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "32", "-o", out.toString()).code()).isZero();
     JsonNode eval = new ObjectMapper().readTree(out.toFile());
-    Cli gen = cli("generate", model.toString(), "--prompt-ids", "5,17,99,3", "--max-new-tokens", "8");
-    assertThat(gen.code).isZero();
-    long[] greedy = Arrays.stream(gen.out.strip().split(",")).mapToLong(Long::parseLong).toArray();
+    HfReference.Cli gen = HfReference.cli("generate", model.toString(), "--prompt-ids", "5,17,99,3", "--max-new-tokens", "8");
+    assertThat(gen.code()).isZero();
+    long[] greedy = Arrays.stream(gen.out().strip().split(",")).mapToLong(Long::parseLong).toArray();
 
-    JsonNode ref = numpyReference(model, tokens, 32, "5,17,99,3", 8);
+    JsonNode ref = HfReference.numpyReference(model, tokens, 32, "5,17,99,3", 8);
     assertThat(eval.get("tokens").asLong()).isEqualTo(ref.get("tokens").asLong()).isEqualTo(32 * 5);
     double rel = Math.abs(eval.get("loss").asDouble() - ref.get("loss").asDouble()) / ref.get("loss").asDouble();
     assertThat(rel).as("weft %s vs numpy %s", eval.get("loss"), ref.get("loss")).isLessThanOrEqualTo(1e-4);
@@ -92,7 +85,7 @@ class HfLlamaTest {
     fineTune(hf).tensorParallel(2).microBatches(1).steps(1).lr(1e-30).minLr(0).warmup(0).set("train.weightDecay", 0)
         .checkpointEvery(1).runDir(dir.resolve("run")).fit();
     Path out = dir.resolve("exported");
-    assertThat(cli("checkpoint", "export", dir.resolve("run/checkpoints").toString(), "--format", "hf", "-o", out.toString()).code).isZero();
+    assertThat(HfReference.cli("checkpoint", "export", dir.resolve("run/checkpoints").toString(), "--format", "hf", "-o", out.toString()).code()).isZero();
 
     Map<String, Tensor> original = new java.util.TreeMap<>();
     for (String shard : List.of("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors")) {
@@ -118,44 +111,4 @@ class HfLlamaTest {
     assertThat(fineTune(out).steps(1).runDir(dir.resolve("again")).fit().losses()).hasSize(1);
   }
 
-  record Cli(int code, String out) {}
-
-  static synchronized Cli cli(String... args) {
-    PrintStream old = System.out;
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-    try {
-      return new Cli(WeftMain.commandLine().execute(args), buf.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(old);
-    }
-  }
-
-  /** Runs llama_reference.py (NumPy only); skips when python3 with numpy is not installed. */
-  static JsonNode numpyReference(Path model, Path tokens, int seqLen, String prompt, int k) throws Exception {
-    Path script = Files.createTempFile("llama_reference", ".py");
-    try (InputStream in = HfLlamaTest.class.getResourceAsStream("llama_reference.py")) {
-      Files.write(script, in.readAllBytes());
-    }
-    Assumptions.assumeTrue(python("-c", "import numpy") == 0, "python3 with numpy is not installed; the NumPy reference cannot run");
-    Process p = new ProcessBuilder("python3", script.toString(), model.toString(), tokens.toString(), String.valueOf(seqLen), prompt,
-        String.valueOf(k)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(300, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as("llama_reference.py exit").isZero();
-    Files.deleteIfExists(script);
-    return new ObjectMapper().readTree(out);
-  }
-
-  private static int python(String... args) {
-    try {
-      List<String> cmd = new java.util.ArrayList<>(List.of("python3"));
-      cmd.addAll(List.of(args));
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      p.getInputStream().readAllBytes();
-      return p.waitFor(120, TimeUnit.SECONDS) ? p.exitValue() : -1;
-    } catch (IOException | InterruptedException e) {
-      return -1;
-    }
-  }
 }

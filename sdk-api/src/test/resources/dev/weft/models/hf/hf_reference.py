@@ -1,11 +1,11 @@
-"""Independent NumPy reference of a Hugging Face Llama checkpoint (float64), for Weft's tests.
+"""Independent NumPy reference of Hugging Face Llama and GPT-2 checkpoints (float64), for Weft's tests.
 
 Reads config.json and model.safetensors (or shards via model.safetensors.index.json) with nothing
 but numpy and json, and prints JSON: the mean next-token cross-entropy over consecutive
 non-overlapping windows of seq_len + 1 tokens of a .npy token file, and greedy continuation ids
 (recomputing the whole prefix each step, no cache).
 
-usage: llama_reference.py MODEL_DIR TOKENS.npy SEQ_LEN PROMPT_IDS(comma-separated) MAX_NEW_TOKENS
+usage: hf_reference.py MODEL_DIR TOKENS.npy SEQ_LEN PROMPT_IDS(comma-separated) MAX_NEW_TOKENS
 """
 import json
 import os
@@ -95,9 +95,48 @@ class Llama:
         return self.norm(x, "model.norm.weight") @ self.head.T
 
 
+class Gpt2:
+    def __init__(self, d):
+        c = json.load(open(os.path.join(d, "config.json")))
+        w = read_weights(d)
+        self.w = {k[len("transformer."):] if k.startswith("transformer.") else k: v for k, v in w.items()}
+        self.layers, self.heads, self.eps = c["n_layer"], c["n_head"], c.get("layer_norm_epsilon", 1e-5)
+        self.tanh = c.get("activation_function", "gelu_new") != "gelu"
+        self.head = self.w.get("lm_head.weight", self.w["wte.weight"])
+
+    def ln(self, x, name):
+        m = x.mean(-1, keepdims=True)
+        v = ((x - m) ** 2).mean(-1, keepdims=True)
+        return (x - m) / np.sqrt(v + self.eps) * self.w[name + ".weight"] + self.w[name + ".bias"]
+
+    def gelu(self, x):
+        if self.tanh:
+            return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+        from math import erf
+        return 0.5 * x * (1 + np.vectorize(erf)(x / np.sqrt(2)))
+
+    def logits(self, ids):
+        w = self.w
+        t = len(ids)
+        x = w["wte.weight"][ids] + w["wpe.weight"][:t]
+        mask = np.triu(np.full((t, t), -np.inf), 1)
+        for i in range(self.layers):
+            p = "h.%d." % i
+            qkv = self.ln(x, p + "ln_1") @ w[p + "attn.c_attn.weight"] + w[p + "attn.c_attn.bias"]
+            q, k, v = [a.reshape(t, self.heads, -1).transpose(1, 0, 2) for a in np.split(qkv, 3, -1)]
+            s = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1]) + mask
+            s = np.exp(s - s.max(-1, keepdims=True))
+            a = ((s / s.sum(-1, keepdims=True)) @ v).transpose(1, 0, 2).reshape(t, -1)
+            x = x + a @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
+            m = self.gelu(self.ln(x, p + "ln_2") @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"])
+            x = x + m @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
+        return self.ln(x, "ln_f") @ self.head.T
+
+
 def main():
     d, tokens_file, n, prompt, k = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
-    m = Llama(d)
+    kind = json.load(open(os.path.join(d, "config.json")))["model_type"]
+    m = Gpt2(d) if kind == "gpt2" else Llama(d)
     tokens = np.load(tokens_file).astype(np.int64)
     windows = (len(tokens) - 1) // n
     total = 0.0
