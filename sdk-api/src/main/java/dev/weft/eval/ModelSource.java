@@ -34,7 +34,7 @@ public final class ModelSource {
   public static Loaded open(Path path, int seqLen) {
     if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG))) return huggingFace(path, seqLen);
     if (Files.isRegularFile(path)) return consolidated(path, seqLen);
-    if (Files.isDirectory(path)) return checkpoint(path, seqLen);
+    if (Files.isDirectory(path)) return checkpoint(path);
     throw new WeftException(path + " does not exist; give a Hugging Face directory, a consolidated .safetensors file or a checkpoint");
   }
 
@@ -57,18 +57,21 @@ public final class ModelSource {
     return withWeights(t.toSpec(), ConsolidatedWeights.load(file));
   }
 
-  private static Loaded checkpoint(Path dir, int seqLen) {
+  private static Loaded checkpoint(Path dir) {
     Checkpoint c = Files.isRegularFile(dir.resolve(Manifest.FILE_NAME)) ? Checkpoint.open(dir)
         : CheckpointResolver.latest(dir).orElseThrow(() -> new WeftException(dir
             + " is neither a Hugging Face directory (config.json) nor a checkpoint (manifest.json or step-NNNNNN/)"));
-    return fromWeights(Trainer.from(c.meta().trainingSpec()).seqLen(seqLen).toSpec(), ConsolidatedWeights.modelTensors(c));
+    // the trained context length: a GPT's position embedding has exactly that many rows
+    return fromWeights(c.meta().trainingSpec(), ConsolidatedWeights.modelTensors(c));
   }
 
   /** The whole model of a training spec (whatever its layout) holding {@code weights}, by parameter name. */
   public static Loaded fromWeights(TrainingSpec trained, Map<String, Tensor> weights) {
     TrainingSpec spec = Trainer.from(trained).set("parallel.dp", 1).set("parallel.tp", 1).set("parallel.pp", 1)
         .set("parallel.zero", 0).set("parallel.microBatches", 1).set("parallel.stages", java.util.List.of())
-        .set("train.globalBatch", 1).set("train.recompute", false).toSpec();
+        .set("train.globalBatch", 1).set("train.recompute", false).set("train.evalEvery", 0)
+        // the training data need not exist here: the model is built from the weights alone
+        .set("data.source", "arithmetic").set("data.sources", java.util.List.of()).set("data.validation", 0).toSpec();
     return withWeights(spec, weights);
   }
 

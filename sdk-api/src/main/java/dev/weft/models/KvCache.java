@@ -31,6 +31,16 @@ public final class KvCache {
     return new Tensor[] {keys[layer], values[layer]};
   }
 
+  /**
+   * Whether attention over this cache plus {@code queryLength} new tokens is causal in the plain
+   * sense: the prompt (empty cache) is; one new token attends to everything before it, unmasked.
+   */
+  public boolean causal(long queryLength) {
+    if (length == 0) return true;
+    if (queryLength != 1) throw new IllegalArgumentException("after the prompt, feed the cache one token at a time");
+    return false;
+  }
+
   /** Called once per forward, after every layer appended {@code tokens} positions. */
   public void advance(long tokens) { length += tokens; }
 }

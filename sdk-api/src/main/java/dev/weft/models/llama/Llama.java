@@ -96,8 +96,7 @@ public final class Llama implements StagedModel, CausalLm {
       Tensor v = heads(all.narrow(2, qw + kw, kw), b, localKv);
       boolean causal = true;
       if (cache != null) {
-        causal = cache.length() == 0;
-        if (!causal && q.size(2) != 1) throw new IllegalArgumentException("after the prompt, feed the cache one token at a time");
+        causal = cache.causal(q.size(2));
         Tensor[] kv = cache.append(index, k, v);
         k = kv[0];
         v = kv[1];

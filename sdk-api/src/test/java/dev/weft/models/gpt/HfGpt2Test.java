@@ -74,9 +74,14 @@ class HfGpt2Test {
     Path out = dir.resolve("eval.json");
     assertThat(HfReference.cli("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "32", "-o", out.toString()).code()).isZero();
     JsonNode eval = new ObjectMapper().readTree(out.toFile());
-    JsonNode ref = HfReference.numpyReference(model, tokens, 32, "1,2", 1);
+    JsonNode ref = HfReference.numpyReference(model, tokens, 32, "5,17,99", 6);
     double rel = Math.abs(eval.get("loss").asDouble() - ref.get("loss").asDouble()) / ref.get("loss").asDouble();
     assertThat(rel).as("weft %s vs numpy %s", eval.get("loss"), ref.get("loss")).isLessThanOrEqualTo(1e-4);
+    HfReference.Cli gen = HfReference.cli("generate", model.toString(), "--prompt-ids", "5,17,99", "--max-new-tokens", "6");
+    assertThat(gen.code()).isZero();
+    StringBuilder want = new StringBuilder();
+    ref.get("greedy").forEach(id -> want.append(want.length() == 0 ? "" : ",").append(id.asLong()));
+    assertThat(gen.out().strip()).isEqualTo(want.toString());
   }
 
   @Test
@@ -99,5 +104,10 @@ class HfGpt2Test {
     assertThat(config.get("model_type").asText()).isEqualTo("gpt2");
     assertThat(config.get("activation_function").asText()).isEqualTo("gelu_new");
     assertThat(config.get("n_inner").asInt()).isEqualTo(4 * EMBD);
+    // a checkpoint is a MODEL too: sampling from it with a KV cache
+    HfReference.Cli gen = HfReference.cli("generate", dir.resolve("run/checkpoints").toString(), "--prompt-ids", "1,2,3",
+        "--max-new-tokens", "5", "--temperature", "0.9", "--top-k", "40", "--top-p", "0.95", "--seed", "7");
+    assertThat(gen.code()).isZero();
+    assertThat(gen.out().strip().split(",")).hasSize(5);
   }
 }
