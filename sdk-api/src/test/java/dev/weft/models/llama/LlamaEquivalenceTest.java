@@ -56,6 +56,16 @@ class LlamaEquivalenceTest {
   }
 
   @Test
+  void bf16TracksFp32AcrossTensorParallelism() {
+    RunResult fp32 = small().steps(12).runDir(dir.resolve("p32")).fit();
+    RunResult bf16 = small().steps(12).precision("bf16").tensorParallel(2).runDir(dir.resolve("p16")).fit();
+    double a = fp32.losses().get(11), b = bf16.losses().get(11);
+    assertThat(Math.abs(a - b) / a).isLessThanOrEqualTo(0.05);
+    assertThat(b).isLessThan(bf16.losses().get(0));
+    assertThat(bf16.summary().precision()).isEqualTo("bf16");
+  }
+
+  @Test
   void tiedEmbeddingsTrainUnderTensorParallelism() {
     RunResult one = small().set("model.config.tie_word_embeddings", true).runDir(dir.resolve("t1")).fit();
     RunResult tp = small().set("model.config.tie_word_embeddings", true).tensorParallel(2).runDir(dir.resolve("t2")).fit();
