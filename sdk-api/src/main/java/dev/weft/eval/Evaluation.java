@@ -28,6 +28,7 @@ public final class Evaluation {
       throw new WeftException("the data holds " + tokens.size() + " tokens, fewer than one window of --seq-len + 1 = "
           + (seqLen + 1) + "; use a shorter --seq-len or more data");
     }
+    long vocab = model instanceof dev.weft.models.CausalLm lm ? lm.vocabSize() : Long.MAX_VALUE;
     double sum = 0;
     try (NoGradGuard ng = new NoGradGuard()) {
       for (long first = 0; first < windows; first += WINDOWS_PER_BATCH) {
@@ -37,6 +38,7 @@ public final class Evaluation {
           int[] window = new int[seqLen + 1];
           for (int w = 0; w < b; w++) {
             tokens.read((first + w) * seqLen, window);
+            requireInVocabulary(window, (first + w) * seqLen, vocab);
             for (int i = 0; i < seqLen; i++) {
               in[w * seqLen + i] = window[i];
               out[w * seqLen + i] = window[i + 1];
@@ -50,5 +52,14 @@ public final class Evaluation {
     long scored = windows * seqLen;
     double mean = sum / scored;
     return new Result(mean, scored, Math.exp(mean));
+  }
+
+  private static void requireInVocabulary(int[] ids, long offset, long vocab) {
+    for (int i = 0; i < ids.length; i++) {
+      if (ids[i] < 0 || ids[i] >= vocab) {
+        throw new WeftException("token " + ids[i] + " at position " + (offset + i) + " is outside the model's vocabulary of "
+            + vocab + "; was the data tokenized for another model?");
+      }
+    }
   }
 }

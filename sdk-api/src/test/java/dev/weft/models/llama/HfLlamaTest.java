@@ -59,6 +59,27 @@ class HfLlamaTest {
     assertThat(greedy).isEqualTo(refIds);
   }
 
+  @Test
+  void userErrorsAreOneLineAndNamed() throws Exception {
+    Path model = TinyHfLlama.write(dir.resolve("hf"), 7, false, false);
+    Path tokens = dir.resolve("big.npy");
+    Npy.write(tokens, TokenWidth.UINT16, new int[] {1, 2, 3, 999, 4, 5, 6, 7, 8});
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      assertThat(HfReference.cli("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "4", "-o",
+          dir.resolve("e.json").toString()).code()).isEqualTo(1);
+      assertThat(HfReference.cli("eval", dir.toString(), "--data", tokens.toString(), "--seq-len", "4").code()).isEqualTo(1);
+      assertThat(HfReference.cli("generate", model.toString(), "--prompt", "hi", "--max-new-tokens", "2").code()).isEqualTo(1);
+    } finally {
+      System.setErr(err);
+    }
+    String text = buf.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(text).contains("token 999 at position 3 is outside the model's vocabulary of 256")
+        .contains("neither a Hugging Face directory").contains("--prompt needs a tokenizer").doesNotContain("\tat ");
+  }
+
   static Trainer fineTune(Path hf) {
     return Trainer.model("llama").pretrained(hf).seqLen(16).globalBatch(8).microBatches(2).steps(5).warmup(1).lr(2e-3).seed(5);
   }
