@@ -7,6 +7,11 @@ public interface Tokenizer extends AutoCloseable {
   /** The ids of {@code text}, without special tokens (no BOS/EOS added). */
   int[] encode(String text);
 
+  /** The ids of each text, in order (a tokenizer may encode them in parallel). */
+  default java.util.List<int[]> encodeBatch(java.util.List<String> texts) {
+    return texts.stream().map(this::encode).toList();
+  }
+
   /** The text of {@code ids} (special tokens dropped). */
   String decode(int[] ids);
 

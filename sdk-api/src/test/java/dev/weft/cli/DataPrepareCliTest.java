@@ -54,11 +54,12 @@ class DataPrepareCliTest {
     Path a = Files.writeString(dir.resolve("a.txt"), text(40));
     Path b = dir.resolve("b.jsonl");
     Files.writeString(b, "{\"body\": \"the end\", \"id\": 1}\n\n{\"body\": \"and ü\", \"id\": 2}\n");
+    Path empty = Files.writeString(dir.resolve("empty.txt"), "");
     Path out = dir.resolve("shards");
-    Run r = weft("data", "prepare", "--tokenizer", tok.toString(), "--input", a.toString(), b.toString(), "--field", "body",
+    Run r = weft("data", "prepare", "--tokenizer", tok.toString(), "--input", a.toString(), empty.toString(), b.toString(), "--field", "body",
         "--out", out.toString(), "--shard-tokens", "100");
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).contains("100%", "3 documents");
+    assertThat(r.out()).contains("100%", "4 documents");
 
     ShardIndex ix = ShardIndex.read(out);
     int eot = 256 + 6;
@@ -66,7 +67,7 @@ class DataPrepareCliTest {
     assertThat(ix.vocabSize()).isEqualTo(eot + 1);
     int[] expect;
     try (Tokenizer t = Tokenizer.open(tok.toString())) {
-      expect = IntStream.concat(IntStream.concat(IntStream.of(t.encode(Files.readString(a))), IntStream.of(eot)),
+      expect = IntStream.concat(IntStream.concat(IntStream.of(t.encode(Files.readString(a))), IntStream.of(eot, eot)),
           IntStream.concat(IntStream.concat(IntStream.of(t.encode("the end")), IntStream.of(eot)),
               IntStream.concat(IntStream.of(t.encode("and ü")), IntStream.of(eot)))).toArray();
     }

@@ -23,6 +23,7 @@ class TokenizerTest {
       // ids: "th" 256, "the" 257, "Ġthe" 258; a byte's symbol has the byte's id; 'ü' is bytes 0xC3 0xBC.
       assertThat(ids).containsExactly(257, 258, 'm', 'e', ' ', 0xC3, 0xBC);
       assertThat(t.decode(ids)).isEqualTo("the theme ü");
+      assertThat(t.encodeBatch(List.of("the theme ü", "", "the"))).containsExactly(ids, new int[0], new int[] {257});
     }
     assertThat(Files.exists(f)).isTrue();
   }
