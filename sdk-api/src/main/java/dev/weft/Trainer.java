@@ -83,6 +83,8 @@ public final class Trainer {
   }
 
   public Trainer name(String name) { return set("name", name); }
+  /** {@code cpu}, {@code cuda} or {@code auto}: where the model, batches, gradients and optimizer state live. */
+  public Trainer device(String device) { return set("device", device); }
   public Trainer size(String size) { return set("model.config.size", size); }
   public Trainer dataParallel(int n) { return set("parallel.dp", n); }
   public Trainer tensorParallel(int n) { return set("parallel.tp", n); }

@@ -1,5 +1,7 @@
 package dev.weft.cli;
 
+import dev.weft.device.DeviceDecision;
+import dev.weft.device.Devices;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.RunSummary;
@@ -57,6 +59,7 @@ final class TrainCommand implements Callable<Integer> {
     if (nnodes != null || spec.elastic().enabled()) return ElasticTrain.run(spec, this);
     int n = nproc == null ? spec.worldSize() : nproc;
     SpecValidator.validate(spec, n);
+    DeviceDecision device = Devices.decide(spec.device()); // device=cuda where it cannot run: exit 2 before any worker starts
     Path dir = runDir != null ? runDir
         : Path.of("runs", spec.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     Files.createDirectories(dir);
@@ -64,6 +67,7 @@ final class TrainCommand implements Callable<Integer> {
     SpecIO.write(spec, resolved);
     System.out.printf("weft: training %s on %d worker process(es), dp=%d tp=%d pp=%d; run dir %s%n", spec.name(), n,
         spec.parallel().dp(), spec.parallel().tp(), spec.parallel().pp(), dir);
+    System.out.println("weft: " + device.note());
     ConsoleProgress.View view = ConsoleProgress.view(System.out);
     LocalLauncher launcher = new LocalLauncher(
         List.of(WeftMain.class.getName(), "worker", "--spec", resolved.toString(), "--run-dir", dir.toString()),

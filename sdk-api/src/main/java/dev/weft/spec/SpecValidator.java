@@ -19,6 +19,7 @@ public final class SpecValidator {
   public static TrainingSpec validate(TrainingSpec s) {
     require(s.name() != null && s.name().matches("[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?"), "name",
         "'" + s.name() + "' must be 1-52 lowercase letters, digits or '-' (it names files and cluster objects)");
+    dev.weft.device.DeviceChoice.parse(s.device());
     ParallelSpec p = s.parallel();
     positive(p.dp(), "parallel.dp");
     positive(p.tp(), "parallel.tp");

@@ -60,6 +60,7 @@ public final class TrainingLoop {
         precision.reduceDtype(), BUCKET_ELEMENTS);
     if (model.layers() instanceof Zero3Layers z) z.bind(opt);
     opt.pipelineGroup(dist.pp());
+    opt.shardStep(dist.backend().shardStep());
     LossScaler scaler = new LossScaler("fp16".equals(precision.dtype()), precision.initialScale(),
         precision.growthInterval(), precision.backoff());
     LrSchedule schedule = new LrSchedule(t.lr(), t.minLr(), t.warmup(), t.steps());
