@@ -48,6 +48,29 @@ public final class Trainer {
     return t;
   }
 
+  /**
+   * A model by its factory object: the spec records the factory's class name (so every worker, in
+   * any process, builds the same model), which therefore needs a public no-argument constructor.
+   */
+  public static Trainer model(dev.weft.models.ModelFactory factory) {
+    Class<?> c = factory.getClass();
+    try {
+      if (!java.lang.reflect.Modifier.isPublic(c.getModifiers())) throw new NoSuchMethodException();
+      c.getConstructor();
+    } catch (NoSuchMethodException e) {
+      throw new dev.weft.spec.SpecException("model.factory", c.getName()
+          + " needs to be a public class with a public no-argument constructor; workers create it by name");
+    }
+    return model(c.getName());
+  }
+
+  /** A model by factory object with a typed config (a record), stored as {@code model.config}. */
+  public static Trainer model(dev.weft.models.ModelFactory factory, Object config) {
+    Trainer t = model(factory);
+    dev.weft.models.ModelConfigs.toMap(config).forEach((k, v) -> t.set("model.config." + k, v));
+    return t;
+  }
+
   /** Starts from an existing spec (for example one read from YAML). */
   public static Trainer from(TrainingSpec spec) { return new Trainer(SpecIO.toTree(spec)); }
 
@@ -99,6 +122,8 @@ public final class Trainer {
   public Trainer resume(String latestOrPath) { return set("checkpoint.resume", latestOrPath); }
   /** Start from consolidated weights ({@code weft checkpoint consolidate}). */
   public Trainer initWeights(Path file) { return set("checkpoint.initWeights", file.toString()); }
+  /** Start from a Hugging Face model directory (config.json + safetensors): its sizes and weights. */
+  public Trainer pretrained(Path hfDir) { return set("model.pretrained", hfDir.toString()); }
   public Trainer seqLen(int n) { return set("data.seqLen", n); }
 
   /** Where run outputs go (default: a new temporary directory). */

@@ -23,17 +23,20 @@ import java.util.concurrent.Future;
 public final class ThreadedRun {
   private ThreadedRun() {}
 
-  /** Runs all ranks; returns rank 0's result. A failure on any rank stops the whole run and is rethrown. */
+  /**
+   * Runs all ranks; returns rank 0's result with the whole trained weights put together from every
+   * rank's slices. A failure on any rank stops the whole run and is rethrown.
+   */
   public static RunResult run(dev.weft.spec.TrainingSpec spec, Path runDir, Duration timeout, StepListener listener) {
     int world = spec.worldSize();
     RankStop stop = new RankStop(world);
     try {
-      if (world == 1) {
-        return rankBody(stop, 0, () -> WorkerRun.run(spec, WorkerIdentity.single(), runDir,
-            dev.weft.util.NativeThreads.perRank(1), timeout, stop.wrap(listener)));
-      }
-      return onRanks(world, stop, id -> WorkerRun.run(spec, id, runDir, 1, timeout,
-          stop.wrap(id.rank() == 0 ? listener : StepListener.NONE))).get(0);
+      List<RunResult> all = world == 1
+          ? List.of(rankBody(stop, 0, () -> WorkerRun.run(spec, WorkerIdentity.single(), runDir,
+              dev.weft.util.NativeThreads.perRank(1), timeout, stop.wrap(listener))))
+          : onRanks(world, stop, id -> WorkerRun.run(spec, id, runDir, 1, timeout,
+              stop.wrap(id.rank() == 0 ? listener : StepListener.NONE)));
+      return all.get(0).withWeights(dev.weft.models.Weights.assemble(all.stream().map(RunResult::slices).toList()));
     } catch (RuntimeException e) {
       if (stop.reason() != null) writeStopped(spec, runDir, stop);
       throw e instanceof RankStop.Stopped s ? new WeftException("the run stopped: " + s.getMessage(), s.getCause()) : e;

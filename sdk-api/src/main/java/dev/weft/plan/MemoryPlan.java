@@ -1,5 +1,6 @@
 package dev.weft.plan;
 
+import dev.weft.models.ModelContext;
 import dev.weft.models.gpt.GptConfig;
 import dev.weft.models.gpt.GptFactory;
 import dev.weft.parallel.pipeline.LayerPartition;
@@ -30,8 +31,8 @@ public final class MemoryPlan {
   /** One entry per rank, or empty when the model factory is not one this planner knows (only the GPT for now). */
   public static Optional<List<RankPlan>> ranks(TrainingSpec spec) {
     if (!"gpt".equals(spec.model().factory()) && !GptFactory.class.getName().equals(spec.model().factory())) return Optional.empty();
-    GptConfig c = GptConfig.from(spec.model().config(), spec.data().seqLen());
-    LayerPartition part = GptFactory.partition(spec, c);
+    GptConfig c = GptConfig.of(spec);
+    LayerPartition part = ModelContext.partitionFor(spec.parallel(), c.layers());
     ParallelSpec p = spec.parallel();
     List<RankPlan> out = new ArrayList<>();
     for (int r = 0; r < p.worldSize(); r++) {

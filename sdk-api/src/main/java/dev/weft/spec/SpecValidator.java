@@ -46,6 +46,11 @@ public final class SpecValidator {
     require(t.beta1() >= 0 && t.beta1() < 1, "train.beta1", t.beta1() + " must be in [0, 1)");
     require(t.beta2() >= 0 && t.beta2() < 1, "train.beta2", t.beta2() + " must be in [0, 1)");
     positive(t.logEvery(), "train.logEvery");
+    require(t.evalEvery() >= 0, "train.evalEvery", t.evalEvery() + " must be 0 (never) or a number of steps");
+    if (t.evalEvery() > 0) {
+      require(s.data().validation() > 0, "train.evalEvery", "needs held-out data; set data.validation to a fraction such as 0.05");
+      require(p.pp() == 1, "train.evalEvery", "the validation loss is not computed through pipeline stages yet; use parallel.pp=1 or train.evalEvery=0");
+    }
 
     PrecisionSpec pr = s.precision();
     require(DTYPES.contains(pr.dtype()), "precision.dtype", "'" + pr.dtype() + "' is not a precision; use fp32, bf16 or fp16");
@@ -68,7 +73,7 @@ public final class SpecValidator {
         + " must be at least twice elastic.heartbeatSeconds=" + e.heartbeatSeconds() + " or a single late beat looks like a failure");
     require(s.metrics().port() >= 0 && s.metrics().port() < 65536, "metrics.port", s.metrics().port() + " is not a port");
 
-    ModelFactories.lookup(s.model().factory()).validate(s);
+    ModelFactories.validate(s);
     EngineSupport.refuseUnsupported(s);
     return s;
   }
