@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
 # Weft's GPU check. Two steps, on two machines:
 #
-#   native/gpu-check.sh pack [BUNDLE]   here (JDK + Maven, no GPU): builds sdk-native (WEFT_SKIP_BUILD=1 skips) and packs a jlink'd
-#                                       Java runtime, the jars and the native libraries into BUNDLE
-#                                       (default native/target/gpu-check), checking that it stays under 64 MiB.
-#   native/gpu-check.sh run [BUNDLE]    on a machine with one NVIDIA GPU and no JDK or network: finds libnccl.so.2
-#                                       (pip's nvidia-nccl-*, or WEFT_NCCL_LIBRARY), then runs
-#                                       dev.weft.cuda.check.GpuCheck: every kernel against its CPU reference,
-#                                       an NCCL single-rank round trip, and the fused AdamW bandwidth.
+#   native/gpu-check.sh pack [BUNDLE]   here (JDK + Maven, no GPU): builds sdk-api and sdk-native (WEFT_SKIP_BUILD=1
+#                                       skips), fetches libtorch's CUDA build of the presets once (458 MB, into ~/.m2),
+#                                       and packs a jlink'd Java runtime, the jars, Weft's native libraries and the
+#                                       presets' JNI glue (libjnitorch*.so, xz'd) into BUNDLE (default
+#                                       native/target/gpu-check), checking that it stays under 64 MiB; then smoke-tests
+#                                       the bundle here ("NO DEVICE", status 2).
+#   native/gpu-check.sh run [BUNDLE]    on a machine with one NVIDIA GPU and no JDK or network:
+#                                       1. finds libnccl.so.2 and Python torch's libraries (site-packages/torch/lib);
+#                                       2. unpacks the glue and lists every symbol it needs that those libraries lack
+#                                          (missing-symbols.txt, also copied to $OUT when set);
+#                                       3. if nothing is missing: dev.weft.cuda.check.GpuTrainingCheck (libtorch CUDA
+#                                          from Java, the sharded optimizer's fused step vs libtorch's AdamW on the
+#                                          device, a bf16 GEMM measurement);
+#                                       4. always: dev.weft.cuda.check.GpuCheck (every kernel against its CPU
+#                                          reference, an NCCL single-rank round trip, the fused AdamW bandwidth).
 #
-# Exit status of run: 0 all checks passed, 1 a check failed, 2 no usable CUDA device, 3 the bundle is incomplete.
-# Expected output: docs/native.md, section "The GPU check".
+# Exit status of run: 0 all checks passed, 1 a check failed, 2 no usable CUDA device, 3 the bundle is incomplete;
+# the glue not linking is reported (step 2) and does not change the status. Expected output: docs/native.md.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LIMIT_BYTES=$((64 * 1024 * 1024))
 MODULES="java.base,jdk.unsupported"   # jdk.unsupported: JavaCPP uses sun.misc.Unsafe when present
+TORCH_GPU="org.bytedeco:pytorch:2.10.0-1.5.13:jar:linux-x86_64-gpu"
+GLUE=(libjnitorch.so libjnitorch_cuda.so libjnitorch_nccl.so libjnitorch_gloo.so)
 
 bundle_dir() { echo "${1:-$ROOT/native/target/gpu-check}"; }
 
@@ -38,7 +48,7 @@ pack() {
   local out; out="$(bundle_dir "${1:-}")"
   local native_jar="$ROOT/sdk-native/target/weft-sdk-native-0.1.0-SNAPSHOT.jar"
   if [[ "${WEFT_SKIP_BUILD:-0}" != 1 ]]; then
-    (cd "$ROOT" && mvn -q -B -pl sdk-native package -DskipTests)
+    (cd "$ROOT" && mvn -q -B -pl sdk-native -am package -DskipTests)
   fi
   [[ -f "$native_jar" ]] || { echo "gpu-check: $native_jar is missing; run: mvn -B -pl sdk-native package" >&2; exit 3; }
   rm -rf "$out"
@@ -48,31 +58,76 @@ pack() {
     || "$(pick_jlink)" --add-modules "$MODULES" --compress=2 --strip-debug --no-man-pages --no-header-files \
       --output "$out/runtime"
   cp "$native_jar" "$out/lib/"
-  cp "$(jar_of dev/weft weft-sdk-api 0.1.0-SNAPSHOT)" "$out/lib/"
-  cp "$(jar_of org/bytedeco javacpp 1.5.13)" "$(jar_of org/bytedeco javacpp 1.5.13 linux-x86_64)" "$out/lib/"
-  cp "$ROOT/native/gpu-check.sh" "$out/"
+  local api_jar="$ROOT/sdk-api/target/weft-sdk-api-0.1.0-SNAPSHOT.jar"
+  [[ -f "$api_jar" ]] || { echo "gpu-check: $api_jar is missing; run: mvn -B -pl sdk-native -am package" >&2; exit 3; }
+  cp "$api_jar" "$out/lib/"
+  api_runtime_jars | while IFS= read -r j; do cp "$j" "$out/lib/"; done
+  pack_glue "$out/natives"
+  cp "$ROOT/native/gpu-check.sh" "$ROOT/native/gpu-train/missing_symbols.py" "$out/"
   local size; size=$(du -sb "$out" | cut -f1)
   echo "bundle: $out"
   echo "size:   $size bytes ($((size / 1024 / 1024)) MiB; limit 64 MiB)"
-  du -sh "$out/runtime" "$out"/lib/*.jar | sed 's/^/  /'
+  du -sh "$out/runtime" "$out"/lib/*.jar "$out"/natives/*.xz | sed 's/^/  /'
   if (( size >= LIMIT_BYTES )); then echo "gpu-check: the bundle is over 64 MiB" >&2; exit 3; fi
-  # Smoke test here: the runtime starts, the classes link, and without a GPU the check exits with status 2.
+  # Smoke test here: the runtime starts, the classes link, both checks exit with status 2 without a GPU, and the
+  # symbol report reads the glue (here no torch library is on its path, so it lists them all as not found).
   local cache; cache="$(mktemp -d)"
   set +e
-  java_in "$out" "$cache" > "$out/smoke.txt" 2>&1
-  local rc=$?
+  { java_in "$out" "$cache" dev.weft.cuda.check.GpuCheck; echo "status $?"; \
+    java_in "$out" "$cache" dev.weft.cuda.check.GpuTrainingCheck; echo "status $?"; } > "$out/smoke.txt" 2>&1
+  unpack_glue "$out" "$cache/glue" && python3 "$out/missing_symbols.py" "$cache/missing.txt" "$cache"/glue/libjnitorch*.so -- \
+    >> "$out/smoke.txt" 2>&1
+  local sym=$?
   set -e
   rm -rf "$cache"
   sed 's/^/  smoke: /' "$out/smoke.txt"
-  if [[ $rc -ne 0 && $rc -ne 2 ]]; then echo "gpu-check: the bundle does not start (status $rc)" >&2; exit 3; fi
+  if [[ "$(grep -c '^status 2$' "$out/smoke.txt")" != 2 ]]; then echo "gpu-check: the bundle does not start" >&2; exit 3; fi
+  if [[ $sym -ne 1 ]]; then echo "gpu-check: the symbol report did not run (status $sym)" >&2; exit 3; fi
 }
 
-java_in() {  # java_in BUNDLE CACHE_DIR: runs the check with the bundle's runtime
-  local opts=(-Dorg.bytedeco.javacpp.cachedir="$2" -cp "$1/lib/*")
+api_runtime_jars() {  # the runtime jars of sdk-api that the checks need
+  local cp; cp="$(mktemp)"
+  (cd "$ROOT" && mvn -q -B -o -pl sdk-api dependency:build-classpath -Dmdep.includeScope=runtime -Dmdep.outputFile="$cp") >&2
+  # what the checks load: libtorch's Java classes (and openblas's, which they inherit), JavaCPP and its small native
+  # loader, Jackson and SLF4J; not libtorch's CPU natives (~90 MB: the GPU machine has its own libtorch)
+  tr ':' '\n' < "$cp" | grep -E -- '/(pytorch|openblas|javacpp|jackson-[a-z-]+|snakeyaml|slf4j-[a-z]+)-[0-9][^/]*\.jar$' \
+    | grep -v -E -- '/(pytorch|openblas)-[^/]*-linux-x86_64\.jar$' || true
+  rm -f "$cp"
+}
+
+pack_glue() {  # the presets' JNI glue from libtorch's CUDA build, xz'd (5.6 MB of 458)
+  local dir="$1" jar="$HOME/.m2/repository/org/bytedeco/pytorch/2.10.0-1.5.13/pytorch-2.10.0-1.5.13-linux-x86_64-gpu.jar"
+  if [[ ! -f "$jar" ]]; then
+    echo "gpu-check: fetching $TORCH_GPU (458 MB, once)" >&2
+    (cd "$ROOT" && mvn -q -B dependency:get -Dartifact="$TORCH_GPU" -Dtransitive=false) >&2
+  fi
+  mkdir -p "$dir"
+  local tmp; tmp="$(mktemp -d)"
+  for f in "${GLUE[@]}"; do
+    unzip -q -o -j "$jar" "org/bytedeco/pytorch/linux-x86_64-gpu/$f" -d "$tmp"
+    xz -9 -T1 -c "$tmp/$f" > "$dir/$f.xz"
+  done
+  rm -rf "$tmp"
+}
+
+unpack_glue() {  # unpack_glue BUNDLE DIR: with Python's lzma, since the GPU machine may lack xz
+  mkdir -p "$2"
+  python3 - "$1/natives" "$2" <<'PY'
+import lzma, os, sys
+src, dst = sys.argv[1], sys.argv[2]
+for f in sorted(os.listdir(src)):
+    if f.endswith(".xz"):
+        with lzma.open(os.path.join(src, f)) as i, open(os.path.join(dst, f[:-3]), "wb") as o:
+            o.write(i.read())
+PY
+}
+
+java_in() {  # java_in BUNDLE CACHE_DIR MAIN [JAVA_OPTION...]: runs a check with the bundle's runtime
+  local opts=(-Dorg.bytedeco.javacpp.cachedir="$2" -cp "$1/lib/*" "${@:4}")
   if "$1/runtime/bin/java" --enable-native-access=ALL-UNNAMED -version >/dev/null 2>&1; then
     opts=(--enable-native-access=ALL-UNNAMED "${opts[@]}")
   fi
-  "$1/runtime/bin/java" "${opts[@]}" dev.weft.cuda.check.GpuCheck
+  "$1/runtime/bin/java" "${opts[@]}" "$3"
 }
 
 add_driver_path() {  # the driver library may sit outside the loader's default path (e.g. /usr/local/nvidia)
@@ -117,7 +172,53 @@ run() {
   add_driver_path
   local cache; cache="$(mktemp -d)"
   trap 'rm -rf "$cache"' EXIT
-  java_in "$b" "$cache"
+  local train_rc=0 kernel_rc=0
+  training_check "$b" "$cache" || train_rc=$?
+  java_in "$b" "$cache" dev.weft.cuda.check.GpuCheck || kernel_rc=$?
+  exit $(( kernel_rc != 0 ? kernel_rc : train_rc ))
+}
+
+torch_lib_dirs() {  # Python torch's lib folder, then pip's NVIDIA library folders (cuDNN, cuSPARSE, cuBLAS, NCCL, ...)
+  if [[ -n "${WEFT_TORCH_LIB:-}" ]]; then tr ':' '\n' <<< "$WEFT_TORCH_LIB"; return; fi  # folders, ':'-separated
+  local py
+  for py in python3 /opt/torch/.venv/bin/python3; do
+    command -v "$py" >/dev/null 2>&1 || continue
+    "$py" - <<'PY' 2>/dev/null && return
+import glob, os, torch
+lib = os.path.join(os.path.dirname(torch.__file__), "lib")
+print(lib)
+for d in sorted(glob.glob(os.path.join(os.path.dirname(os.path.dirname(torch.__file__)), "nvidia", "*", "lib"))):
+    print(d)
+PY
+  done
+}
+
+training_check() {  # training_check BUNDLE CACHE: link the glue against torch's libraries, report, run if it links
+  local b="$1" glue="$2/glue" report="$2/missing-symbols.txt" dirs=()
+  while IFS= read -r d; do dirs+=("$d"); done < <(torch_lib_dirs)
+  echo "== libtorch glue (presets 2.10) against this machine's libtorch =="
+  if [[ ${#dirs[@]} -eq 0 ]]; then
+    echo "  SKIP no Python torch found: the training check needs site-packages/torch/lib"
+    return
+  fi
+  echo "  torch libraries: ${dirs[0]}"
+  unpack_glue "$b" "$glue"
+  local rc=0
+  python3 "$b/missing_symbols.py" "$report" "$glue/libjnitorch.so" "$glue/libjnitorch_cuda.so" "$glue/libjnitorch_nccl.so" \
+    -- "${dirs[@]}" | sed 's/^/  /' || true
+  if [[ -n "${OUT:-}" && -d "${OUT:-}" ]]; then cp "$report" "$OUT/"; fi
+  if grep -q ' missing \| -> NOT FOUND' "$report"; then
+    echo "  FAIL the glue does not link here: $(grep -c ' missing ' "$report") symbols missing (first 20 below;"
+    echo "       all in missing-symbols.txt); falling back to the kernel and NCCL check"
+    grep ' missing \| -> NOT FOUND' "$report" | head -n 20 | sed 's/^/    /'
+    return
+  fi
+  local path; path="$glue:$(IFS=:; echo "${dirs[*]}")"
+  LD_LIBRARY_PATH="$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" java_in "$b" "$2" dev.weft.cuda.check.GpuTrainingCheck \
+    -Dorg.bytedeco.javacpp.pathsFirst=true -Djava.library.path="$path" -Dorg.bytedeco.javacpp.platform.extension=-gpu \
+    || rc=$?
+  echo "  training check status $rc"
+  if [[ $rc -eq 1 ]]; then return 1; fi  # a check failed; any other status was explained in its output
 }
 
 case "${1:-}" in

@@ -4,7 +4,7 @@
 
 import dev.weft.*;
 import dev.weft.models.*;
-import dev.weft.comm.SoloCommunicator;
+import dev.weft.eval.Generation;
 import dev.weft.report.TextChart;
 import dev.weft.train.RunResult;
 
@@ -16,8 +16,8 @@ var trainer = Trainer.model("gpt").size("tiny").
 var spec = trainer.toSpec();
 System.out.println(dev.weft.spec.SpecIO.toYaml(spec));
 
-// 2. Build the model the same way every worker does, and count its parameters.
-var model = ModelFactories.lookup(spec.model().factory()).create(spec, new ModelContext(spec.train().seed(), new SoloCommunicator("tp")));
+// 2. Build the model the same way every worker does (the framework picks the layers for the layout), and count its parameters.
+var model = dev.weft.train.ModelBuilder.whole(spec);
 System.out.printf("model: %,d parameters%n", model.parameters().numel());
 
 // 3. Train in-process (ranks are threads; .dataParallel(2) would use two), printing every 10th step.
@@ -28,3 +28,9 @@ RunResult result = trainer.onStep((m, total) -> {
 // 4. The loss curve.
 System.out.print(TextChart.plot(result.losses(), 60, 12));
 System.out.printf("loss %.4f -> %.4f over %d steps%n", result.losses().get(0), result.losses().get(result.losses().size() - 1), result.losses().size());
+
+// 5. fit() returns the trained model: continue "12+7=" greedily (byte tokens).
+var trained = (CausalLm) result.model();
+long[] prompt = "12+7=".chars().asLongStream().toArray();
+long[] next = Generation.generate(trained, prompt, 6, Generation.Sampling.GREEDY);
+System.out.println("12+7=" + new String(java.util.Arrays.stream(next).mapToInt(i -> (int) i).toArray(), 0, next.length).replace("\n", "⏎"));

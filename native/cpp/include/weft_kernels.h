@@ -29,6 +29,8 @@ int weft_cuda_memcpy(uint64_t dst, uint64_t src, uint64_t bytes);  // any direct
 int weft_cuda_memcpy_async(uint64_t dst, uint64_t src, uint64_t bytes, uint64_t stream);
 int weft_cuda_memset_async(uint64_t dst, int value, uint64_t bytes, uint64_t stream);
 int weft_cuda_stream_create(uint64_t* stream);  // blocking: orders with the legacy default stream
+int weft_cuda_stream_create_nonblocking(uint64_t* stream);  // no implicit order with the legacy default stream
+int weft_cuda_stream_wait_event(uint64_t stream, uint64_t event);  // later work on stream waits for event (host does not)
 int weft_cuda_stream_destroy(uint64_t stream);
 int weft_cuda_stream_query(uint64_t stream);    // 0 = done, 600 (cudaErrorNotReady) = still running
 int weft_cuda_stream_synchronize(uint64_t stream);

@@ -78,6 +78,17 @@ int weft_cuda_stream_create(uint64_t* stream) {
   return rc;
 }
 
+int weft_cuda_stream_create_nonblocking(uint64_t* stream) {
+  cudaStream_t s = nullptr;
+  cudaError_t rc = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  *stream = reinterpret_cast<uint64_t>(s);
+  return rc;
+}
+
+int weft_cuda_stream_wait_event(uint64_t stream, uint64_t event) {
+  return cudaStreamWaitEvent(STREAM(stream), EVENT(event), 0);
+}
+
 int weft_cuda_stream_destroy(uint64_t stream) { return cudaStreamDestroy(STREAM(stream)); }
 int weft_cuda_stream_query(uint64_t stream) { return cudaStreamQuery(STREAM(stream)); }
 int weft_cuda_stream_synchronize(uint64_t stream) { return cudaStreamSynchronize(STREAM(stream)); }

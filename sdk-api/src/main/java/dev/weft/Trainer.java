@@ -48,6 +48,29 @@ public final class Trainer {
     return t;
   }
 
+  /**
+   * A model by its factory object: the spec records the factory's class name (so every worker, in
+   * any process, builds the same model), which therefore needs a public no-argument constructor.
+   */
+  public static Trainer model(dev.weft.models.ModelFactory factory) {
+    Class<?> c = factory.getClass();
+    try {
+      if (!java.lang.reflect.Modifier.isPublic(c.getModifiers())) throw new NoSuchMethodException();
+      c.getConstructor();
+    } catch (NoSuchMethodException e) {
+      throw new dev.weft.spec.SpecException("model.factory", c.getName()
+          + " needs to be a public class with a public no-argument constructor; workers create it by name");
+    }
+    return model(c.getName());
+  }
+
+  /** A model by factory object with a typed config (a record), stored as {@code model.config}. */
+  public static Trainer model(dev.weft.models.ModelFactory factory, Object config) {
+    Trainer t = model(factory);
+    dev.weft.models.ModelConfigs.toMap(config).forEach((k, v) -> t.set("model.config." + k, v));
+    return t;
+  }
+
   /** Starts from an existing spec (for example one read from YAML). */
   public static Trainer from(TrainingSpec spec) { return new Trainer(SpecIO.toTree(spec)); }
 
@@ -60,6 +83,8 @@ public final class Trainer {
   }
 
   public Trainer name(String name) { return set("name", name); }
+  /** {@code cpu}, {@code cuda} or {@code auto}: where the model, batches, gradients and optimizer state live. */
+  public Trainer device(String device) { return set("device", device); }
   public Trainer size(String size) { return set("model.config.size", size); }
   public Trainer dataParallel(int n) { return set("parallel.dp", n); }
   public Trainer tensorParallel(int n) { return set("parallel.tp", n); }
@@ -81,6 +106,15 @@ public final class Trainer {
   public Trainer clipGradNorm(double max) { return set("train.clipGradNorm", max); }
   public Trainer recompute() { return set("train.recompute", true); }
   public Trainer data(String source) { return set("data.source", source); }
+  /** Mix sources by weight ({@code data.sources}), in the map's iteration order (use a LinkedHashMap). */
+  public Trainer dataMix(Map<String, Double> weights) {
+    List<Map<String, Object>> mix = new java.util.ArrayList<>();
+    weights.forEach((source, w) -> mix.add(Map.of("source", source, "weight", w)));
+    return set("data.sources", mix);
+  }
+
+  /** Hold out this fraction of each data source for evaluation ({@code data.validation}). */
+  public Trainer validationSplit(double fraction) { return set("data.validation", fraction); }
   /** Save a checkpoint every {@code steps} steps (under {@code checkpoint.dir}, default RUN_DIR/checkpoints). */
   public Trainer checkpointEvery(int steps) { return set("checkpoint.every", steps); }
   public Trainer checkpointDir(Path dir) { return set("checkpoint.dir", dir.toString()); }
@@ -88,6 +122,8 @@ public final class Trainer {
   public Trainer resume(String latestOrPath) { return set("checkpoint.resume", latestOrPath); }
   /** Start from consolidated weights ({@code weft checkpoint consolidate}). */
   public Trainer initWeights(Path file) { return set("checkpoint.initWeights", file.toString()); }
+  /** Start from a Hugging Face model directory (config.json + safetensors): its sizes and weights. */
+  public Trainer pretrained(Path hfDir) { return set("model.pretrained", hfDir.toString()); }
   public Trainer seqLen(int n) { return set("data.seqLen", n); }
 
   /** Where run outputs go (default: a new temporary directory). */

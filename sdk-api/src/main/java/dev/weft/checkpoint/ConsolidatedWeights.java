@@ -23,19 +23,24 @@ public final class ConsolidatedWeights {
 
   private ConsolidatedWeights() {}
 
-  public static Result write(Checkpoint c, Path out) throws IOException {
+  /** The checkpoint's model tensors, whole, by parameter name (the {@code model/} prefix dropped), sorted by name. */
+  public static Map<String, Tensor> modelTensors(Checkpoint c) {
     List<String> names = c.manifest().tensors().keySet().stream().filter(n -> n.startsWith(MODEL_PREFIX)).sorted().toList();
     if (names.isEmpty()) throw new CheckpointException(c.dir() + " holds no " + MODEL_PREFIX + "* tensors to consolidate");
     List<StateEntry> wanted = new ArrayList<>();
-    List<SafetensorsWriter.Item> items = new ArrayList<>();
+    Map<String, Tensor> out = new LinkedHashMap<>();
     for (String n : names) {
       Manifest.GlobalTensor t = c.manifest().tensors().get(n);
-      DType dt = DType.fromSafetensors(t.dtype());
-      Tensor whole = Tensors.empty(dt.scalarType(), t.shape());
+      Tensor whole = Tensors.empty(DType.fromSafetensors(t.dtype()).scalarType(), t.shape());
       wanted.add(new StateEntry(n, whole, TensorSlice.whole(t.shape()), true));
-      items.add(new SafetensorsWriter.Item(n.substring(MODEL_PREFIX.length()), dt, t.shape(), whole));
+      out.put(n.substring(MODEL_PREFIX.length()), whole);
     }
     c.load(wanted);
+    return out;
+  }
+
+  public static Result write(Checkpoint c, Path out) throws IOException {
+    List<SafetensorsWriter.Item> items = items(modelTensors(c));
     Path parent = out.toAbsolutePath().getParent();
     java.nio.file.Files.createDirectories(parent);
     SafetensorsWriter.Written w = SafetensorsWriter.write(out, items,
@@ -45,6 +50,16 @@ public final class ConsolidatedWeights {
     JsonNode model = spec == null ? null : spec.get("model");
     FileSync.writeAtomically(config, ManifestIO.json().writeValueAsString(model == null ? ManifestIO.json().createObjectNode() : model));
     return new Result(out, config, items.size(), w.bytes());
+  }
+
+  /** Safetensors items for whole contiguous tensors, in the map's order. */
+  public static List<SafetensorsWriter.Item> items(Map<String, Tensor> tensors) {
+    List<SafetensorsWriter.Item> items = new ArrayList<>();
+    tensors.forEach((name, t) -> {
+      Tensor c = t.contiguous();
+      items.add(new SafetensorsWriter.Item(name, DType.of(c.scalar_type()), c.sizes().vec().get(), c));
+    });
+    return items;
   }
 
   /** Every tensor of a safetensors file (consolidated or not), checked like any checkpoint file, by name. */

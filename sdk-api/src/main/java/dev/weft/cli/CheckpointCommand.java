@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code weft checkpoint inspect|consolidate}: look into a checkpoint, or turn its model weights into one file. */
 @Command(name = "checkpoint", mixinStandardHelpOptions = true, description = "Inspect or consolidate checkpoints.",
-    subcommands = {CheckpointCommand.Inspect.class, CheckpointCommand.Consolidate.class})
+    subcommands = {CheckpointCommand.Inspect.class, CheckpointCommand.Consolidate.class, CheckpointCommand.Export.class})
 final class CheckpointCommand implements Runnable {
   @Override
   public void run() {
@@ -89,6 +89,27 @@ final class CheckpointCommand implements Runnable {
       ConsolidatedWeights.Result r = ConsolidatedWeights.write(c, out);
       System.out.printf("weft: wrote %d tensor(s), %s, from step %d to %s; model config in %s%n", r.tensors(), human(r.bytes()),
           c.step(), r.weights(), r.config());
+      return 0;
+    }
+  }
+
+  @Command(name = "export", mixinStandardHelpOptions = true,
+      description = "Write a checkpoint's model as a Hugging Face directory (model.safetensors + config.json) that transformers loads.")
+  static final class Export implements Callable<Integer> {
+    @Parameters(paramLabel = "DIR", description = "A checkpoint root or one step-NNNNNN directory.") Path dir;
+
+    @Option(names = "--format", required = true, description = "Only 'hf' (Hugging Face) for now.") String format;
+
+    @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT_DIR", description = "The directory to write.") Path out;
+
+    @Override
+    public Integer call() throws Exception {
+      if (!"hf".equals(format)) throw new WeftException("--format " + format + " is not known; use --format hf");
+      Checkpoint c = open(dir);
+      dev.weft.models.hf.HfExport.Result r = dev.weft.models.hf.HfExport.write(ConsolidatedWeights.modelTensors(c),
+          c.meta().trainingSpec(), out);
+      System.out.printf("weft: wrote %d tensor(s), %s, from step %d as a Hugging Face model in %s%n", r.tensors(), human(r.bytes()),
+          c.step(), r.dir());
       return 0;
     }
   }

@@ -2,6 +2,8 @@ package dev.weft.cli;
 
 import dev.weft.WeftException;
 import dev.weft.comm.NodeAddress;
+import dev.weft.device.DeviceDecision;
+import dev.weft.device.Devices;
 import dev.weft.launch.FreePort;
 import dev.weft.launch.HostPlan;
 import dev.weft.launch.LocalLauncher;
@@ -76,6 +78,7 @@ final class TrainCommand implements Callable<Integer> {
     if (plan == null && (nnodes != null || spec.elastic().enabled())) return ElasticTrain.run(spec, this);
     if (plan == null) plan = HostPlan.single(nproc == null ? spec.worldSize() : nproc, FreePort.find());
     SpecValidator.validate(spec, plan.worldSize());
+    DeviceDecision device = Devices.decide(spec.device()); // device=cuda where it cannot run: exit 2 before any worker starts
     Path dir = runDir != null ? runDir
         : Path.of("runs", spec.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     Files.createDirectories(dir);
@@ -86,6 +89,7 @@ final class TrainCommand implements Callable<Integer> {
         plan.nnodes() == 1 ? "" : " on host " + plan.nodeRank() + " of " + plan.nnodes() + " (" + plan.nodeAddr() + ", master "
             + plan.masterAddr() + ":" + plan.masterPort() + ")",
         spec.parallel().dp(), spec.parallel().tp(), spec.parallel().pp(), dir);
+    System.out.println("weft: " + device.note());
     ConsoleProgress.View view = ConsoleProgress.view(System.out);
     LocalLauncher launcher = new LocalLauncher(
         List.of(WeftMain.class.getName(), "worker", "--spec", resolved.toString(), "--run-dir", dir.toString()),

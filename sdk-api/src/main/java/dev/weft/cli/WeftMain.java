@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 /** The {@code weft} command. Subcommands from other modules join through {@link CliExtension}. */
 @Command(name = "weft", mixinStandardHelpOptions = true, versionProvider = WeftMain.Version.class,
     description = "Train large models from the JVM: data, tensor and pipeline parallelism, ZeRO, mixed precision.",
-    subcommands = {TrainCommand.class, WorkerCommand.class, DoctorCommand.class, ReportCommand.class, CheckpointCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {TrainCommand.class, WorkerCommand.class, DoctorCommand.class, ReportCommand.class, CheckpointCommand.class, BenchCommand.class,
+        DataCommand.class, EvalCommand.class, GenerateCommand.class, CommandLine.HelpCommand.class})
 public final class WeftMain implements Runnable {
   /** Exit code for a spec or command line that cannot run. */
   public static final int EXIT_BAD_INPUT = 2;

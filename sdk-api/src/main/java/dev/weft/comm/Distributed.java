@@ -21,9 +21,11 @@ public final class Distributed implements AutoCloseable {
   private final Communicator tp;
   private final Communicator pp;
   private final Communicator dp;
+  private final Backend backend;
 
   private Distributed(WorkerIdentity id, DeviceMesh mesh, Rendezvous store, Communicator world, Communicator tp,
-                      Communicator pp, Communicator dp) {
+                      Communicator pp, Communicator dp, Backend backend) {
+    this.backend = backend;
     this.id = id;
     this.mesh = mesh;
     this.store = store;
@@ -40,7 +42,7 @@ public final class Distributed implements AutoCloseable {
     if (id.worldSize() == 1) {
       Communicator solo = new SoloCommunicator("world");
       return new Distributed(id, mesh, null, solo, new SoloCommunicator("tp"), new SoloCommunicator("pp"),
-          new SoloCommunicator("dp"));
+          new SoloCommunicator("dp"), backend);
     }
     long t0 = System.nanoTime();
     Rendezvous store = Rendezvous.connect(id.masterAddr(), id.masterPort(), id.rank(), id.rank() == 0, timeout, id.nodeAddr());
@@ -50,7 +52,7 @@ public final class Distributed implements AutoCloseable {
     Communicator dp = group(backend, store, mesh, Dim.DP, id.rank(), timeout);
     log.info("rank {} joined mesh dp={} pp={} tp={} at {} in {} ms", id.rank(), mesh.dp(), mesh.pp(), mesh.tp(),
         mesh.coord(id.rank()), (System.nanoTime() - t0) / 1_000_000);
-    return new Distributed(id, mesh, store, world, tp, pp, dp);
+    return new Distributed(id, mesh, store, world, tp, pp, dp, backend);
   }
 
   private static Communicator group(Backend backend, Rendezvous store, DeviceMesh mesh, Dim d, int rank, Duration timeout) {
@@ -65,6 +67,8 @@ public final class Distributed implements AutoCloseable {
   public DeviceMesh.Coord coord() { return mesh.coord(id.rank()); }
   /** The rendezvous store, or null for a single-rank run. */
   public Rendezvous store() { return store; }
+  /** The backend the groups were made with (also a single rank's: it supplies the device's kernels). */
+  public Backend backend() { return backend; }
   public Communicator world() { return world; }
   public Communicator tp() { return tp; }
   public Communicator pp() { return pp; }

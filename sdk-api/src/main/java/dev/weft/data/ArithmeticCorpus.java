@@ -13,15 +13,18 @@ public final class ArithmeticCorpus implements TokenSource {
   public ArithmeticCorpus(long seed) { this.seed = seed; }
 
   @Override
-  public void sample(long index, byte[] out) {
+  public void sample(long index, int[] out) {
     SplittableRandom r = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + index);
     int n = 0;
     while (n < out.length) {
       int a = r.nextInt(100), b = r.nextInt(100);
       String line = a + "+" + b + "=" + (a + b) + ";";
-      for (int i = 0; i < line.length() && n < out.length; i++) out[n++] = (byte) line.charAt(i);
+      for (int i = 0; i < line.length() && n < out.length; i++) out[n++] = line.charAt(i);
     }
   }
+
+  @Override
+  public long vocabSize() { return 256; }
 
   @Override
   public String describe() { return "synthetic arithmetic (a+b=c; lines, byte tokens)"; }

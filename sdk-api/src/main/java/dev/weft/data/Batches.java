@@ -12,12 +12,12 @@ public final class Batches {
   public static Batch make(TokenSource source, long firstSample, int batch, int seqLen) {
     long[] in = new long[batch * seqLen];
     long[] tg = new long[batch * seqLen];
-    byte[] buf = new byte[seqLen + 1];
+    int[] buf = new int[seqLen + 1];
     for (int b = 0; b < batch; b++) {
       source.sample(firstSample + b, buf);
       for (int t = 0; t < seqLen; t++) {
-        in[b * seqLen + t] = buf[t] & 0xFF;
-        tg[b * seqLen + t] = buf[t + 1] & 0xFF;
+        in[b * seqLen + t] = buf[t];
+        tg[b * seqLen + t] = buf[t + 1];
       }
     }
     return new Batch(Tensors.ofLongs(in).view(batch, seqLen), Tensors.ofLongs(tg).view(batch, seqLen));

@@ -1,22 +1,25 @@
 package dev.weft.data;
 
 import dev.weft.spec.DataSpec;
-import java.nio.file.Path;
 
 /**
- * A corpus addressed by sample index: sample i is always the same {@code length} byte tokens, no
- * matter how many ranks read or in what order. That is what makes runs reproducible across layouts.
+ * A corpus addressed by sample index: sample i is always the same tokens, no matter how many ranks
+ * read or in what order. That is what makes runs reproducible across layouts and lets a resumed run
+ * continue at the exact sample.
  */
 public interface TokenSource {
-  /** Fills {@code out} with sample {@code index} (length {@code out.length}). */
-  void sample(long index, byte[] out);
+  /** Fills {@code out} with sample {@code index}: {@code out.length} = data.seqLen + 1 token ids. */
+  void sample(long index, int[] out);
 
   /** A one-line description for logs. */
   String describe();
 
-  static TokenSource of(DataSpec data, long seed) {
-    String src = data.source();
-    if ("arithmetic".equals(src)) return new ArithmeticCorpus(seed);
-    return TextFileCorpus.open(Path.of(src.startsWith("file:") ? src.substring(5) : src), seed);
-  }
+  /** Token ids are below this; 0 when the source does not know (a bare .npy array). */
+  long vocabSize();
+
+  /** How many distinct samples there are before they repeat ({@link Long#MAX_VALUE} when endless). */
+  default long distinctSamples() { return Long.MAX_VALUE; }
+
+  /** The training split of {@code data}. */
+  static TokenSource of(DataSpec data, long seed) { return DataSources.open(data, seed).train(); }
 }

@@ -22,13 +22,16 @@ import java.util.concurrent.TimeoutException;
 public final class ThreadedRun {
   private ThreadedRun() {}
 
-  /** Runs all ranks; returns rank 0's result. A failure on any rank fails the whole run. */
+  /**
+   * Runs all ranks; returns rank 0's result with the whole trained weights put together from every
+   * rank's slices. A failure on any rank fails the whole run.
+   */
   public static RunResult run(dev.weft.spec.TrainingSpec spec, Path runDir, Duration timeout, StepListener listener) {
     int world = spec.worldSize();
-    if (world == 1) {
-      return WorkerRun.run(spec, WorkerIdentity.single(), runDir, dev.weft.util.NativeThreads.perRank(1), timeout, listener);
-    }
-    return onRanks(world, timeout, id -> WorkerRun.run(spec, id, runDir, 1, timeout, id.rank() == 0 ? listener : StepListener.NONE)).get(0);
+    List<RunResult> all = world == 1
+        ? List.of(WorkerRun.run(spec, WorkerIdentity.single(), runDir, dev.weft.util.NativeThreads.perRank(1), timeout, listener))
+        : onRanks(world, timeout, id -> WorkerRun.run(spec, id, runDir, 1, timeout, id.rank() == 0 ? listener : StepListener.NONE));
+    return all.get(0).withWeights(dev.weft.models.Weights.assemble(all.stream().map(RunResult::slices).toList()));
   }
 
   /** Runs {@code body} once per rank, each on its own thread with its identity; returns results in rank order. */

@@ -1,8 +1,9 @@
 package dev.weft.launch;
 
-import dev.weft.comm.Backends;
 import dev.weft.comm.DeviceMesh;
 import dev.weft.comm.Distributed;
+import dev.weft.device.DeviceDecision;
+import dev.weft.device.Devices;
 import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.train.RunResult;
@@ -39,7 +40,9 @@ public final class WorkerRun {
     SpecValidator.validate(spec, id.worldSize());
     var p = spec.parallel();
     if (id.rank() == 0) warnAboutSlowLayouts(spec, id);
-    try (Distributed dist = Distributed.start(id, new DeviceMesh(p.dp(), p.pp(), p.tp()), Backends.select("cpu"), timeout)) {
+    DeviceDecision device = Devices.decide(spec.device());
+    if (id.rank() == 0 && !"cpu".equals(spec.device())) log.info("{}", device.note());
+    try (Distributed dist = Distributed.start(id, new DeviceMesh(p.dp(), p.pp(), p.tp()), Devices.backend(device), timeout)) {
       return TrainingLoop.run(spec, dist, runDir, listener);
     }
   }

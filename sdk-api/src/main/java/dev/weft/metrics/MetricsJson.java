@@ -40,9 +40,14 @@ public final class MetricsJson implements AutoCloseable {
     }
   }
 
-  public void step(StepMetrics m) {
+  public void step(StepMetrics m) { step(m, null); }
+
+  /** A step's line, with {@code eval_loss} when the step evaluated on held-out data. */
+  public void step(StepMetrics m, Double evalLoss) {
     try {
-      lines.write(MAPPER.writeValueAsString(m));
+      com.fasterxml.jackson.databind.node.ObjectNode line = MAPPER.valueToTree(m);
+      if (evalLoss != null) line.put("eval_loss", evalLoss);
+      lines.write(MAPPER.writeValueAsString(line));
       lines.newLine();
       lines.flush();
     } catch (IOException e) {

@@ -21,20 +21,43 @@ public interface Layers {
   /** The output head fused with the loss, so a split vocabulary never materialises full logits. */
   interface LmHead {
     Tensor loss(Tensor hidden, Tensor targets);
+
+    /** Full-vocabulary logits [..., vocab]; only unsplit heads have them (evaluation and generation run unsplit). */
+    default Tensor logits(Tensor hidden) {
+      throw new UnsupportedOperationException("logits of a vocabulary split over tensor-parallel ranks; evaluate with tp=1");
+    }
   }
 
   /** Linear whose output features are split across the group; its output stays split. */
   default Linear column(String name, long in, long out, double std) { return columns(java.util.List.of(name), in, out, std); }
+
+  /** As {@link #column(String, long, long, double)}, with or without a bias. */
+  default Linear column(String name, long in, long out, double std, boolean bias) {
+    return columns(java.util.List.of(name), in, new long[] {out}, std, bias);
+  }
+
+  /** As {@link #columns(java.util.List, long, long, double)}, with or without a bias. */
+  default Linear columns(java.util.List<String> names, long in, long out, double std) {
+    long[] outs = new long[names.size()];
+    java.util.Arrays.fill(outs, out);
+    return columns(names, in, outs, std, true);
+  }
 
   /**
    * Several column layers over the same input, computed as one: the output is their (local) outputs
    * concatenated on the last dimension. Under tensor parallelism the input's gradient is then
    * reduced once for all of them (as Megatron's fused QKV does) instead of once per layer.
    */
-  Linear columns(java.util.List<String> names, long in, long out, double std);
+  /**
+   * Several column layers over the same input, each with its own output size {@code outs[i]} (a
+   * grouped-query attention's q, k and v differ); each is split across the group on its own.
+   */
+  Linear columns(java.util.List<String> names, long in, long[] outs, double std, boolean bias);
 
   /** Linear whose input features are split across the group; its output is whole. */
-  Linear row(String name, long in, long out, double std);
+  default Linear row(String name, long in, long out, double std) { return row(name, in, out, std, true); }
+
+  Linear row(String name, long in, long out, double std, boolean bias);
 
   Embedding embedding(String name, long vocab, long dim, double std);
 
@@ -47,7 +70,16 @@ public interface Layers {
   /** LayerNorm over the last dimension (always replicated). */
   Linear layerNorm(String name, long dim);
 
+  /** RMSNorm over the last dimension with a learned scale (always replicated). */
+  Linear rmsNorm(String name, long dim, double eps);
+
   LmHead lmHead(String name, long dim, long vocab, double std);
+
+  /**
+   * An output head that shares the weight of the token embedding {@code embeddingName} (tied
+   * embeddings); both must live on the same rank, in the same ZeRO-3 unit's reach.
+   */
+  LmHead tiedLmHead(String embeddingName, long dim, long vocab);
 
   /** How many ways column and row layers split their features. */
   int splits();

@@ -1,15 +1,29 @@
 package dev.weft.models;
 
-import dev.weft.comm.Communicator;
+import dev.weft.parallel.pipeline.LayerPartition;
+import dev.weft.spec.ParallelSpec;
+import dev.weft.spec.SpecException;
 
 /**
- * What a model needs to know about where it runs: the seed for initial weights, its tensor-parallel
- * group (size 1 when the model is not split) and its pipeline stage.
+ * What a model needs to know about where it runs, handed over by the framework: the {@link Layers}
+ * to build itself from (already plain, tensor-parallel and/or ZeRO-3-wrapped as the run's layout
+ * asks; a model never names those), its seed, and its pipeline stage.
  */
-public record ModelContext(long seed, Communicator tp, int ppRank, int ppSize) {
-  /** Not pipelined. */
-  public ModelContext(long seed, Communicator tp) { this(seed, tp, 0, 1); }
+public record ModelContext(long seed, Layers layers, ParallelSpec parallel, int ppRank) {
+  public int tpSize() { return layers.splits(); }
+  public int ppSize() { return parallel.pp(); }
 
-  public int tpRank() { return tp == null ? 0 : tp.rank(); }
-  public int tpSize() { return tp == null ? 1 : tp.size(); }
+  /** How {@code layerCount} layers split over this run's pipeline stages; the same rule {@link #partitionFor} checks at validation. */
+  public LayerPartition partition(int layerCount) { return partitionFor(parallel, layerCount); }
+
+  /** As listed in {@code parallel.stages}, or as even as possible; a SpecException naming the field when that cannot work. */
+  public static LayerPartition partitionFor(ParallelSpec p, int layerCount) {
+    int chunks = p.pp() > 1 ? p.chunksPerStage() : 1;
+    try {
+      return p.stages().isEmpty() ? LayerPartition.even(layerCount, p.pp(), chunks)
+          : new LayerPartition(layerCount, p.pp(), chunks, p.stages());
+    } catch (IllegalArgumentException e) {
+      throw new SpecException(p.stages().isEmpty() ? "parallel.pp" : "parallel.stages", e.getMessage());
+    }
+  }
 }

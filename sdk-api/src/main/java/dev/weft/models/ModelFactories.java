@@ -1,6 +1,7 @@
 package dev.weft.models;
 
 import dev.weft.spec.SpecException;
+import dev.weft.spec.TrainingSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -8,6 +9,50 @@ import java.util.ServiceLoader;
 /** Finds a {@link ModelFactory} by short name (ServiceLoader) or by class name. */
 public final class ModelFactories {
   private ModelFactories() {}
+
+  /**
+   * The factory's own rules, then the layout rules every model shares: tensor-parallel splits must
+   * divide the sizes the factory names, pipeline stages and recomputation need a {@link StagedModel},
+   * and {@code model.pretrained} needs a factory that reads Hugging Face weights.
+   */
+  public static void validate(TrainingSpec spec) {
+    ModelFactory f = lookup(spec.model().factory());
+    f.validate(spec);
+    var p = spec.parallel();
+    if ((p.pp() > 1 || spec.train().recompute()) && !f.staged()) {
+      throw new SpecException(p.pp() > 1 ? "parallel.pp" : "train.recompute", "model.factory=" + spec.model().factory()
+          + " does not build a dev.weft.models.StagedModel, so it cannot be cut into pipeline stages or recomputed;"
+          + " use parallel.pp=1 and train.recompute=false, or implement StagedModel and return true from staged()");
+    }
+    if (p.tp() > 1) {
+      f.splitSizes(spec).forEach((field, n) -> {
+        if (n % p.tp() != 0) {
+          throw new SpecException("parallel.tp", "tp=" + p.tp() + " does not divide " + field + "=" + n + "; use a tp that divides " + n);
+        }
+      });
+      if (p.sequenceParallel() && spec.data().seqLen() % p.tp() != 0) {
+        throw new SpecException("parallel.tp", "tp=" + p.tp() + " does not divide data.seqLen=" + spec.data().seqLen()
+            + ", which sequence parallelism splits; use a seqLen that is a multiple of " + p.tp());
+      }
+    }
+    if (spec.model().hasPretrained()) huggingFace(f);
+  }
+
+  /** Every token id of the data must be a row of the model's embedding. */
+  public static void requireDataVocab(TrainingSpec spec, long modelVocab, String field) {
+    long dataVocab = dev.weft.data.DataSources.vocabSize(spec.data());
+    if (modelVocab < dataVocab) {
+      throw new SpecException(field, modelVocab + " is below the data's vocabulary of " + dataVocab + " (data.source "
+          + spec.data().mix().get(0).source() + (spec.data().mix().size() > 1 ? ", ..." : "") + "); use at least " + dataVocab);
+    }
+  }
+
+  /** The factory's Hugging Face mapping, or a spec error saying it has none. */
+  public static dev.weft.models.hf.HuggingFaceFormat huggingFace(ModelFactory f) {
+    if (f instanceof dev.weft.models.hf.HuggingFaceFormat hf) return hf;
+    throw new SpecException("model.pretrained", "model.factory=" + f.name() + " cannot read Hugging Face weights;"
+        + " use llama or gpt, or implement dev.weft.models.hf.HuggingFaceFormat in the factory");
+  }
 
   public static ModelFactory lookup(String name) {
     List<String> known = new ArrayList<>();
@@ -28,5 +73,17 @@ public final class ModelFactories {
     }
     throw new SpecException("model.factory", "'" + name + "' is not a known model; use one of " + known
         + " or the class name of a ModelFactory");
+  }
+
+  /** The registered factory that reads config.json's {@code model_type}. */
+  public static ModelFactory forHfModelType(String modelType, String field) {
+    List<String> known = new ArrayList<>();
+    for (ModelFactory f : ServiceLoader.load(ModelFactory.class)) {
+      if (f instanceof dev.weft.models.hf.HuggingFaceFormat hf) {
+        if (hf.modelType().equals(modelType)) return f;
+        known.add(hf.modelType());
+      }
+    }
+    throw new SpecException(field, "config.json says model_type '" + modelType + "'; Weft reads " + known);
   }
 }

@@ -45,7 +45,12 @@ public final class RunReport {
   static List<Chart> charts(RunData r) {
     double[] x = r.steps();
     List<Chart> out = new ArrayList<>();
-    out.add(Chart.of("loss", "Loss", "loss", x, "loss", r.column("loss")));
+    if (r.has("eval_loss")) { // validation points only where they were measured (NaN elsewhere is skipped)
+      out.add(new Chart("loss", "Loss", "loss", false, x, List.of(new Chart.Series("train", Chart.PALETTE[0], r.column("loss")),
+          new Chart.Series("eval", Chart.PALETTE[1], r.column("eval_loss")))));
+    } else {
+      out.add(Chart.of("loss", "Loss", "loss", x, "loss", r.column("loss")));
+    }
     out.add(Chart.of("lr", "Learning rate", "lr", x, "lr", r.column("lr")));
     out.add(Chart.of("throughput", "Throughput", "tokens/s", x, "tokens/s", r.column("tokens_per_s")));
     if (r.has("compute_ms")) {

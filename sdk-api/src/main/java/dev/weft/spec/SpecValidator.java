@@ -1,8 +1,7 @@
 package dev.weft.spec;
 
+import dev.weft.data.DataSources;
 import dev.weft.models.ModelFactories;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Set;
 
 /**
@@ -20,6 +19,7 @@ public final class SpecValidator {
   public static TrainingSpec validate(TrainingSpec s) {
     require(s.name() != null && s.name().matches("[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?"), "name",
         "'" + s.name() + "' must be 1-52 lowercase letters, digits or '-' (it names files and cluster objects)");
+    dev.weft.device.DeviceChoice.parse(s.device());
     ParallelSpec p = s.parallel();
     positive(p.dp(), "parallel.dp");
     positive(p.tp(), "parallel.tp");
@@ -46,6 +46,11 @@ public final class SpecValidator {
     require(t.beta1() >= 0 && t.beta1() < 1, "train.beta1", t.beta1() + " must be in [0, 1)");
     require(t.beta2() >= 0 && t.beta2() < 1, "train.beta2", t.beta2() + " must be in [0, 1)");
     positive(t.logEvery(), "train.logEvery");
+    require(t.evalEvery() >= 0, "train.evalEvery", t.evalEvery() + " must be 0 (never) or a number of steps");
+    if (t.evalEvery() > 0) {
+      require(s.data().validation() > 0, "train.evalEvery", "needs held-out data; set data.validation to a fraction such as 0.05");
+      require(p.pp() == 1, "train.evalEvery", "the validation loss is not computed through pipeline stages yet; use parallel.pp=1 or train.evalEvery=0");
+    }
 
     PrecisionSpec pr = s.precision();
     require(DTYPES.contains(pr.dtype()), "precision.dtype", "'" + pr.dtype() + "' is not a precision; use fp32, bf16 or fp16");
@@ -54,13 +59,7 @@ public final class SpecValidator {
 
     DataSpec d = s.data();
     positive(d.seqLen(), "data.seqLen");
-    String src = d.source();
-    require(src != null && !src.isBlank(), "data.source", "is empty; use 'arithmetic' or the path of a UTF-8 text file");
-    if (!"arithmetic".equals(src)) {
-      Path file = Path.of(src.startsWith("file:") ? src.substring(5) : src);
-      require(Files.isRegularFile(file), "data.source",
-          "'" + src + "' is neither 'arithmetic' nor a readable file; fix the path");
-    }
+    DataSources.validate(d);
 
     CheckpointSpec c = s.checkpoint();
     require(c.every() >= 0, "checkpoint.every", c.every() + " must be 0 (never) or a number of steps");
@@ -74,7 +73,7 @@ public final class SpecValidator {
         + " must be at least twice elastic.heartbeatSeconds=" + e.heartbeatSeconds() + " or a single late beat looks like a failure");
     require(s.metrics().port() >= 0 && s.metrics().port() < 65536, "metrics.port", s.metrics().port() + " is not a port");
 
-    ModelFactories.lookup(s.model().factory()).validate(s);
+    ModelFactories.validate(s);
     EngineSupport.refuseUnsupported(s);
     return s;
   }

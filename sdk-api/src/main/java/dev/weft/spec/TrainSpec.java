@@ -1,6 +1,9 @@
 package dev.weft.spec;
 
-/** The optimisation itself: how long, how big a batch, which optimizer and learning-rate schedule. */
+/**
+ * The optimisation itself: how long, how big a batch, which optimizer and learning-rate schedule;
+ * {@code evalEvery} steps (0: never) the loss on the held-out split ({@code data.validation}).
+ */
 public record TrainSpec(int steps, int globalBatch, long seed, double lr, double minLr, int warmup,
                         double clipGradNorm, double weightDecay, String optimizer, double beta1, double beta2,
-                        boolean recompute, int logEvery) {}
+                        boolean recompute, int logEvery, int evalEvery) {}

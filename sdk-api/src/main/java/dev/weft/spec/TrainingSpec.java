@@ -2,7 +2,8 @@ package dev.weft.spec;
 
 /**
  * The one contract: what to train, how to split it, and where. Immutable; read from YAML/JSON by
- * {@link SpecIO}, built by the DSL, checked once by {@link SpecValidator}.
+ * {@link SpecIO}, built by the DSL, checked once by {@link SpecValidator}. {@code device} is {@code cpu},
+ * {@code cuda} or {@code auto} (see {@link dev.weft.device.DeviceSelection}).
  */
 public record TrainingSpec(
     String name,
@@ -14,7 +15,8 @@ public record TrainingSpec(
     CheckpointSpec checkpoint,
     ElasticSpec elastic,
     MetricsSpec metrics,
-    DeploymentSpec deployment) {
+    DeploymentSpec deployment,
+    String device) {
 
   /** Number of ranks this spec needs: dp × tp × pp. */
   public int worldSize() { return parallel.worldSize(); }

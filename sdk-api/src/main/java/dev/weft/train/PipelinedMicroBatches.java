@@ -2,7 +2,7 @@ package dev.weft.train;
 
 import dev.weft.comm.Communicator;
 import dev.weft.data.Batches;
-import dev.weft.models.gpt.Gpt;
+import dev.weft.models.StagedModel;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.pipeline.ActivationShape;
 import dev.weft.parallel.pipeline.PipelineExecutor;
@@ -21,7 +21,7 @@ import org.bytedeco.pytorch.global.torch.ScalarType;
  * group during that chunk's last backward. Also the way to recompute activations on one stage.
  */
 final class PipelinedMicroBatches implements MicroBatches {
-  private final Gpt model;
+  private final StagedModel model;
   private final ShardedOptimizer opt;
   private final StepData data;
   private final String dtype;
@@ -31,8 +31,8 @@ final class PipelinedMicroBatches implements MicroBatches {
   private double lossScale = 1;
   private StepResult last;
 
-  PipelinedMicroBatches(Gpt model, ShardedOptimizer opt, StepData data, String dtype, String schedule, Communicator pp,
-                        boolean recompute, long hidden, int seqPerRank) {
+  PipelinedMicroBatches(StagedModel model, ShardedOptimizer opt, StepData data, String dtype, String schedule, Communicator pp,
+                        boolean recompute, int seqPerRank) {
     this.model = model;
     this.opt = opt;
     this.data = data;
@@ -54,7 +54,7 @@ final class PipelinedMicroBatches implements MicroBatches {
           rawLosses.add(l.item_double());
           return l.mul(new Scalar(lossScale));
         })
-        .activationShape(ActivationShape.fixed(data.microBatchSize(), seqPerRank, hidden))
+        .activationShape(ActivationShape.fixed(model.activationShape(data.microBatchSize(), seqPerRank)))
         .recompute(recompute)
         .beforeBackward((mb, chunk, lastOfChunk) -> opt.beforeBackward(lastOfChunk ? micro - 1 : 0, micro))
         .build();

@@ -11,9 +11,7 @@ import dev.weft.metrics.ProcessMemory;
 import dev.weft.metrics.RunSummary;
 import dev.weft.metrics.StepMetrics;
 import dev.weft.models.LanguageModel;
-import dev.weft.models.ModelContext;
-import dev.weft.models.ModelFactories;
-import dev.weft.models.gpt.Gpt;
+import dev.weft.models.StagedModel;
 import dev.weft.models.Parameters.Param;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.data.Zero3Layers;
@@ -55,14 +53,14 @@ public final class TrainingLoop {
     int seqLen = spec.data().seqLen();
     Communicator dp = dist.dp();
 
-    LanguageModel model = ModelFactories.lookup(spec.model().factory())
-        .create(spec, new ModelContext(t.seed(), dist.tp(), dist.coord().pp(), dist.mesh().pp()));
+    LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.coord().pp());
     List<Param> params = model.parameters().list();
     int[] units = model.layers() instanceof Zero3Layers z ? z.units() : new int[params.size()];
     ShardedOptimizer opt = new ShardedOptimizer(spec.parallel().zero(), params, units, dp, dist.tp(), t,
         precision.reduceDtype(), BUCKET_ELEMENTS);
     if (model.layers() instanceof Zero3Layers z) z.bind(opt);
     opt.pipelineGroup(dist.pp());
+    opt.shardStep(dist.backend().shardStep());
     LossScaler scaler = new LossScaler("fp16".equals(precision.dtype()), precision.initialScale(),
         precision.growthInterval(), precision.backoff());
     LrSchedule schedule = new LrSchedule(t.lr(), t.minLr(), t.warmup(), t.steps());
@@ -77,6 +75,7 @@ public final class TrainingLoop {
           t.globalBatch(), seqLen);
     }
 
+    ValidationLoss validation = ValidationLoss.open(spec, model, dist);
     TrainingCheckpoints checkpoints = TrainingCheckpoints.open(spec, dist, runDir);
     long resumedAt = checkpoints.restore(opt, scaler);
     requireSameStart(resumedAt, dist);
@@ -135,8 +134,9 @@ public final class TrainingLoop {
             tps * model.trainingFlopsPerToken(), ms - commNs / 1e6, commNs / 1e6, step == 1 ? 0 : (s0 - prevEnd) / 1e6,
             dist.mesh().worldSize(), ProcessMemory.peakRssBytes(), stepScale, stepSkipped);
         listener.onRankStep(dist.rank(), sm, t.steps());
+        Double evalLoss = validation != null && validation.due(step, t.steps(), t.evalEvery()) ? validation.run() : null;
         if (leader) {
-          out.step(sm);
+          out.step(sm, evalLoss);
           listener.onStep(sm, t.steps());
         }
         long save0 = System.nanoTime();
@@ -149,6 +149,7 @@ public final class TrainingLoop {
       ShardedOptimizer.Memory mem = opt.memory();
       opt.gatherAll();
       boolean consistent = ReplicaCheck.consistent(params, dp, dist.world());
+      List<dev.weft.models.Weights.Slice> trained = dev.weft.models.Weights.snapshot(model.parameters());
       opt.releaseAll();
       double medianMs = median(stepMs);
       double tps = tokensPerStep / (medianMs / 1000);
@@ -164,7 +165,7 @@ public final class TrainingLoop {
           new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes()),
           skipped, null, 0, null);
       if (leader) MetricsJson.writeSummary(runDir, summary);
-      return new RunResult(losses, summary);
+      return new RunResult(losses, summary, spec, trained, null);
     } finally {
       if (out != null) out.close();
     }
@@ -186,14 +187,14 @@ public final class TrainingLoop {
                                            Distributed dist) {
     var p = spec.parallel();
     if (p.pp() == 1 && !spec.train().recompute()) return new SequentialMicroBatches(model, opt, data, spec.precision().dtype());
-    if (!(model instanceof Gpt gpt)) {
-      throw new dev.weft.spec.SpecException("parallel.pp", "pipeline stages need a model that can be split into stages;"
-          + " model.factory=" + spec.model().factory() + " cannot");
+    if (!(model instanceof StagedModel staged)) {
+      throw new dev.weft.spec.SpecException(p.pp() > 1 ? "parallel.pp" : "train.recompute", "model.factory="
+          + spec.model().factory() + " builds a model that does not implement dev.weft.models.StagedModel;"
+          + " implement it to use pipeline stages or recomputation");
     }
-    long hidden = gpt.config().hidden();
     int seqPerRank = spec.data().seqLen() / (p.sequenceParallel() ? p.tp() : 1);
-    return new PipelinedMicroBatches(gpt, opt, data, spec.precision().dtype(), p.pp() > 1 ? p.schedule() : "1f1b", dist.pp(),
-        spec.train().recompute(), hidden, seqPerRank);
+    return new PipelinedMicroBatches(staged, opt, data, spec.precision().dtype(), p.pp() > 1 ? p.schedule() : "1f1b", dist.pp(),
+        spec.train().recompute(), seqPerRank);
   }
 
   private static long globalParameterCount(LanguageModel model, Distributed dist) {

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** tp = 2 and 4 (and dp = 2 × tp = 2) train step for step like the unsplit model. */
-class TensorParallelEquivalenceTest {
+public class TensorParallelEquivalenceTest {
   @TempDir Path dir;
 
   static Trainer small() {
@@ -17,7 +17,7 @@ class TensorParallelEquivalenceTest {
         .seqLen(32).globalBatch(8).steps(20).warmup(2).lr(3e-3).seed(5);
   }
 
-  static void assertClose(List<Double> a, List<Double> b, double rel) {
+  public static void assertClose(List<Double> a, List<Double> b, double rel) {
     assertThat(a).hasSameSizeAs(b);
     for (int i = 0; i < a.size(); i++) {
       assertThat(Math.abs(a.get(i) - b.get(i)) / Math.abs(b.get(i))).as("step %d: %s vs %s", i + 1, a.get(i), b.get(i))

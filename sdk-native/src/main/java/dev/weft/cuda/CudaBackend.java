@@ -4,9 +4,11 @@ import dev.weft.WeftException;
 import dev.weft.comm.Backend;
 import dev.weft.comm.Communicator;
 import dev.weft.comm.Rendezvous;
+import dev.weft.cuda.kernels.FusedShardStep;
 import dev.weft.cuda.nccl.Nccl;
 import dev.weft.cuda.nccl.NcclComm;
 import dev.weft.cuda.nccl.NcclCommunicator;
+import dev.weft.parallel.data.ShardStep;
 import java.time.Duration;
 
 /**
@@ -16,11 +18,22 @@ import java.time.Duration;
 public final class CudaBackend implements Backend {
   @Override public String name() { return "cuda"; }
 
+  /**
+   * The piece still missing where everything else is present: the training loop keeps the model, batches and
+   * optimizer state in host memory (docs/native.md, "Training on GPUs"), so {@code device: cuda} cannot train yet.
+   */
+  static final String NO_PLACEMENT = "Weft's training loop does not place the model on CUDA yet (see docs/native.md)";
+
   @Override
   public Availability probe() {
     CudaStatus s = CudaStatus.current();
-    return new Availability(s.available(), CudaDoctor.summary());
+    if (s.available()) return Availability.no(NO_PLACEMENT + "\n" + CudaDoctor.summary());
+    return Availability.no(CudaDoctor.summary());
   }
+
+  /** Weft's fused AdamW kernel on each flat shard (its own stream per optimizer). */
+  @Override
+  public ShardStep shardStep() { return new FusedShardStep(); }
 
   @Override
   public Communicator createGroup(Rendezvous store, String groupName, int groupRank, int groupSize, Duration timeout) {

@@ -11,8 +11,11 @@ public final class CudaEvent extends OwnedHandle {
     return new CudaEvent(create(KernelLib::weft_cuda_event_create, "cudaEventCreate"));
   }
 
-  public CudaEvent record(CudaStream stream) {
-    CudaRuntime.check(KernelLib.weft_cuda_event_record(handle(), stream.handle()), "cudaEventRecord");
+  public CudaEvent record(CudaStream stream) { return record(stream.handle()); }
+
+  /** Records on a stream by handle (0: the legacy default stream, where libtorch queues its work by default). */
+  public CudaEvent record(long streamHandle) {
+    CudaRuntime.check(KernelLib.weft_cuda_event_record(handle(), streamHandle), "cudaEventRecord");
     return this;
   }
 

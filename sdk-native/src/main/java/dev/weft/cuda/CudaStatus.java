@@ -31,14 +31,18 @@ public record CudaStatus(
   /** What {@code device: cuda} needs: a device, NCCL, and libtorch's CUDA build. */
   public boolean available() { return !devices.isEmpty() && nccl.loaded() && torch.usable(); }
 
-  /** The first missing piece, as a sentence a person can act on; empty when available. */
-  public String missing() {
-    if (!kernels.ok()) return "Weft's kernel library did not load: " + kernels.error();
-    if (!driverPresent()) return "no CUDA driver (" + driverMissing + "); this machine has no NVIDIA GPU driver installed";
-    if (devices.isEmpty()) return "no CUDA device: " + devicesError;
-    if (!nccl.loaded()) return nccl.error();
-    if (!torch.usable()) return torch.detail();
-    return "";
+  /** Every missing piece, each a sentence a person can act on, joined by "; "; empty when available. */
+  public String missing() { return String.join("; ", missingPieces()); }
+
+  /** The doctor's reasons, one per missing piece: the device (or driver), NCCL, libtorch's CUDA build. */
+  public List<String> missingPieces() {
+    if (!kernels.ok()) return List.of("Weft's kernel library did not load: " + kernels.error());
+    List<String> out = new java.util.ArrayList<>();
+    if (!driverPresent()) out.add("no CUDA driver (" + driverMissing + "); this machine has no NVIDIA GPU driver installed");
+    else if (devices.isEmpty()) out.add("no CUDA device: " + devicesError);
+    if (!nccl.loaded()) out.add("NCCL: " + nccl.error());
+    if (!torch.usable()) out.add("libtorch CUDA: " + torch.detail());
+    return List.copyOf(out);
   }
 
   static CudaStatus probe() {

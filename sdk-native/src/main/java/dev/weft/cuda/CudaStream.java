@@ -4,14 +4,25 @@ import dev.weft.cuda.jni.KernelLib;
 import java.time.Duration;
 
 /**
- * A CUDA stream owned by this object. It is a blocking stream: work on it is ordered after earlier work
- * on the legacy default stream (where libtorch runs by default) and before later work there.
+ * A CUDA stream owned by this object. {@link #create()} makes a blocking stream: work on it is ordered after earlier
+ * work on the legacy default stream (where libtorch runs by default) and before later work there.
+ * {@link #createNonBlocking()} makes one with no implicit order, for work that overlaps the default stream and is
+ * ordered with it through events ({@link dev.weft.cuda.streams.CollectiveOrder}).
  */
 public final class CudaStream extends OwnedHandle {
   private CudaStream(long handle) { super("CUDA stream", handle); }
 
   public static CudaStream create() {
     return new CudaStream(create(KernelLib::weft_cuda_stream_create, "cudaStreamCreate"));
+  }
+
+  public static CudaStream createNonBlocking() {
+    return new CudaStream(create(KernelLib::weft_cuda_stream_create_nonblocking, "cudaStreamCreateWithFlags(NonBlocking)"));
+  }
+
+  /** Makes later work on the stream {@code streamHandle} wait for {@code event}; the host does not wait. */
+  public static void waitFor(long streamHandle, CudaEvent event) {
+    CudaRuntime.check(KernelLib.weft_cuda_stream_wait_event(streamHandle, event.handle()), "cudaStreamWaitEvent");
   }
 
   @Override

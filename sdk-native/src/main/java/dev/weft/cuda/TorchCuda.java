@@ -22,7 +22,9 @@ public final class TorchCuda {
     if (cl.getResource("org/bytedeco/pytorch/global/torch.class") == null) {
       return new Status(false, "libtorch is not on the classpath");
     }
-    boolean gpuBuild = cl.getResource("org/bytedeco/pytorch/linux-x86_64-gpu/") != null;
+    // the GPU training check links the presets' glue against another libtorch on the library path (no natives jar)
+    boolean gpuBuild = cl.getResource("org/bytedeco/pytorch/linux-x86_64-gpu/") != null
+        || "-gpu".equals(System.getProperty("org.bytedeco.javacpp.platform.extension"));
     if (!gpuBuild) {
       return new Status(false, "the libtorch on the classpath is the CPU build; add "
           + "org.bytedeco:pytorch:<version>:linux-x86_64-gpu (and org.bytedeco:cuda) for CUDA tensors");

@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import dev.weft.WeftException;
 import dev.weft.comm.Backend;
 import dev.weft.comm.Backends;
+import dev.weft.device.DeviceDecision;
+import dev.weft.device.Devices;
+import dev.weft.spec.SpecException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,6 +65,21 @@ class NativeLoadingTest {
         .hasMessageContaining("device 'cuda' is not usable here").hasMessageContaining("libcuda.so.1");
     assertThatThrownBy(() -> cuda.createGroup(null, "dp", 0, 1, Duration.ofSeconds(1)))
         .isInstanceOf(WeftException.class).hasMessageContaining("device: cuda is not usable here: no CUDA driver");
+  }
+
+  @Test
+  void deviceSelectionNamesDeviceAndEveryMissingPieceAndAutoFallsBackToCpu() {
+    assumeNoDriver();
+    assertThatThrownBy(() -> Devices.decide("cuda")).isInstanceOf(SpecException.class)
+        .hasMessageStartingWith("device: cuda is not usable here: no CUDA driver (libcuda.so.1")
+        .hasMessageContaining("; NCCL: ").hasMessageContaining("libnccl.so.2")
+        .hasMessageContaining("; libtorch CUDA: the libtorch on the classpath is the CPU build")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    DeviceDecision auto = Devices.decide("auto");
+    assertThat(auto.backend()).isEqualTo("cpu");
+    assertThat(auto.note()).startsWith("device: auto chose cpu, because CUDA is not usable here: no CUDA driver");
+    assertThat(Devices.backend(auto).name()).isEqualTo("cpu");
+    assertThat(CudaStatus.current().missingPieces()).hasSize(3);
   }
 
   @Test

@@ -4,7 +4,9 @@ import static org.bytedeco.pytorch.global.torch.arange;
 import static org.bytedeco.pytorch.global.torch.gelu;
 import static org.bytedeco.pytorch.global.torch.scaled_dot_product_attention;
 
-import dev.weft.models.LanguageModel;
+import dev.weft.models.CausalLm;
+import dev.weft.models.KvCache;
+import dev.weft.models.StagedModel;
 import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
 import dev.weft.parallel.pipeline.LayerPartition;
@@ -20,7 +22,7 @@ import org.bytedeco.pytorch.TensorOptional;
  * final LayerNorm, LM head. Knows nothing of parallelism: it asks {@link Layers} for column and row
  * layers, and attention works on however many heads this rank holds.
  */
-public final class Gpt implements LanguageModel {
+public final class Gpt implements StagedModel, CausalLm {
   private final GptConfig cfg;
   private final Layers layers;
   private final LayerPartition partition;
@@ -31,6 +33,7 @@ public final class Gpt implements LanguageModel {
   private final Layers.Linear lnF;
   private final Layers.LmHead head;
   private final int localHeads;
+  private final boolean tanhGelu;
 
   /** The whole model on one pipeline stage. */
   public Gpt(GptConfig cfg, Layers layers) {
@@ -47,6 +50,7 @@ public final class Gpt implements LanguageModel {
     this.partition = partition;
     this.stage = stage;
     this.localHeads = cfg.heads() / layers.splits();
+    this.tanhGelu = "gelu_tanh".equals(cfg.activation());
     double std = 0.02, projStd = 0.02 / Math.sqrt(2.0 * cfg.layers());
     boolean first = partition.virtualStage(stage, 0) == 0;
     boolean last = partition.virtualStage(stage, partition.chunks() - 1) == partition.virtualStages() - 1;
@@ -55,7 +59,7 @@ public final class Gpt implements LanguageModel {
     for (int c = 0; c < partition.chunks(); c++) {
       int k = partition.virtualStage(stage, c);
       List<Block> blocks = new ArrayList<>();
-      for (int i = partition.start(k); i < partition.end(k); i++) blocks.add(new Block("blocks." + i, std, projStd));
+      for (int i = partition.start(k); i < partition.end(k); i++) blocks.add(new Block(i, std, projStd));
       chunks.add(blocks);
     }
     lnF = last ? layers.layerNorm("ln_f", cfg.hidden()) : null;
@@ -63,9 +67,12 @@ public final class Gpt implements LanguageModel {
   }
 
   private final class Block {
+    final int index;
     final Layers.Linear ln1, qkv, proj, ln2, fc1, fc2;
 
-    Block(String n, double std, double projStd) {
+    Block(int index, double std, double projStd) {
+      this.index = index;
+      String n = "blocks." + index;
       long h = cfg.hidden(), f = cfg.mlpHidden();
       ln1 = layers.layerNorm(n + ".ln_1", h);
       qkv = layers.columns(List.of(n + ".attn.q", n + ".attn.k", n + ".attn.v"), h, h, std);
@@ -75,16 +82,24 @@ public final class Gpt implements LanguageModel {
       fc2 = layers.row(n + ".mlp.fc2", f, h, projStd);
     }
 
-    Tensor forward(Tensor x) {
+    Tensor forward(Tensor x, KvCache cache) {
       // x may hold only part of the sequence (sequence parallelism); q, k, v always see all of it
       long b = x.size(0), d = cfg.headDim();
       Tensor a = ln1.forward(x);
       Tensor all = qkv.forward(a);
       long w = all.size(2) / 3;
       Tensor qh = heads(all.narrow(2, 0, w), b, d), kh = heads(all.narrow(2, w, w), b, d), vh = heads(all.narrow(2, 2 * w, w), b, d);
-      Tensor att = scaled_dot_product_attention(qh, kh, vh, new TensorOptional(), 0.0, true, new DoubleOptional(), false);
+      boolean causal = true;
+      if (cache != null) {
+        causal = cache.causal(qh.size(2));
+        Tensor[] kv = cache.append(index, kh, vh);
+        kh = kv[0];
+        vh = kv[1];
+      }
+      Tensor att = scaled_dot_product_attention(qh, kh, vh, new TensorOptional(), 0.0, causal, new DoubleOptional(), false);
       x = x.add(proj.forward(att.transpose(1, 2).reshape(b, -1, localHeads * d)));
-      return x.add(fc2.forward(gelu(fc1.forward(ln2.forward(x)))));
+      Tensor f = fc1.forward(ln2.forward(x));
+      return x.add(fc2.forward(tanhGelu ? gelu(f, "tanh") : gelu(f)));
     }
 
     private Tensor heads(Tensor y, long b, long d) {
@@ -92,19 +107,34 @@ public final class Gpt implements LanguageModel {
     }
   }
 
-  /**
-   * One chunk's forward: tokens [B, T] in on the first virtual stage (embeddings), hidden states in
-   * elsewhere; the last virtual stage ends with the final LayerNorm.
-   */
-  public Tensor forwardChunk(int chunk, Tensor input) {
+  /** Embeddings on the first virtual stage; the last virtual stage ends with the final LayerNorm. */
+  @Override
+  public Tensor forwardChunk(int chunk, Tensor input) { return forward(chunk, input, null); }
+
+  private Tensor forward(int chunk, Tensor input, KvCache cache) {
     int k = partition.virtualStage(stage, chunk);
     Tensor x = input;
-    if (k == 0) x = tok.forward(input).add(pos.forward(arange(new Scalar(input.size(1)))));
-    for (Block blk : chunks.get(chunk)) x = blk.forward(x);
+    long start = cache == null ? 0 : cache.length();
+    if (k == 0) x = tok.forward(input).add(pos.forward(arange(new Scalar(start), new Scalar(start + input.size(1)))));
+    for (Block blk : chunks.get(chunk)) x = blk.forward(x, cache);
     return k == partition.virtualStages() - 1 ? lnF.forward(x) : x;
   }
 
-  /** Mean cross-entropy from the last virtual stage's output. */
+  /** Logits with a KV cache; positions beyond data.seqLen have no position embedding, so prompt + new tokens must fit in it. */
+  @Override
+  public Tensor logits(Tensor tokens, KvCache cache) {
+    if (partition.virtualStages() != 1) throw new IllegalStateException("this GPT is split into pipeline stages; run the stages");
+    long end = (cache == null ? 0 : cache.length()) + tokens.size(1);
+    if (end > cfg.seqLen()) throw new IllegalArgumentException("position " + end + " is beyond the GPT's context of " + cfg.seqLen() + " tokens");
+    Tensor h = forward(0, tokens, cache);
+    if (cache != null) cache.advance(tokens.size(1));
+    return head.logits(h);
+  }
+
+  @Override public KvCache newCache() { return new KvCache(cfg.layers()); }
+  @Override public int vocabSize() { return cfg.vocab(); }
+
+  @Override
   public Tensor headLoss(Tensor hidden, Tensor targets) {
     if (head == null) throw new IllegalStateException("pipeline stage " + stage + " does not hold the LM head");
     return head.loss(hidden, targets);
@@ -116,7 +146,8 @@ public final class Gpt implements LanguageModel {
     return headLoss(forwardChunk(0, tokens), targets);
   }
 
-  public LayerPartition partition() { return partition; }
+  @Override public LayerPartition partition() { return partition; }
+  @Override public long[] activationShape(int microBatchSize, int seqPerRank) { return new long[] {microBatchSize, seqPerRank, cfg.hidden()}; }
 
   @Override public Parameters parameters() { return layers.parameters(); }
   @Override public Layers layers() { return layers; }

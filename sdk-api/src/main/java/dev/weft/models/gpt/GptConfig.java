@@ -3,8 +3,15 @@ package dev.weft.models.gpt;
 import dev.weft.spec.SpecException;
 import java.util.Map;
 
-/** Sizes of the reference GPT. Named sizes fill defaults; explicit keys in model.config override them. */
-public record GptConfig(int layers, int hidden, int heads, int mlpRatio, int vocab, int seqLen) {
+/**
+ * Sizes of the reference GPT. Named sizes fill defaults; explicit keys in model.config override them.
+ * {@code activation} is {@code gelu} (exact) or {@code gelu_tanh} (GPT-2's approximation).
+ */
+public record GptConfig(int layers, int hidden, int heads, int mlpRatio, int vocab, int seqLen, String activation) {
+  public GptConfig(int layers, int hidden, int heads, int mlpRatio, int vocab, int seqLen) {
+    this(layers, hidden, heads, mlpRatio, vocab, seqLen, "gelu");
+  }
+
   public static final Map<String, GptConfig> SIZES = Map.of(
       "tiny", new GptConfig(4, 128, 4, 4, 256, 0),
       "small", new GptConfig(8, 512, 8, 4, 256, 0));
@@ -17,13 +24,27 @@ public record GptConfig(int layers, int hidden, int heads, int mlpRatio, int voc
     String size = String.valueOf(config.getOrDefault("size", "tiny"));
     GptConfig base = SIZES.get(size);
     if (base == null) throw new SpecException("model.config.size", "'" + size + "' is not a GPT size; use one of " + SIZES.keySet());
+    return over(base, config, seqLen);
+  }
+
+  /** The spec's sizes: from {@code model.pretrained}'s GPT-2 config.json when set, else {@link #from}; model.config overrides. */
+  public static GptConfig of(dev.weft.spec.TrainingSpec spec) {
+    if (!spec.model().hasPretrained()) return from(spec.model().config(), spec.data().seqLen());
+    return over(Gpt2Format.config(spec), spec.model().config(), spec.data().seqLen());
+  }
+
+  private static GptConfig over(GptConfig base, Map<String, Object> config, int seqLen) {
     for (String k : config.keySet()) {
-      if (!java.util.Set.of("size", "layers", "hidden", "heads", "mlpRatio", "vocab").contains(k)) {
-        throw new SpecException("model.config." + k, "unknown GPT setting; known: size, layers, hidden, heads, mlpRatio, vocab");
+      if (!java.util.Set.of("size", "layers", "hidden", "heads", "mlpRatio", "vocab", "activation").contains(k)) {
+        throw new SpecException("model.config." + k, "unknown GPT setting; known: size, layers, hidden, heads, mlpRatio, vocab, activation");
       }
     }
+    String act = String.valueOf(config.getOrDefault("activation", base.activation));
+    if (!act.equals("gelu") && !act.equals("gelu_tanh")) {
+      throw new SpecException("model.config.activation", "'" + act + "' is not an activation; use gelu or gelu_tanh");
+    }
     return new GptConfig(intOf(config, "layers", base.layers), intOf(config, "hidden", base.hidden),
-        intOf(config, "heads", base.heads), intOf(config, "mlpRatio", base.mlpRatio), intOf(config, "vocab", base.vocab), seqLen);
+        intOf(config, "heads", base.heads), intOf(config, "mlpRatio", base.mlpRatio), intOf(config, "vocab", base.vocab), seqLen, act);
   }
 
   private static int intOf(Map<String, Object> c, String k, int dflt) {

@@ -2,68 +2,56 @@ package dev.weft.models.gpt;
 
 import dev.weft.models.LanguageModel;
 import dev.weft.models.ModelContext;
+import dev.weft.models.ModelFactories;
 import dev.weft.models.ModelFactory;
-import dev.weft.models.Layers;
-import dev.weft.models.layers.DenseLayers;
-import dev.weft.parallel.data.Zero3Layers;
-import dev.weft.parallel.pipeline.LayerPartition;
-import dev.weft.parallel.tensor.TensorParallelLayers;
-import dev.weft.parallel.tensor.TpOps;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.weft.models.hf.HfCheckpoint;
+import dev.weft.models.hf.HuggingFaceFormat;
 import dev.weft.spec.SpecException;
+import org.bytedeco.pytorch.Tensor;
 import dev.weft.spec.TrainingSpec;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /** {@code model.factory: gpt} — the reference decoder-only transformer. */
-public final class GptFactory implements ModelFactory {
+public final class GptFactory implements ModelFactory, HuggingFaceFormat {
   @Override public String name() { return "gpt"; }
+  @Override public boolean staged() { return true; }
+  @Override public String modelType() { return "gpt2"; }
+
+  @Override
+  public Tensor read(String name, long[] shape, HfCheckpoint hf) { return Gpt2Format.read(name, shape, hf); }
+
+  @Override
+  public Map<String, Tensor> toHf(Map<String, Tensor> weights, TrainingSpec spec) { return Gpt2Format.toHf(weights, GptConfig.of(spec)); }
+
+  @Override
+  public ObjectNode hfConfig(TrainingSpec spec) { return Gpt2Format.hfConfig(GptConfig.of(spec)); }
 
   @Override
   public void validate(TrainingSpec spec) {
-    GptConfig c = GptConfig.from(spec.model().config(), spec.data().seqLen());
+    GptConfig c = GptConfig.of(spec);
     if (c.hidden() % c.heads() != 0) {
       throw new SpecException("model.config.heads", c.heads() + " does not divide hidden=" + c.hidden() + "; pick a divisor of " + c.hidden());
     }
-    int tp = spec.parallel().tp();
-    if (tp > 1) {
-      divides(tp, c.heads(), "model.config.heads", "attention heads");
-      divides(tp, c.hidden(), "model.config.hidden", "hidden size");
-      divides(tp, c.mlpHidden(), "model.config.mlpRatio", "MLP size (hidden × mlpRatio = " + c.mlpHidden() + ")");
-      divides(tp, c.vocab(), "model.config.vocab", "vocabulary");
-      if (spec.parallel().sequenceParallel() && spec.data().seqLen() % tp != 0) {
-        throw new SpecException("parallel.tp", "tp=" + tp + " does not divide data.seqLen=" + spec.data().seqLen()
-            + ", which sequence parallelism splits; use a seqLen that is a multiple of " + tp);
-      }
-    }
-    partition(spec, c);
-    if (c.vocab() < 256) {
-      throw new SpecException("model.config.vocab", c.vocab() + " is below 256, the number of byte tokens; use at least 256");
-    }
+    ModelContext.partitionFor(spec.parallel(), c.layers());
+    ModelFactories.requireDataVocab(spec, c.vocab(), "model.config.vocab");
   }
 
-  private static void divides(int tp, int n, String field, String what) {
-    if (n % tp != 0) {
-      throw new SpecException("parallel.tp", "tp=" + tp + " does not divide the " + what + " " + n + " (" + field
-          + "); use a tp that divides " + n);
-    }
+  @Override
+  public Map<String, Integer> splitSizes(TrainingSpec spec) {
+    GptConfig c = GptConfig.of(spec);
+    Map<String, Integer> m = new LinkedHashMap<>();
+    m.put("model.config.heads (attention heads)", c.heads());
+    m.put("model.config.hidden", c.hidden());
+    m.put("model.config.mlpRatio (MLP size hidden × mlpRatio)", c.mlpHidden());
+    m.put("model.config.vocab", c.vocab());
+    return m;
   }
 
   @Override
   public LanguageModel create(TrainingSpec spec, ModelContext ctx) {
-    GptConfig c = GptConfig.from(spec.model().config(), spec.data().seqLen());
-    Layers layers = ctx.tpSize() == 1 ? new DenseLayers(ctx.seed())
-        : new TensorParallelLayers(ctx.seed(), new TpOps(ctx.tp()), spec.parallel().sequenceParallel());
-    Layers outer = spec.parallel().zero() == 3 ? new Zero3Layers(layers) : layers;
-    return new Gpt(c, outer, partition(spec, c), ctx.ppRank());
-  }
-
-  /** How the layers split over the pipeline: as listed in parallel.stages, or evenly. */
-  static LayerPartition partition(TrainingSpec spec, GptConfig c) {
-    var p = spec.parallel();
-    int chunks = p.pp() > 1 ? p.chunksPerStage() : 1;
-    try {
-      return p.stages().isEmpty() ? LayerPartition.even(c.layers(), p.pp(), chunks)
-          : new LayerPartition(c.layers(), p.pp(), chunks, p.stages());
-    } catch (IllegalArgumentException e) {
-      throw new SpecException(p.stages().isEmpty() ? "parallel.pp" : "parallel.stages", e.getMessage());
-    }
+    GptConfig c = GptConfig.of(spec);
+    return new Gpt(c, ctx.layers(), ctx.partition(c.layers()), ctx.ppRank());
   }
 }

@@ -2,7 +2,6 @@ package dev.weft.models.layers;
 
 import static org.bytedeco.pytorch.global.torch.cross_entropy;
 import static org.bytedeco.pytorch.global.torch.layer_norm;
-import static org.bytedeco.pytorch.global.torch.linear;
 import static org.bytedeco.pytorch.global.torch.ones;
 import static org.bytedeco.pytorch.global.torch.zeros;
 
@@ -11,7 +10,10 @@ import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
 import dev.weft.models.Parameters.Param;
 import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.DoubleOptional;
 import org.bytedeco.pytorch.TensorOptional;
+import org.bytedeco.pytorch.TensorVector;
+import org.bytedeco.pytorch.global.torch;
 
 /** Unsplit layers: one rank holds every weight. */
 public final class DenseLayers implements Layers {
@@ -27,23 +29,29 @@ public final class DenseLayers implements Layers {
   }
 
   @Override
-  public Linear columns(java.util.List<String> names, long in, long out, double std) {
-    if (names.size() == 1) return dense(names.get(0), in, out, std);
-    org.bytedeco.pytorch.TensorVector ws = new org.bytedeco.pytorch.TensorVector(), bs = new org.bytedeco.pytorch.TensorVector();
-    for (String n : names) {
-      ws.push_back(whole(params, n + ".weight", Init.normalFull(seed, n + ".weight", std, out, in)));
-      bs.push_back(whole(params, n + ".bias", zeros(out)));
+  public Linear columns(java.util.List<String> names, long in, long[] outs, double std, boolean bias) {
+    TensorVector ws = new TensorVector(), bs = new TensorVector();
+    for (int i = 0; i < names.size(); i++) {
+      String n = names.get(i);
+      ws.push_back(whole(params, n + ".weight", Init.normalFull(seed, n + ".weight", std, outs[i], in)));
+      if (bias) bs.push_back(whole(params, n + ".bias", zeros(outs[i])));
     }
-    return x -> linear(x, org.bytedeco.pytorch.global.torch.cat(ws), new TensorOptional(org.bytedeco.pytorch.global.torch.cat(bs)));
+    return linear(ws, bs);
+  }
+
+  /** x·Wᵀ + b over the weights (and biases, if any) concatenated on the output features. */
+  public static Linear linear(TensorVector ws, TensorVector bs) {
+    boolean one = ws.size() == 1, bias = bs.size() > 0;
+    return x -> {
+      Tensor w = one ? ws.get(0) : torch.cat(ws);
+      TensorOptional b = !bias ? new TensorOptional() : new TensorOptional(one ? bs.get(0) : torch.cat(bs));
+      return torch.linear(x, w, b);
+    };
   }
 
   @Override
-  public Linear row(String name, long in, long out, double std) { return dense(name, in, out, std); }
-
-  private Linear dense(String name, long in, long out, double std) {
-    Tensor w = whole(params, name + ".weight", Init.normalFull(seed, name + ".weight", std, out, in));
-    Tensor b = whole(params, name + ".bias", zeros(out));
-    return x -> linear(x, w, new TensorOptional(b));
+  public Linear row(String name, long in, long out, double std, boolean bias) {
+    return columns(java.util.List.of(name), in, new long[] {out}, std, bias);
   }
 
   @Override
@@ -69,9 +77,30 @@ public final class DenseLayers implements Layers {
   }
 
   @Override
+  public Linear rmsNorm(String name, long dim, double eps) { return rmsNorm(params, name, dim, eps); }
+
+  /** RMSNorm is replicated under every split, like LayerNorm. */
+  public static Linear rmsNorm(Parameters params, String name, long dim, double eps) {
+    Tensor g = whole(params, name + ".weight", ones(dim));
+    long[] shape = {dim};
+    return x -> torch.rms_norm(x, shape, new TensorOptional(g), new DoubleOptional(eps));
+  }
+
+  @Override
   public LmHead lmHead(String name, long dim, long vocab, double std) {
-    Tensor w = whole(params, name + ".weight", Init.normalFull(seed, name + ".weight", std, vocab, dim));
-    return (h, targets) -> cross_entropy(linear(h, w).view(-1, vocab), targets.reshape(-1));
+    return head(whole(params, name + ".weight", Init.normalFull(seed, name + ".weight", std, vocab, dim)), vocab);
+  }
+
+  @Override
+  public LmHead tiedLmHead(String embeddingName, long dim, long vocab) {
+    return head(params.get(embeddingName + ".weight").tensor(), vocab);
+  }
+
+  private static LmHead head(Tensor w, long vocab) {
+    return new LmHead() {
+      @Override public Tensor loss(Tensor h, Tensor targets) { return cross_entropy(logits(h).view(-1, vocab), targets.reshape(-1)); }
+      @Override public Tensor logits(Tensor h) { return torch.linear(h, w); }
+    };
   }
 
   @Override public int splits() { return 1; }

@@ -49,6 +49,7 @@ public final class ShardedOptimizer implements AutoCloseable {
   private final Communicator dp;
   private final Communicator tp;
   private Communicator pp;
+  private ShardStep shardStep = ShardStep.LIBTORCH;
   private final TrainSpec train;
   private final ScalarType reduceType;
   private final List<Param> params;
@@ -229,6 +230,11 @@ public final class ShardedOptimizer implements AutoCloseable {
 
   /** Pipeline group: other stages hold other parameters, so the gradient norm sums over it too. */
   public void pipelineGroup(Communicator pipeline) { this.pp = pipeline; }
+  /** The Adam update of each shard: libtorch passes by default, the backend's fused kernel where it has one. */
+  public void shardStep(ShardStep kernel) {
+    this.shardStep.close();
+    this.shardStep = kernel;
+  }
   public FlatLayout layout() { return layout; }
 
   /**
@@ -385,14 +391,8 @@ public final class ShardedOptimizer implements AutoCloseable {
         Tensor p = s.ownedParams(), g = s.ownedGrads();
         if (gradScale != 1.0) g.mul_(new Scalar(gradScale));
         switch (train.optimizer()) {
-          case "adamw" -> {
-            if (wd > 0) p.mul_(new Scalar(1 - lr * wd));
-            adam(p, g, s.m, s.v, lr, b1, b2, eps);
-          }
-          case "adam" -> {
-            if (wd > 0) g.add_(p, new Scalar(wd));
-            adam(p, g, s.m, s.v, lr, b1, b2, eps);
-          }
+          case "adamw", "adam" -> shardStep.adam(
+              new AdamArgs(step, lr, b1, b2, eps, wd, "adamw".equals(train.optimizer())), p, g, s.m, s.v);
           case "sgd" -> {
             if (wd > 0) g.add_(p, new Scalar(wd));
             s.m.mul_(new Scalar(b1)).add_(g);
@@ -408,14 +408,6 @@ public final class ShardedOptimizer implements AutoCloseable {
         gathers.forEach(PendingOp::await);
       }
     }
-  }
-
-  private void adam(Tensor p, Tensor g, Tensor m, Tensor v, double lr, double b1, double b2, double eps) {
-    double bc1 = 1 - Math.pow(b1, step), bc2 = 1 - Math.pow(b2, step);
-    m.mul_(new Scalar(b1)).add_(g, new Scalar(1 - b1));
-    v.mul_(new Scalar(b2)).addcmul_(g, g, new Scalar(1 - b2));
-    Tensor denom = v.sqrt().div_(new Scalar(Math.sqrt(bc2))).add_(new Scalar(eps));
-    p.addcdiv_(m, denom, new Scalar(-lr / bc1));
   }
 
   /** Skips a step (overflow): drops the gradients. */
@@ -546,5 +538,6 @@ public final class ShardedOptimizer implements AutoCloseable {
   @Override
   public void close() {
     keepAlive.clear();
+    shardStep.close();
   }
 }

@@ -82,13 +82,24 @@ public final class Zero3Layers implements Layers {
   }
 
   @Override
-  public Linear columns(List<String> names, long in, long out, double std) { return linear(() -> inner.columns(names, in, out, std)); }
+  public Linear columns(List<String> names, long in, long[] outs, double std, boolean bias) {
+    return linear(() -> inner.columns(names, in, outs, std, bias));
+  }
 
   @Override
-  public Linear row(String name, long in, long out, double std) { return linear(() -> inner.row(name, in, out, std)); }
+  public Linear row(String name, long in, long out, double std, boolean bias) { return linear(() -> inner.row(name, in, out, std, bias)); }
 
   @Override
   public Linear layerNorm(String name, long dim) { return linear(() -> inner.layerNorm(name, dim)); }
+
+  @Override
+  public Linear rmsNorm(String name, long dim, double eps) { return linear(() -> inner.rmsNorm(name, dim, eps)); }
+
+  /** A tied head would use parameters of another unit; the model factory refuses ZeRO-3 with tied embeddings. */
+  @Override
+  public LmHead tiedLmHead(String embeddingName, long dim, long vocab) {
+    throw new UnsupportedOperationException("tied embeddings under ZeRO-3");
+  }
 
   @Override
   public Embedding embedding(String name, long vocab, long dim, double std) {
@@ -105,7 +116,10 @@ public final class Zero3Layers implements Layers {
     int before = inner.parameters().size();
     LmHead l = inner.lmHead(name, dim, vocab, std);
     Gate g = gate(before);
-    return (hidden, targets) -> g.run(() -> l.loss(hidden, targets));
+    return new LmHead() {
+      @Override public Tensor loss(Tensor hidden, Tensor targets) { return g.run(() -> l.loss(hidden, targets)); }
+      @Override public Tensor logits(Tensor hidden) { return g.run(() -> l.logits(hidden)); }
+    };
   }
 
   @Override public int splits() { return inner.splits(); }

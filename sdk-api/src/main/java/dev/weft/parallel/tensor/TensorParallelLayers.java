@@ -58,21 +58,25 @@ public final class TensorParallelLayers implements Layers {
   }
 
   @Override
-  public Linear columns(java.util.List<String> names, long in, long out, double std) {
+  public Linear columns(java.util.List<String> names, long in, long[] outs, double std, boolean bias) {
     TensorVector ws = new TensorVector(), bs = new TensorVector();
-    for (String n : names) {
-      ws.push_back(sliced(n + ".weight", Init.normalFull(seed, n + ".weight", std, out, in), 0));
-      bs.push_back(sliced(n + ".bias", zeros(out), 0));
+    for (int i = 0; i < names.size(); i++) {
+      String n = names.get(i);
+      ws.push_back(sliced(n + ".weight", Init.normalFull(seed, n + ".weight", std, outs[i], in), 0));
+      if (bias) bs.push_back(sliced(n + ".bias", zeros(outs[i]), 0));
     }
-    if (names.size() == 1) return x -> linear(enterSplit(x), ws.get(0), new TensorOptional(bs.get(0)));
-    return x -> linear(enterSplit(x), torch.cat(ws), new TensorOptional(torch.cat(bs)));
+    Linear local = DenseLayers.linear(ws, bs);
+    return x -> local.forward(enterSplit(x));
   }
 
   @Override
-  public Linear row(String name, long in, long out, double std) {
+  public Linear row(String name, long in, long out, double std, boolean bias) {
     Tensor w = sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, out, in), 1);
-    Tensor b = replicated(name + ".bias", zeros(out));
-    return x -> leaveSplit(linear(x, w)).add(b);
+    Tensor b = bias ? replicated(name + ".bias", zeros(out)) : null;
+    return x -> {
+      Tensor y = leaveSplit(linear(x, w));
+      return b == null ? y : y.add(b);
+    };
   }
 
   @Override
@@ -104,8 +108,24 @@ public final class TensorParallelLayers implements Layers {
   }
 
   @Override
+  public Linear rmsNorm(String name, long dim, double eps) {
+    Linear n = DenseLayers.rmsNorm(params, name, dim, eps);
+    if (sequenceParallel) params.markPartialGrad(name + ".weight");
+    return n;
+  }
+
+  @Override
   public LmHead lmHead(String name, long dim, long vocab, double std) {
-    Tensor w = sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, vocab, dim), 0);
+    return head(sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, vocab, dim), 0), vocab);
+  }
+
+  /** The embedding's vocabulary slice is the head's: both split dimension 0 of [vocab, dim] the same way. */
+  @Override
+  public LmHead tiedLmHead(String embeddingName, long dim, long vocab) {
+    return head(params.get(embeddingName + ".weight").tensor(), vocab);
+  }
+
+  private LmHead head(Tensor w, long vocab) {
     VocabParallelCrossEntropy ce = new VocabParallelCrossEntropy(ops, VocabRange.of(vocab, ops.rank(), ops.size()));
     return (h, targets) -> ce.loss(linear(enterSplit(h), w), targets);
   }

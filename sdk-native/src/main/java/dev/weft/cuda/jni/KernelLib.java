@@ -36,6 +36,8 @@ public final class KernelLib {
   public static native int weft_cuda_memset_async(@Cast("uint64_t") long dst, int value, @Cast("uint64_t") long bytes,
       @Cast("uint64_t") long stream);
   public static native int weft_cuda_stream_create(@Cast("uint64_t*") long[] stream);
+  public static native int weft_cuda_stream_create_nonblocking(@Cast("uint64_t*") long[] stream);
+  public static native int weft_cuda_stream_wait_event(@Cast("uint64_t") long stream, @Cast("uint64_t") long event);
   public static native int weft_cuda_stream_destroy(@Cast("uint64_t") long stream);
   public static native int weft_cuda_stream_query(@Cast("uint64_t") long stream);
   public static native int weft_cuda_stream_synchronize(@Cast("uint64_t") long stream);

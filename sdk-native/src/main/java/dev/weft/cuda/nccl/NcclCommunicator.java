@@ -7,16 +7,17 @@ import dev.weft.comm.ReduceOp;
 import dev.weft.cuda.CudaEvent;
 import dev.weft.cuda.CudaStream;
 import dev.weft.cuda.DeviceBuffer;
+import dev.weft.cuda.streams.CollectiveOrder;
+import dev.weft.cuda.streams.CudaStreamOps;
 import java.time.Duration;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.Set;
 import org.bytedeco.pytorch.Tensor;
 
 /**
- * {@link Communicator} over NCCL for libtorch CUDA tensors. Collectives run on this group's own blocking stream,
- * so they follow earlier work on libtorch's default stream and precede later work there. NCCL has no message tags:
- * sends and receives between two ranks match in the order they are issued.
+ * {@link Communicator} over NCCL for libtorch CUDA tensors. Collectives run on this group's own non-blocking stream,
+ * ordered with libtorch's default stream through events ({@link CollectiveOrder}): each waits for the compute queued
+ * before it, compute queued after it runs alongside (backward overlaps the gradient reduction), and compute queued
+ * after an await reads its result. NCCL has no message tags: sends and receives between two ranks match in the
+ * order they are issued.
  */
 public final class NcclCommunicator implements Communicator {
   private final String name;
@@ -26,7 +27,7 @@ public final class NcclCommunicator implements Communicator {
   private final NcclComm comm;
   private final CudaStream stream;
   private final DeviceBuffer barrierWord;
-  private final Set<CudaEvent> inFlight = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final CollectiveOrder<Long, CudaEvent> order;
 
   public NcclCommunicator(String name, int rank, int size, Duration timeout, NcclComm comm) {
     this.name = name;
@@ -34,8 +35,13 @@ public final class NcclCommunicator implements Communicator {
     this.size = size;
     this.timeout = timeout;
     this.comm = comm;
-    this.stream = CudaStream.create();
+    this.stream = CudaStream.createNonBlocking();
     this.barrierWord = DeviceBuffer.allocate(4);
+    this.order = new CollectiveOrder<>(new CudaStreamOps(), CudaStreamOps.LIBTORCH_DEFAULT_STREAM, stream.handle(), name,
+        "rank " + rank + " of " + size, timeout, new CollectiveOrder.Watch() {
+          @Override public void check() { comm.checkAsyncError(); }
+          @Override public void abort() { comm.abort(); }
+        });
   }
 
   @Override public String name() { return name; }
@@ -46,77 +52,46 @@ public final class NcclCommunicator implements Communicator {
   @Override
   public PendingOp allReduceAsync(Tensor t, ReduceOp op) {
     long a = address(t, "allReduce");
-    comm.allReduce(a, a, t.numel(), type(t), op, stream.handle());
-    return pending("allReduce");
+    return order.launch("allReduce", () -> comm.allReduce(a, a, t.numel(), type(t), op, stream.handle()));
   }
 
   @Override
   public PendingOp allGatherAsync(Tensor out, Tensor in) {
     requireNumel(out, in.numel() * size, "allGather output");
-    comm.allGather(address(in, "allGather"), address(out, "allGather"), in.numel(), type(in), stream.handle());
-    return pending("allGather");
+    long src = address(in, "allGather"), dst = address(out, "allGather");
+    return order.launch("allGather", () -> comm.allGather(src, dst, in.numel(), type(in), stream.handle()));
   }
 
   @Override
   public PendingOp reduceScatterAsync(Tensor out, Tensor in) {
     requireNumel(in, out.numel() * size, "reduceScatter input");
-    comm.reduceScatter(address(in, "reduceScatter"), address(out, "reduceScatter"), out.numel(), type(in),
-        ReduceOp.SUM, stream.handle());
-    return pending("reduceScatter");
+    long src = address(in, "reduceScatter"), dst = address(out, "reduceScatter");
+    return order.launch("reduceScatter",
+        () -> comm.reduceScatter(src, dst, out.numel(), type(in), ReduceOp.SUM, stream.handle()));
   }
 
   @Override
   public void broadcast(Tensor t, int root) {
     long a = address(t, "broadcast");
-    comm.broadcast(a, a, t.numel(), type(t), root, stream.handle());
-    pending("broadcast from " + root).await();
+    order.launch("broadcast from " + root, () -> comm.broadcast(a, a, t.numel(), type(t), root, stream.handle())).await();
   }
 
   @Override
   public PendingOp sendAsync(Tensor t, int dst, int tag) {
-    comm.send(address(t, "send"), t.numel(), type(t), dst, stream.handle());
-    return pending("send to " + dst);
+    long a = address(t, "send");
+    return order.launch("send to " + dst, () -> comm.send(a, t.numel(), type(t), dst, stream.handle()));
   }
 
   @Override
   public PendingOp recvAsync(Tensor t, int src, int tag) {
-    comm.recv(address(t, "recv"), t.numel(), type(t), src, stream.handle());
-    return pending("recv from " + src);
+    long a = address(t, "recv");
+    return order.launch("recv from " + src, () -> comm.recv(a, t.numel(), type(t), src, stream.handle()));
   }
 
   @Override
   public void barrier() {
-    comm.allReduce(barrierWord.address(), barrierWord.address(), 1, NcclDataType.INT32, ReduceOp.SUM, stream.handle());
-    pending("barrier").await();
-  }
-
-  private PendingOp pending(String op) {
-    CudaEvent done = CudaEvent.create().record(stream);
-    synchronized (inFlight) {
-      inFlight.add(done);
-    }
-    return () -> {
-      try {
-        awaitEvent(done, op);
-      } finally {
-        synchronized (inFlight) {
-          if (inFlight.remove(done)) done.close();
-        }
-      }
-    };
-  }
-
-  private void awaitEvent(CudaEvent done, String op) {
-    long end = System.nanoTime() + timeout.toNanos();
-    while (!done.isDone()) {
-      comm.checkAsyncError();
-      if (System.nanoTime() > end) {
-        comm.abort();
-        throw new CommException(op + " on group " + name + " (rank " + rank + " of " + size + ") did not complete within "
-            + timeout.toSeconds() + " s; the communicator was aborted. A peer rank is gone or stuck: see its log");
-      }
-      java.util.concurrent.locks.LockSupport.parkNanos(50_000);
-    }
+    long a = barrierWord.address();
+    order.launch("barrier", () -> comm.allReduce(a, a, 1, NcclDataType.INT32, ReduceOp.SUM, stream.handle())).await();
   }
 
   private long address(Tensor t, String op) {
@@ -139,10 +114,7 @@ public final class NcclCommunicator implements Communicator {
 
   @Override
   public void close() {
-    synchronized (inFlight) {
-      inFlight.forEach(CudaEvent::close);
-      inFlight.clear();
-    }
+    order.close();
     barrierWord.close();
     stream.close();
     comm.close();

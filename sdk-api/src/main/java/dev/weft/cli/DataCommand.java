@@ -1,0 +1,77 @@
+package dev.weft.cli;
+
+import dev.weft.data.ShardIndex;
+import dev.weft.data.prepare.Prepare;
+import dev.weft.spec.SpecException;
+import dev.weft.tokenizer.Tokenizer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code weft data prepare}: tokenize text or JSONL into memory-mapped token shards that training reads. */
+@Command(name = "data", mixinStandardHelpOptions = true, description = "Prepare training data.",
+    subcommands = {DataCommand.PrepareCommand.class})
+final class DataCommand implements Runnable {
+  @Override
+  public void run() {
+    picocli.CommandLine.usage(this, System.out);
+  }
+
+  @Command(name = "prepare", mixinStandardHelpOptions = true,
+      description = "Tokenize text or JSONL files into token shards (DIR/index.json + shard-NNNNN.npy); "
+          + "train on them with data.source: DIR.")
+  static final class PrepareCommand implements Callable<Integer> {
+    @Option(names = "--tokenizer", required = true, paramLabel = "T",
+        description = "A Hugging Face tokenizer.json (or its directory), or 'bytes'.")
+    String tokenizer;
+
+    @Option(names = "--input", required = true, arity = "1..*", paramLabel = "FILE", description = "Input files (repeatable).")
+    List<Path> inputs;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Where the shards and index.json go (a new directory).")
+    Path out;
+
+    @Option(names = "--format", defaultValue = "auto", paramLabel = "auto|text|jsonl",
+        description = "How inputs hold documents (default: by extension; .jsonl/.ndjson/.json are JSONL, the rest text).")
+    String format;
+
+    @Option(names = "--field", defaultValue = "text", paramLabel = "NAME", description = "JSONL: the field holding the text (default: text).")
+    String field;
+
+    @Option(names = "--shard-tokens", defaultValue = "268435456", paramLabel = "N",
+        description = "Tokens per shard file (default: 2^28).")
+    long shardTokens;
+
+    @Option(names = "--separator", paramLabel = "ID|none",
+        description = "Token id appended after each document (default: the tokenizer's end-of-text token, if it has one).")
+    String separator;
+
+    @Override
+    public Integer call() {
+      if (shardTokens < 1) throw new SpecException("--shard-tokens", shardTokens + " must be at least 1");
+      try (Tokenizer t = Tokenizer.open(tokenizer)) {
+        int sep = separator(t);
+        PrepareBar bar = new PrepareBar(System.out, ConsoleProgress.onTerminal());
+        ShardIndex ix = Prepare.run(new Prepare.Request(t, inputs, out, format, field, shardTokens, sep), bar);
+        bar.finish();
+        System.out.printf("%s: %,d documents, %,d tokens (%s, vocabulary %,d) in %d shard(s)%n", out, ix.documents(),
+            ix.tokens(), ix.dtype(), ix.vocabSize(), ix.shards().size());
+      }
+      return 0;
+    }
+
+    private int separator(Tokenizer t) {
+      if (separator == null) return t.separator().orElse(-1);
+      if ("none".equals(separator)) return -1;
+      try {
+        int id = Integer.parseInt(separator);
+        if (id >= 0 && id < t.vocabSize()) return id;
+      } catch (NumberFormatException ignored) {
+        // reported below
+      }
+      throw new SpecException("--separator", "'" + separator + "' is not a token id below " + t.vocabSize() + " or 'none'");
+    }
+  }
+}

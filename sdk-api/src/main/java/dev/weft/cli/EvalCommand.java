@@ -1,0 +1,59 @@
+package dev.weft.cli;
+
+import dev.weft.WeftException;
+import dev.weft.data.ShardIndex;
+import dev.weft.data.TokenArray;
+import dev.weft.eval.Evaluation;
+import dev.weft.eval.ModelSource;
+import dev.weft.spec.SpecIO;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code weft eval MODEL --data TOKENS --seq-len N}: mean next-token loss and perplexity, written to eval.json. */
+@Command(name = "eval", mixinStandardHelpOptions = true,
+    description = "Mean next-token cross-entropy of a model over consecutive windows of seq-len + 1 tokens; writes eval.json.")
+final class EvalCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "MODEL", description = "A Hugging Face directory, a consolidated .safetensors file or a checkpoint.")
+  Path model;
+
+  @Option(names = "--data", required = true, paramLabel = "TOKENS", description = "A .npy file of token ids or a token-shard directory (weft data prepare).")
+  Path data;
+
+  @Option(names = "--seq-len", required = true, paramLabel = "N", description = "Tokens predicted per window (each window holds N + 1 tokens).")
+  int seqLen;
+
+  @Option(names = {"-o", "--out"}, paramLabel = "FILE", defaultValue = "eval.json", description = "Where to write the result (default: ${DEFAULT-VALUE}).")
+  Path out;
+
+  @Override
+  public Integer call() throws Exception {
+    if (seqLen < 1) throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--seq-len must be at least 1");
+    TokenArray tokens = tokens(data);
+    Evaluation.Result r = Evaluation.run(ModelSource.open(model, seqLen).model(), tokens, seqLen);
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("loss", r.loss());
+    json.put("tokens", r.tokens());
+    json.put("perplexity", r.perplexity());
+    json.put("model", model.toString());
+    json.put("data", data.toString());
+    json.put("seq_len", seqLen);
+    Path parent = out.toAbsolutePath().getParent();
+    Files.createDirectories(parent);
+    Files.writeString(out, SpecIO.jsonMapper().writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
+    System.out.printf("weft: loss %.6f over %d tokens, perplexity %.4f; wrote %s%n", r.loss(), r.tokens(), r.perplexity(), out);
+    return 0;
+  }
+
+  /** Token ids from a .npy file or a shard directory, memory-mapped. */
+  static TokenArray tokens(Path data) {
+    if (Files.isDirectory(data) && ShardIndex.isShardDirectory(data)) return ShardIndex.read(data).open(data);
+    if (Files.isRegularFile(data) && data.toString().endsWith(".npy")) return TokenArray.npy(data);
+    throw new WeftException(data + " is neither a .npy file of token ids nor a token-shard directory with index.json");
+  }
+}

@@ -1,0 +1,71 @@
+package dev.weft.cli;
+
+import dev.weft.WeftException;
+import dev.weft.eval.Generation;
+import dev.weft.eval.ModelSource;
+import dev.weft.models.CausalLm;
+import dev.weft.models.LanguageModel;
+import dev.weft.tokenizer.Tokenizer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code weft generate MODEL --prompt-ids 1,2,3 | --prompt TEXT --max-new-tokens K}: continue a prompt. */
+@Command(name = "generate", mixinStandardHelpOptions = true,
+    description = "Continue a prompt with a model: greedy by default, or sampled (temperature, top-k, top-p); uses a KV cache.")
+final class GenerateCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "MODEL", description = "A Hugging Face directory, a consolidated .safetensors file or a checkpoint.")
+  Path model;
+
+  static final class Prompt {
+    @Option(names = "--prompt-ids", split = ",", paramLabel = "IDS", description = "Prompt token ids, comma-separated.") long[] ids;
+    @Option(names = "--prompt", paramLabel = "TEXT", description = "Prompt text (needs a tokenizer: --tokenizer, or tokenizer.json in MODEL).") String text;
+  }
+
+  @ArgGroup(exclusive = true, multiplicity = "1") Prompt prompt;
+
+  @Option(names = "--max-new-tokens", required = true, paramLabel = "K") int maxNewTokens;
+  @Option(names = "--temperature", defaultValue = "0", description = "0 (default): greedy; above 0: sample.") double temperature;
+  @Option(names = "--top-k", defaultValue = "0", description = "Sample among the K likeliest tokens (0: all).") int topK;
+  @Option(names = "--top-p", defaultValue = "1", description = "Sample among the likeliest tokens holding this much probability (1: all).") double topP;
+  @Option(names = "--seed", defaultValue = "0") long seed;
+  @Option(names = "--tokenizer", paramLabel = "T", description = "tokenizer.json (or 'bytes') to encode --prompt and print text.") String tokenizer;
+
+  @Override
+  public Integer call() {
+    if (maxNewTokens < 1) throw new WeftException("--max-new-tokens must be at least 1");
+    Generation.Sampling sampling;
+    try {
+      sampling = new Generation.Sampling(temperature, topK, topP, seed);
+    } catch (IllegalArgumentException e) {
+      throw new WeftException(e.getMessage());
+    }
+    try (Tokenizer tok = tokenizer()) {
+      long[] ids = prompt.ids != null ? prompt.ids : toLongs(requireTokenizer(tok).encode(prompt.text));
+      LanguageModel m = ModelSource.open(model, ids.length + maxNewTokens).model();
+      if (!(m instanceof CausalLm lm)) throw new WeftException(model + " holds a model that gives no logits; it cannot generate");
+      long[] out = Generation.generate(lm, ids, maxNewTokens, sampling);
+      System.out.println(String.join(",", Arrays.stream(out).mapToObj(Long::toString).toList()));
+      if (tok != null) System.out.println(tok.decode(Arrays.stream(out).mapToInt(Math::toIntExact).toArray()));
+      return 0;
+    }
+  }
+
+  private Tokenizer tokenizer() {
+    if (tokenizer != null) return Tokenizer.open(tokenizer);
+    Path beside = model.resolve("tokenizer.json");
+    return Files.isRegularFile(beside) ? Tokenizer.open(beside.toString()) : null;
+  }
+
+  private static Tokenizer requireTokenizer(Tokenizer t) {
+    if (t == null) throw new WeftException("--prompt needs a tokenizer: pass --tokenizer tokenizer.json, or use --prompt-ids");
+    return t;
+  }
+
+  private static long[] toLongs(int[] ids) { return Arrays.stream(ids).asLongStream().toArray(); }
+}

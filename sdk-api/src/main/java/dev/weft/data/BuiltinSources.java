@@ -1,0 +1,97 @@
+package dev.weft.data;
+
+import dev.weft.spec.DataSpec;
+import dev.weft.spec.SpecException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** The data sources that ship with Weft, registered like any user's {@link DataSourceFactory}. */
+public final class BuiltinSources {
+  private BuiltinSources() {}
+
+  /** {@code arithmetic}: the synthetic corpus; validation draws from another seed. */
+  public static final class Arithmetic implements DataSourceFactory {
+    private static final long VALIDATION_SEED = 0x5EEDL;
+
+    @Override
+    public String name() { return "arithmetic"; }
+
+    @Override
+    public Splits open(String location, DataSpec data, long seed) {
+      return new Splits(new ArithmeticCorpus(seed), data.validation() > 0 ? new ArithmeticCorpus(seed ^ VALIDATION_SEED) : null);
+    }
+  }
+
+  /** {@code file:PATH}: a UTF-8 text file as byte tokens, memory-mapped. */
+  public static final class Text implements DataSourceFactory {
+    @Override
+    public String name() { return "file"; }
+
+    @Override
+    public void validate(String location, DataSpec data) { requireFile(location, "a UTF-8 text file"); }
+
+    @Override
+    public Splits open(String location, DataSpec data, long seed) {
+      Path f = requireFile(location, "a UTF-8 text file");
+      TokenArray bytes = new MappedTokens(f, 0, size(f), TokenWidth.UINT8);
+      return Windows.split(bytes, "text file " + f + " (byte tokens)", 256, data.seqLen(), data.validation(), seed);
+    }
+  }
+
+  /** {@code npy:PATH}: a NumPy array of token ids. */
+  public static final class Numpy implements DataSourceFactory {
+    @Override
+    public String name() { return "npy"; }
+
+    @Override
+    public void validate(String location, DataSpec data) { Npy.readHeader(requireFile(location, "a .npy file of token ids")); }
+
+    @Override
+    public Splits open(String location, DataSpec data, long seed) {
+      Path f = requireFile(location, "a .npy file of token ids");
+      return Windows.split(TokenArray.npy(f), "token array " + f, 0, data.seqLen(), data.validation(), seed);
+    }
+  }
+
+  /** {@code shards:DIR}: token shards written by {@code weft data prepare}. */
+  public static final class Shards implements DataSourceFactory {
+    @Override
+    public String name() { return "shards"; }
+
+    @Override
+    public void validate(String location, DataSpec data) { ShardIndex.read(requireShards(location)); }
+
+    @Override
+    public Splits open(String location, DataSpec data, long seed) {
+      Path dir = requireShards(location);
+      ShardIndex ix = ShardIndex.read(dir);
+      return Windows.split(ix.open(dir), "token shards " + dir + " (" + ix.tokens() + " tokens, " + ix.dtype() + ")",
+          ix.vocabSize(), data.seqLen(), data.validation(), seed);
+    }
+  }
+
+  static Path requireFile(String location, String what) {
+    Path f = Path.of(location);
+    if (!Files.isRegularFile(f) || !Files.isReadable(f)) {
+      throw new SpecException("data.source", "'" + location + "' is not a readable file; give the path of " + what);
+    }
+    return f;
+  }
+
+  static Path requireShards(String location) {
+    Path d = Path.of(location);
+    if (!ShardIndex.isShardDirectory(d)) {
+      throw new SpecException("data.source", "'" + location + "' has no " + ShardIndex.FILE
+          + "; give a directory written by weft data prepare");
+    }
+    return d;
+  }
+
+  private static long size(Path f) {
+    try {
+      return Files.size(f);
+    } catch (java.io.IOException e) {
+      throw new SpecException("data.source", "cannot read " + f + ": " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,66 @@
+package dev.weft.data;
+
+import dev.weft.spec.SpecException;
+
+/**
+ * Samples cut from one long stream of tokens: window w is tokens [w·L, w·L + L] for L = seqLen
+ * (neighbours share one token, the target of the last position). The last {@code validation}
+ * fraction of windows is held out. Training sample i is window shuffle_e(i mod W) of epoch
+ * e = i / W, a seeded permutation per epoch, so every window is read once per epoch and sample i
+ * is a pure function of i; validation samples are the held-out windows in order.
+ */
+public final class Windows implements TokenSource {
+  private final TokenArray tokens;
+  private final String what;
+  private final long vocab;
+  private final int seqLen;
+  private final long first;
+  private final long count;
+  private final long seed;
+  private final boolean shuffled;
+
+  private Windows(TokenArray tokens, String what, long vocab, int seqLen, long first, long count, long seed, boolean shuffled) {
+    this.tokens = tokens;
+    this.what = what;
+    this.vocab = vocab;
+    this.seqLen = seqLen;
+    this.first = first;
+    this.count = count;
+    this.seed = seed;
+    this.shuffled = shuffled;
+  }
+
+  /**
+   * Splits {@code tokens} into training and validation windows of {@code seqLen + 1} tokens.
+   * {@code what} names the data in messages and logs; ids are below {@code vocab} (0: not known).
+   */
+  public static Splits split(TokenArray tokens, String what, long vocab, int seqLen, double validation, long seed) {
+    long windows = (tokens.size() - 1) / seqLen;
+    long held = validation <= 0 ? 0 : Math.max(1, (long) Math.ceil(windows * validation));
+    if (windows - held < 1) {
+      throw new SpecException("data.seqLen", what + " has " + tokens.size() + " tokens: " + windows
+          + " windows of data.seqLen + 1 = " + (seqLen + 1) + (held > 0 ? ", " + held + " of them held out for validation" : "")
+          + ", leaving none to train on; lower data.seqLen or data.validation, or use more data");
+    }
+    Windows train = new Windows(tokens, what, vocab, seqLen, 0, windows - held, seed, true);
+    Windows val = held == 0 ? null : new Windows(tokens, what + " (validation)", vocab, seqLen, windows - held, held, seed, false);
+    return new Splits(train, val);
+  }
+
+  @Override
+  public void sample(long index, int[] out) {
+    if (out.length != seqLen + 1) throw new IllegalArgumentException("samples of " + what + " are " + (seqLen + 1) + " tokens, not " + out.length);
+    long epoch = index / count, k = index % count;
+    long w = shuffled ? new Shuffle(count, Shuffle.mix(seed ^ Shuffle.mix(epoch + 1))).at(k) : k;
+    tokens.read((first + w) * seqLen, out);
+  }
+
+  @Override
+  public long distinctSamples() { return count; }
+
+  @Override
+  public long vocabSize() { return vocab; }
+
+  @Override
+  public String describe() { return what + " (" + count + " windows of " + (seqLen + 1) + " tokens)"; }
+}

@@ -1,0 +1,87 @@
+package dev.weft.eval;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.weft.Trainer;
+import dev.weft.WeftException;
+import dev.weft.checkpoint.Checkpoint;
+import dev.weft.checkpoint.CheckpointResolver;
+import dev.weft.checkpoint.ConsolidatedWeights;
+import dev.weft.checkpoint.Manifest;
+import dev.weft.models.LanguageModel;
+import dev.weft.models.ModelFactories;
+import dev.weft.models.hf.HfCheckpoint;
+import dev.weft.models.hf.PretrainedWeights;
+import dev.weft.spec.SpecIO;
+import dev.weft.spec.TrainingSpec;
+import dev.weft.train.ModelBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.bytedeco.pytorch.Tensor;
+
+/**
+ * A trained model named by a path, built whole in this process: a Hugging Face directory
+ * (config.json + safetensors), a consolidated weights file ({@code weft checkpoint consolidate},
+ * with model.config.json beside it), or a checkpoint (one step directory or a root, whose newest
+ * complete checkpoint is meant).
+ */
+public final class ModelSource {
+  /** The model and the spec it was built from. */
+  public record Loaded(LanguageModel model, TrainingSpec spec) {}
+
+  private ModelSource() {}
+
+  public static Loaded open(Path path, int seqLen) {
+    if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG))) return huggingFace(path, seqLen);
+    if (Files.isRegularFile(path)) return consolidated(path, seqLen);
+    if (Files.isDirectory(path)) return checkpoint(path);
+    throw new WeftException(path + " does not exist; give a Hugging Face directory, a consolidated .safetensors file or a checkpoint");
+  }
+
+  private static Loaded huggingFace(Path dir, int seqLen) {
+    JsonNode config = HfCheckpoint.config(dir, "MODEL");
+    String factory = ModelFactories.forHfModelType(config.path("model_type").asText(""), "MODEL").name();
+    TrainingSpec spec = Trainer.model(factory).pretrained(dir).seqLen(seqLen).toSpec();
+    return new Loaded(ModelBuilder.whole(spec), spec);
+  }
+
+  private static Loaded consolidated(Path file, int seqLen) {
+    Path config = file.toAbsolutePath().getParent().resolve("model.config.json");
+    if (!Files.isRegularFile(config)) {
+      throw new WeftException(file + " has no model.config.json beside it; write it with weft checkpoint consolidate");
+    }
+    JsonNode model = SpecIO.readTree(config);
+    Trainer t = Trainer.model(model.path("factory").asText("gpt"),
+        SpecIO.jsonMapper().convertValue(model.path("config"), Map.class)).seqLen(seqLen);
+    if (!model.path("pretrained").asText("").isBlank()) t.set("model.pretrained", model.path("pretrained").asText());
+    return withWeights(t.toSpec(), ConsolidatedWeights.load(file));
+  }
+
+  private static Loaded checkpoint(Path dir) {
+    Checkpoint c = Files.isRegularFile(dir.resolve(Manifest.FILE_NAME)) ? Checkpoint.open(dir)
+        : CheckpointResolver.latest(dir).orElseThrow(() -> new WeftException(dir
+            + " is neither a Hugging Face directory (config.json) nor a checkpoint (manifest.json or step-NNNNNN/)"));
+    // the trained context length: a GPT's position embedding has exactly that many rows
+    return fromWeights(c.meta().trainingSpec(), ConsolidatedWeights.modelTensors(c));
+  }
+
+  /** The whole model of a training spec (whatever its layout) holding {@code weights}, by parameter name. */
+  public static Loaded fromWeights(TrainingSpec trained, Map<String, Tensor> weights) {
+    TrainingSpec spec = Trainer.from(trained).set("parallel.dp", 1).set("parallel.tp", 1).set("parallel.pp", 1)
+        .set("parallel.zero", 0).set("parallel.microBatches", 1).set("parallel.stages", java.util.List.of())
+        .set("train.globalBatch", 1).set("train.recompute", false).set("train.evalEvery", 0)
+        // the training data need not exist here: the model is built from the weights alone
+        .set("data.source", "arithmetic").set("data.sources", java.util.List.of()).set("data.validation", 0).toSpec();
+    return withWeights(spec, weights);
+  }
+
+  private static Loaded withWeights(TrainingSpec spec, Map<String, Tensor> weights) {
+    LanguageModel m = ModelBuilder.whole(spec);
+    PretrainedWeights.copyInto(m.parameters(), (name, shape) -> {
+      Tensor t = weights.get(name);
+      if (t == null) throw new WeftException("the weights have no tensor '" + name + "' that " + spec.model().factory() + " needs");
+      return t;
+    }, "MODEL");
+    return new Loaded(m, spec);
+  }
+}

@@ -1,0 +1,47 @@
+package dev.weft.models;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import dev.weft.spec.SpecException;
+import java.util.Map;
+
+/**
+ * Typed model configs: a record (or bean) of the model's settings travels in the spec as
+ * {@code model.config} (a plain map, so YAML, {@code --set} and worker pods see it) and is bound back
+ * to the type in the factory, with errors naming {@code model.config.FIELD}.
+ */
+public final class ModelConfigs {
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+
+  private ModelConfigs() {}
+
+  /** {@code config} as a map for {@code model.config}. */
+  @SuppressWarnings("unchecked")
+  public static Map<String, Object> toMap(Object config) {
+    return JSON.convertValue(config, Map.class);
+  }
+
+  /** {@code model.config} bound to {@code type}; missing fields take the type's defaults (0/false/null for records). */
+  public static <T> T bind(Map<String, Object> config, Class<T> type) {
+    try {
+      return JSON.convertValue(config, type);
+    } catch (IllegalArgumentException e) {
+      Throwable c = e.getCause();
+      if (c instanceof UnrecognizedPropertyException u) {
+        throw new SpecException("model.config." + u.getPropertyName(), "unknown setting of " + type.getSimpleName()
+            + "; known: " + u.getKnownPropertyIds());
+      }
+      if (c instanceof MismatchedInputException m && !m.getPath().isEmpty()) {
+        String field = m.getPath().get(0).getFieldName();
+        String value = c instanceof InvalidFormatException f ? "'" + f.getValue() + "'" : "the value";
+        throw new SpecException("model.config." + field, value + " is not a valid " + m.getTargetType().getSimpleName());
+      }
+      throw new SpecException("model.config", "does not fit " + type.getSimpleName() + ": " + (c == null ? e : c).getMessage());
+    }
+  }
+}

@@ -1,0 +1,26 @@
+package dev.weft.models;
+
+import dev.weft.parallel.pipeline.LayerPartition;
+import org.bytedeco.pytorch.Tensor;
+
+/**
+ * A model that can be cut into pipeline stages (and recomputed chunk by chunk). Any model that
+ * implements these four methods runs under {@code parallel.pp > 1} and {@code train.recompute}; the
+ * framework never needs to know its class.
+ */
+public interface StagedModel extends LanguageModel {
+  /** Which layers each (virtual) stage holds; this rank built only its stage's chunks. */
+  LayerPartition partition();
+
+  /**
+   * One chunk's forward: token ids [B, T] in on the first virtual stage, hidden states elsewhere;
+   * the last virtual stage returns what {@link #headLoss} takes.
+   */
+  Tensor forwardChunk(int chunk, Tensor input);
+
+  /** Mean cross-entropy from the last virtual stage's output. */
+  Tensor headLoss(Tensor hidden, Tensor targets);
+
+  /** Shape of the activation that crosses between stages, for {@code microBatchSize} samples of {@code seqPerRank} tokens. */
+  long[] activationShape(int microBatchSize, int seqPerRank);
+}

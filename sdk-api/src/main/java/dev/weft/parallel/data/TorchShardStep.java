@@ -1,0 +1,20 @@
+package dev.weft.parallel.data;
+
+import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.Tensor;
+
+/** Adam/AdamW as libtorch tensor passes; the same formula as libtorch's own AdamW. */
+final class TorchShardStep implements ShardStep {
+  @Override
+  public void adam(AdamArgs a, Tensor p, Tensor g, Tensor m, Tensor v) {
+    if (a.weightDecay() > 0) {
+      if (a.decoupled()) p.mul_(new Scalar(1 - a.lr() * a.weightDecay()));
+      else g.add_(p, new Scalar(a.weightDecay()));
+    }
+    double bc1 = 1 - Math.pow(a.beta1(), a.step()), bc2 = 1 - Math.pow(a.beta2(), a.step());
+    m.mul_(new Scalar(a.beta1())).add_(g, new Scalar(1 - a.beta1()));
+    v.mul_(new Scalar(a.beta2())).addcmul_(g, g, new Scalar(1 - a.beta2()));
+    Tensor denom = v.sqrt().div_(new Scalar(Math.sqrt(bc2))).add_(new Scalar(a.eps()));
+    p.addcdiv_(m, denom, new Scalar(-a.lr() / bc1));
+  }
+}

@@ -1,0 +1,52 @@
+package dev.weft.train;
+
+import dev.weft.comm.Communicator;
+import dev.weft.models.LanguageModel;
+import dev.weft.models.Layers;
+import dev.weft.models.ModelContext;
+import dev.weft.models.ModelFactories;
+import dev.weft.models.ModelFactory;
+import dev.weft.models.hf.HfCheckpoint;
+import dev.weft.models.hf.HuggingFaceFormat;
+import dev.weft.models.hf.PretrainedWeights;
+import dev.weft.models.layers.DenseLayers;
+import dev.weft.parallel.data.Zero3Layers;
+import dev.weft.parallel.tensor.TensorParallelLayers;
+import dev.weft.parallel.tensor.TpOps;
+import dev.weft.spec.TrainingSpec;
+import java.nio.file.Path;
+
+/**
+ * The framework's side of the model seam: builds the {@link Layers} for the run's layout (plain,
+ * tensor-parallel, ZeRO-3-wrapped), lets the factory build its model from them, and fills the
+ * weights from {@code model.pretrained} when the spec names one.
+ */
+public final class ModelBuilder {
+  private ModelBuilder() {}
+
+  /** Layers for this rank: split over {@code tp} when it has more than one rank, gathered per layer under ZeRO-3. */
+  public static Layers layersFor(TrainingSpec spec, Communicator tp) {
+    var p = spec.parallel();
+    long seed = spec.train().seed();
+    Layers layers = tp == null || tp.size() == 1 ? new DenseLayers(seed)
+        : new TensorParallelLayers(seed, new TpOps(tp), p.sequenceParallel());
+    return p.zero() == 3 ? new Zero3Layers(layers) : layers;
+  }
+
+  /** This rank's part of the model, with pretrained weights when the spec names them. */
+  public static LanguageModel build(TrainingSpec spec, Communicator tp, int ppRank) {
+    ModelFactory f = ModelFactories.lookup(spec.model().factory());
+    LanguageModel model = f.create(spec, new ModelContext(spec.train().seed(), layersFor(spec, tp), spec.parallel(), ppRank));
+    if (spec.model().hasPretrained()) {
+      HuggingFaceFormat hf = ModelFactories.huggingFace(f);
+      HfCheckpoint dir = HfCheckpoint.open(Path.of(spec.model().pretrained()), "model.pretrained");
+      PretrainedWeights.copyInto(model.parameters(), (name, shape) -> hf.read(name, shape, dir), "model.pretrained");
+    }
+    return model;
+  }
+
+  /** The whole model in this process, unsplit (evaluation, generation, export). */
+  public static LanguageModel whole(TrainingSpec spec) {
+    return build(spec, null, 0);
+  }
+}

@@ -1,0 +1,69 @@
+package dev.weft.train;
+
+import dev.weft.comm.Distributed;
+import dev.weft.comm.ReduceOp;
+import dev.weft.data.Batches;
+import dev.weft.data.DataSources;
+import dev.weft.data.TokenSource;
+import dev.weft.models.LanguageModel;
+import dev.weft.precision.Autocast;
+import dev.weft.spec.TrainingSpec;
+import dev.weft.util.Tensors;
+import org.bytedeco.javacpp.PointerScope;
+import org.bytedeco.pytorch.NoGradGuard;
+import org.bytedeco.pytorch.Tensor;
+
+/**
+ * The mean loss on the same held-out samples each time ({@code 4 × train.globalBatch} of the
+ * validation split), without gradients. Each data-parallel group evaluates its share in
+ * micro-batches (every rank the same number, so ZeRO-3's gathers stay in step); tensor-parallel
+ * ranks evaluate together. The sums are reduced over data parallelism.
+ */
+final class ValidationLoss {
+  private final TokenSource source;
+  private final LanguageModel model;
+  private final Distributed dist;
+  private final int seqLen;
+  private final int batch;
+  private final long perRank;
+  private final String dtype;
+
+  private ValidationLoss(TokenSource source, LanguageModel model, Distributed dist, TrainingSpec spec) {
+    this.source = source;
+    this.model = model;
+    this.dist = dist;
+    this.seqLen = spec.data().seqLen();
+    int dp = spec.parallel().dp();
+    this.batch = spec.train().globalBatch() / dp / spec.parallel().microBatches();
+    this.perRank = 4L * spec.train().globalBatch() / dp;
+    this.dtype = spec.precision().dtype();
+  }
+
+  /** Null when the spec asks for no evaluation. */
+  static ValidationLoss open(TrainingSpec spec, LanguageModel model, Distributed dist) {
+    if (spec.train().evalEvery() <= 0) return null;
+    return new ValidationLoss(DataSources.open(spec.data(), spec.train().seed()).validation(), model, dist, spec);
+  }
+
+  boolean due(long step, long lastStep, int every) { return step % every == 0 || step == lastStep; }
+
+  double run() {
+    double[] sums = new double[2];
+    try (PointerScope scope = new PointerScope(); NoGradGuard ng = new NoGradGuard()) {
+      long first = dist.coord().dp() * perRank;
+      for (long i = 0; i < perRank; i += batch) {
+        Batches.Batch b = Batches.make(source, first + i, batch, seqLen);
+        Tensor l;
+        try (Autocast ac = Autocast.of(dtype)) {
+          l = model.loss(b.tokens(), b.targets());
+        }
+        sums[0] += l.item_double() * batch;
+        sums[1] += batch;
+      }
+      Tensor t = Tensors.ofDoubles(sums);
+      dist.dp().allReduce(t, ReduceOp.SUM);
+      double[] total = Tensors.toDoubles(t);
+      return total[0] / total[1];
+    }
+  }
+}
