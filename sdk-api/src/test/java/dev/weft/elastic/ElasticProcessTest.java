@@ -58,8 +58,10 @@ class ElasticProcessTest {
     }
   }
 
-  private List<JsonNode> metrics() throws IOException {
-    Path f = dir.resolve("run/metrics.jsonl");
+  private List<JsonNode> metrics() throws IOException { return metricsLines(dir.resolve("run/metrics.jsonl")); }
+
+  /** The complete lines of a metrics.jsonl that may be being written. */
+  static List<JsonNode> metricsLines(Path f) throws IOException {
     List<JsonNode> out = new ArrayList<>();
     if (!Files.isRegularFile(f)) return out;
     for (String l : Files.readAllLines(f)) {
