@@ -70,17 +70,7 @@ class ElasticHostsTest {
   }
 
   private List<JsonNode> metrics() throws IOException {
-    Path f = dir.resolve("run/metrics.jsonl");
-    List<JsonNode> out = new ArrayList<>();
-    if (!Files.isRegularFile(f)) return out;
-    for (String l : Files.readAllLines(f)) {
-      try {
-        if (!l.isBlank()) out.add(MetricsJson.MAPPER.readTree(l));
-      } catch (IOException partial) {
-        // the line being written
-      }
-    }
-    return out;
+    return ElasticProcessTest.metricsLines(dir.resolve("run/metrics.jsonl"));
   }
 
   private void awaitStep(long step, List<Process> agents) throws Exception {

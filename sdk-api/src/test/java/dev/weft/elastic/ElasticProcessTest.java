@@ -58,8 +58,10 @@ class ElasticProcessTest {
     }
   }
 
-  private List<JsonNode> metrics() throws IOException {
-    Path f = dir.resolve("run/metrics.jsonl");
+  private List<JsonNode> metrics() throws IOException { return metricsLines(dir.resolve("run/metrics.jsonl")); }
+
+  /** The complete lines of a metrics.jsonl that may be being written. */
+  static List<JsonNode> metricsLines(Path f) throws IOException {
     List<JsonNode> out = new ArrayList<>();
     if (!Files.isRegularFile(f)) return out;
     for (String l : Files.readAllLines(f)) {
@@ -73,13 +75,22 @@ class ElasticProcessTest {
   }
 
   private void awaitStep(long step) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240); // four JVMs starting on a crowded machine
     while (System.nanoTime() < deadline) {
       List<JsonNode> m = metrics();
       if (!m.isEmpty() && m.get(m.size() - 1).get("step").asLong() >= step) return;
       Thread.sleep(100);
     }
-    throw new AssertionError("step " + step + " not reached in 90 s");
+    throw new AssertionError("step " + step + " not reached in 240 s:\n" + logs());
+  }
+
+  private String logs() throws IOException {
+    StringBuilder sb = new StringBuilder();
+    for (String n : List.of("node-a", "node-b")) {
+      Path f = dir.resolve(n + ".log");
+      if (Files.isRegularFile(f)) sb.append("--- ").append(n).append('\n').append(Files.readString(f));
+    }
+    return sb.toString();
   }
 
   private static ProcessHandle worker(Process agent) throws InterruptedException {
