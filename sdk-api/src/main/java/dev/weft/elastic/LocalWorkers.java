@@ -25,6 +25,7 @@ final class LocalWorkers {
   static LocalWorkers start(List<String> workerCommand, List<Integer> ranks, java.util.function.IntFunction<Map<String, String>> env,
                             PrintStream console) {
     List<Worker> started = new ArrayList<>();
+    if (ranks.size() > 1) dev.weft.launch.NativeCache.prepare();
     try {
       for (int rank : ranks) {
         ProcessBuilder pb = new ProcessBuilder(LocalLauncher.javaCommand(workerCommand)).redirectErrorStream(true);

@@ -60,6 +60,7 @@ public final class LocalLauncher {
     List<Deque<String>> tails = new ArrayList<>();
     List<Thread> pumps = new ArrayList<>();
     Thread stopper = new Thread(() -> stopAll(procs), "weft-stop-workers");
+    if (nproc > 1) NativeCache.prepare();
     Runtime.getRuntime().addShutdownHook(stopper);
     try {
       for (int local = 0; local < nproc; local++) {

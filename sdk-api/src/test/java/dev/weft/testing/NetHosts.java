@@ -163,7 +163,12 @@ public final class NetHosts implements AutoCloseable {
   public Process startWeft(int i, List<String> weftArgs, Map<String, String> env, Path log) {
     List<String> argv = new ArrayList<>(List.of("dev.weft.cli.WeftMain"));
     argv.addAll(weftArgs);
-    ProcessBuilder pb = new ProcessBuilder(command(i, LocalLauncher.javaCommand(argv)))
+    return start(i, LocalLauncher.javaCommand(argv), env, log);
+  }
+
+  /** Starts {@code argv} in host {@code i} with {@link #startWeft}'s environment rules; stopped by {@link #close()}. */
+  public Process start(int i, List<String> argv, Map<String, String> env, Path log) {
+    ProcessBuilder pb = new ProcessBuilder(command(i, argv))
         .redirectErrorStream(true).redirectOutput(log.toFile());
     Map<String, String> e = pb.environment();
     e.keySet().removeIf(NetHosts::isRunVariable);
@@ -175,7 +180,7 @@ public final class NetHosts implements AutoCloseable {
       processes.add(p);
       return p;
     } catch (IOException ex) {
-      throw new IllegalStateException("cannot start weft in " + name(i) + ": " + ex.getMessage(), ex);
+      throw new IllegalStateException("cannot start " + argv.get(0) + " in " + name(i) + ": " + ex.getMessage(), ex);
     }
   }
 

@@ -8,7 +8,6 @@ import dev.weft.k8s.render.Rendered;
 import dev.weft.k8s.render.Renderer;
 import dev.weft.k8s.render.Target;
 import dev.weft.k8s.render.WorkerPod;
-import dev.weft.k8s.yaml.Yaml;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.testing.NetHosts;
 import java.nio.file.Files;
@@ -50,21 +49,17 @@ class OperatorEmulationProcessTest {
         "model.config.layers=1", "model.config.hidden=32", "model.config.heads=2", "data.seqLen=16", "train.steps=3");
     Rendered r = Renderer.render(ks, target);
     Path spec = dir.resolve("spec.yaml");
-    Files.writeString(spec, Yaml.tree(r.only("ConfigMap").body()).path("data").path("spec.yaml").asText());
+    Files.writeString(spec, PodEnvironment.specYaml(r));
     try (NetHosts hosts = NetHosts.create(2)) {
-      List<Pod> pods = PodEnvironment.pods(r, target, List.of(hosts.address(0), hosts.address(1)));
-      assertThat(pods).hasSize(2);
-      for (int i = 0; i < pods.size(); i++) {
-        hosts.resolve(pods.get(i).hostname(), i);
-        if (pods.get(i).subdomain() != null) hosts.resolve(pods.get(i).fqdn(), i);
-      }
+      List<Pod> pods = PodEnvironment.onHosts(r, target, hosts);
       List<Path> logs = new ArrayList<>();
       for (int i = 0; i < pods.size(); i++) {
         Pod p = pods.get(i);
         assertThat(p.command().subList(0, 2)).containsExactly("weft", "worker");
         List<String> args = new ArrayList<>(p.command().subList(1, p.command().size()));
-        args.replaceAll(a -> a.equals(WorkerPod.SPEC_FILE) ? spec.toString() : a);
-        args.addAll(List.of("--run-dir", dir.resolve("run-" + i).toString(), "--timeout", "150"));
+        String runDir = dir.resolve("run-" + i).toString();
+        args.replaceAll(a -> a.equals(WorkerPod.SPEC_FILE) ? spec.toString() : a.equals(WorkerPod.RUN_DIR) ? runDir : a);
+        args.addAll(List.of("--timeout", "150"));
         Path log = dir.resolve(p.hostname() + ".log");
         logs.add(log);
         hosts.startWeft(i, args, p.env(), log);

@@ -56,6 +56,25 @@ public final class PodEnvironment {
     return out;
   }
 
+  /**
+   * The pods of {@code r} placed on {@code hosts} (pod i on host i, its {@code status.podIP} that host's
+   * address), each pod's hostname (and FQDN, with a subdomain) resolving to it on every host.
+   */
+  public static List<Pod> onHosts(Rendered r, Target t, dev.weft.testing.NetHosts hosts) {
+    List<String> ips = new ArrayList<>();
+    for (int i = 0; i < hosts.size(); i++) ips.add(hosts.address(i));
+    List<Pod> pods = pods(r, t, ips);
+    if (pods.size() != hosts.size()) throw new AssertionError(pods.size() + " pods rendered for " + hosts.size() + " hosts");
+    for (int i = 0; i < pods.size(); i++) {
+      hosts.resolve(pods.get(i).hostname(), i);
+      if (pods.get(i).subdomain() != null) hosts.resolve(pods.get(i).fqdn(), i);
+    }
+    return pods;
+  }
+
+  /** The spec the rendered ConfigMap carries (the pods' /etc/weft/spec.yaml). */
+  public static String specYaml(Rendered r) { return tree(r, "ConfigMap").path("data").path("spec.yaml").asText(); }
+
   private static List<Pod> withoutIps(Rendered r, Target t) {
     return switch (t) {
       case JOB -> job(tree(r, "Job"));

@@ -60,7 +60,8 @@ class RenderTest {
       assertThat(sc.path("allowPrivilegeEscalation").asBoolean(true)).isFalse();
       assertThat(sc.path("readOnlyRootFilesystem").asBoolean()).isTrue();
       assertThat(sc.path("capabilities").path("drop").toString()).isEqualTo("[\"ALL\"]");
-      assertThat(c.path("command").toString() + c.path("args")).isEqualTo("[\"weft\"][\"worker\",\"--spec\",\"/etc/weft/spec.yaml\"]");
+      assertThat(c.path("command").toString() + c.path("args")).isEqualTo("[\"weft\"][\"worker\",\"--spec\",\"/etc/weft/spec.yaml\",\"--run-dir\",\"/tmp/run\"]");
+      assertThat(writableMountHolding(c, "/tmp/run")).as("the run dir is on a writable volume").isTrue();
       assertThat(c.path("volumeMounts").findValuesAsText("mountPath")).containsExactly("/etc/weft", "/dev/shm", "/tmp", "/checkpoints");
       JsonNode vols = spec.path("volumes");
       assertThat(vols.path(1).path("emptyDir").path("medium").asText()).isEqualTo("Memory");
@@ -69,6 +70,13 @@ class RenderTest {
       assertThat(spec.path("tolerations").path(0).path("key").asText()).isEqualTo("nvidia.com/gpu");
       assertThat(c.path("resources").path("requests").path("memory").asText()).isEqualTo("8Gi");
     }
+  }
+
+  private static boolean writableMountHolding(JsonNode container, String path) {
+    for (JsonNode m : container.path("volumeMounts")) {
+      if (!m.path("readOnly").asBoolean(false) && path.startsWith(m.path("mountPath").asText() + "/")) return true;
+    }
+    return false;
   }
 
   @Test

@@ -26,7 +26,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The worker pod every target runs: {@code weft worker --spec /etc/weft/spec.yaml}, the spec from the
+ * The worker pod every target runs: {@code weft worker --spec /etc/weft/spec.yaml --run-dir /tmp/run}
+ * (the image's launcher, dist/), the spec from the
  * ConfigMap, checkpoint storage, {@code /dev/shm} in memory, writable scratch under a read-only root,
  * non-root with no capabilities, and the deployment's scheduling constraints.
  */
@@ -34,6 +35,8 @@ public final class WorkerPod {
   public static final String SPEC_DIR = "/etc/weft";
   public static final String SPEC_FILE = SPEC_DIR + "/spec.yaml";
   public static final String SCRATCH_PATH = "/tmp";
+  /** Rank 0's run directory: on the scratch volume, the root file system being read-only. */
+  public static final String RUN_DIR = SCRATCH_PATH + "/run";
   public static final long USER_ID = 1000;
   public static final String GPU_RESOURCE = "nvidia.com/gpu";
 
@@ -56,7 +59,7 @@ public final class WorkerPod {
     K8sDeployment d = ks.deployment();
     List<EnvVar> env = new ArrayList<>(o.env());
     env.addAll(WorkerEnv.common(ks));
-    List<String> args = new ArrayList<>(List.of("worker", "--spec", SPEC_FILE));
+    List<String> args = new ArrayList<>(List.of("worker", "--spec", SPEC_FILE, "--run-dir", RUN_DIR));
     args.addAll(o.extraArgs());
     Container c = new ContainerBuilder()
         .withName(o.containerName())
