@@ -42,6 +42,7 @@ record ChrootPod(String hostname, ImageRoot image, Map<String, Path> volumes, Li
     s.append("R=").append(q(mnt.toString())).append('\n');
     s.append("mount --bind ").append(q(root.toString())).append(" \"$R\"\n");
     s.append("mount -o remount,bind,ro \"$R\"\n");
+    s.append("if touch \"$R/.weft-rw-probe\" 2>/dev/null; then echo 'the image root is writable' >&2; exit 97; fi\n");
     s.append("mount --rbind /proc \"$R/proc\"\nmount --rbind /dev \"$R/dev\"\nmount --rbind /sys \"$R/sys\"\n");
     s.append("mount --bind /etc/hosts \"$R/etc/hosts\"\n"); // the namespace's hosts file, as the kubelet's
     for (var v : volumes.entrySet()) {

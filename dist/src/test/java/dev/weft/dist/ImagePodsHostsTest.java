@@ -100,6 +100,10 @@ class ImagePodsHostsTest {
       assertThat(s.worldSize()).isEqualTo(2);
       assertThat(s.steps()).isEqualTo(3);
       assertThat(s.replicasConsistent()).as("replicas_consistent").isTrue();
+      assertThat(Files.getAttribute(run.resolve("summary.json"), "unix:uid")).as("written as the image's user").isEqualTo(1000);
+      for (Path sc : scratch) {
+        assertThat(Files.exists(sc.resolve("weft-cache"))).as("libtorch extracted into WEFT_CACHE_DIR on scratch: " + sc).isTrue();
+      }
       System.out.printf("%s: 2 pods from the image trained in %.1f s%n", target, (System.nanoTime() - t0) / 1e9);
     }
   }
