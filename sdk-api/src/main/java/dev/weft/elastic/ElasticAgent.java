@@ -82,7 +82,7 @@ public final class ElasticAgent {
     KeyValue root;
     try {
       // twice the failure timeout: a busy store is not mistaken for a partition; a cut-off node still leaves within ~15 s
-      root = o.backend().open(o.endpoint(), true, o.failureTimeout().multipliedBy(2), o.rendezvousTimeout(), this::say);
+      root = o.backend().open(o.endpoint(), true, o.failureTimeout().multipliedBy(2), o.storeConnectTimeout(), this::say);
     } catch (CommException e) {
       return new Outcome(1, e.getMessage(), 0, 0);
     }

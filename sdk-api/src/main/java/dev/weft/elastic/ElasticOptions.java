@@ -62,6 +62,15 @@ public record ElasticOptions(int minNodes, int maxNodes, int procsPerNode, Endpo
     return six.compareTo(MIN_STEP_TIMEOUT) < 0 ? MIN_STEP_TIMEOUT : six;
   }
 
+  /**
+   * How long an agent waits for the rendezvous store to answer at start: c10d, the rendezvous timeout (the host
+   * agent's node may start later); etcd, six failure timeouts (30 s by default) — enough for etcd to restart,
+   * and a wrong endpoint or a missing etcd is reported quickly.
+   */
+  public Duration storeConnectTimeout() {
+    return backend == RendezvousBackend.ETCD ? failureTimeout.multipliedBy(6) : rendezvousTimeout;
+  }
+
   /** {@code "2"} or {@code "1:4"}. */
   public static int[] parseNodes(String s) {
     try {

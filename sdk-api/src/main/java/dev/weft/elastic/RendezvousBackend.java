@@ -1,11 +1,11 @@
 package dev.weft.elastic;
 
-import dev.weft.WeftException;
 import dev.weft.comm.CommException;
 import dev.weft.comm.NodeAddress;
 import dev.weft.comm.Rendezvous;
 import dev.weft.comm.RunToken;
 import dev.weft.comm.StoreCalls;
+import dev.weft.spec.SpecException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
@@ -39,7 +39,8 @@ public enum RendezvousBackend {
    * This process's view of every run's elastic keys ({@code elastic/} under the run token), each call within
    * {@code callDeadline}. c10d: an agent on the endpoint's own host ({@code mayHost}) hosts the TCPStore (the
    * first of them to bind it); every other process connects, retrying until {@code connectTimeout}. etcd: a
-   * client, failing with one line when etcd does not answer within {@code connectTimeout}.
+   * client, failing with one line when etcd does not answer within {@code connectTimeout} (etcd is infrastructure
+   * that should be up: an agent waits for it as long as for a restarting etcd, not for a node still to come).
    */
   public KeyValue open(Endpoint ep, boolean mayHost, Duration callDeadline, Duration connectTimeout, java.util.function.Consumer<String> say) {
     if (this == ETCD) {
@@ -69,7 +70,7 @@ public enum RendezvousBackend {
   public static RendezvousBackend parse(String s, String where) {
     if (s == null || s.isBlank()) return C10D;
     for (RendezvousBackend b : values()) if (b.flag.equals(s.trim().toLowerCase(Locale.ROOT))) return b;
-    throw new WeftException(where + " '" + s + "' is not a rendezvous backend; use one of "
+    throw new SpecException(where, "'" + s + "' is not a rendezvous backend; use one of "
         + Arrays.stream(values()).map(RendezvousBackend::flag).collect(Collectors.joining(", ")));
   }
 }
