@@ -100,6 +100,12 @@ public final class ElasticAgent {
   private Outcome generations(TrainingSpec spec, Path runDir, KeyValue root, MembershipPlan.Shape shape, Path ownCkptDir, int every,
                               Path specFile) {
     KeyValue kv = root.under(runPrefix());
+    if (o.backend() == RendezvousBackend.ETCD && kv.getOrNull("complete") != null) {
+      // etcd outlives runs (a TCPStore dies with its run): this id names a finished run, not one to join late
+      return new Outcome(2, "--rdzv-id '" + o.runId() + "' names a run that already completed on etcd at " + o.endpoint()
+          + "; use a new --rdzv-id, or delete its keys: etcdctl --endpoints " + o.endpoint() + " del --prefix weft/"
+          + dev.weft.comm.RunToken.keyPrefix(dev.weft.comm.RunToken.fromEnv()) + "elastic/" + runPrefix(), 0, 0);
+    }
     // every generation must resume from the same checkpoints whichever node hosts rank 0: the first agent's directory wins
     Path ckptDir = Path.of(kv.setIfAbsent("checkpoint-dir", ownCkptDir.toString()));
     if (!ckptDir.equals(ownCkptDir)) {

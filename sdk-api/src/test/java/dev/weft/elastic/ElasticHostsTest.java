@@ -137,18 +137,28 @@ class ElasticHostsTest {
    * An elastic PyTorchJob, each pod in its own namespace named as the operator names it: the pod template's
    * env as sdk-k8s renders it (MASTER_ADDR/PORT pointing at worker 0, POD_IP) plus exactly what training-operator
    * v1.9.0 injects for an elasticPolicy (no RANK, WORLD_SIZE or PET_NODE_RANK), and the rendered command
-   * {@code weft worker --spec SPEC}. Each pod's process becomes its node's agent.
+   * {@code weft worker --spec SPEC}. Each pod's process becomes its node's agent. With {@code rdzvBackend: etcd}
+   * and {@code rdzvHost: weft-etcd} the operator points PET_RDZV_ENDPOINT at the etcd Service (a third namespace).
    */
-  @Test
-  void anElasticPyTorchJobRunsTheAgentInEachPod() throws Exception {
-    hosts = NetHosts.create(2);
+  @ParameterizedTest(name = "rdzvBackend {0}")
+  @ValueSource(strings = {"c10d", "etcd"})
+  void anElasticPyTorchJobRunsTheAgentInEachPod(String backend) throws Exception {
+    boolean etcdBackend = backend.equals("etcd");
+    if (etcdBackend) assumeTrue(Etcd.available(), Etcd.unavailableReason());
+    hosts = NetHosts.create(etcdBackend ? 3 : 2);
     for (int i = 0; i < 2; i++) hosts.resolve("tiny-worker-" + i, i);
+    String endpoint = "tiny-worker-0:" + PORT;
+    if (etcdBackend) {
+      etcd = Etcd.startIn(hosts, 2, dir.resolve("etcd"));
+      hosts.resolve("weft-etcd", 2);
+      endpoint = "weft-etcd:2379";
+    }
     Path spec = spec(8, 1);
     List<Process> pods = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       Map<String, String> env = new java.util.HashMap<>(Map.of("MASTER_ADDR", "tiny-worker-0", "MASTER_PORT",
           String.valueOf(PORT), "POD_IP", hosts.address(i), // the rendered template (downward API for POD_IP)
-          "PYTHONUNBUFFERED", "1", "PET_RDZV_ENDPOINT", "tiny-worker-0:" + PORT, "PET_RDZV_BACKEND", "c10d",
+          "PYTHONUNBUFFERED", "1", "PET_RDZV_ENDPOINT", endpoint, "PET_RDZV_BACKEND", backend,
           "PET_NNODES", "1:2", "PET_MAX_RESTARTS", "3", "PET_NPROC_PER_NODE", "1")); // the operator, elasticPolicy
       pods.add(hosts.startWeft(i, List.of("worker", "--spec", spec.toString(), "--run-dir", dir.resolve("run").toString()), env,
           log(i)));
@@ -158,8 +168,12 @@ class ElasticHostsTest {
     assertThat(s.get("world_size").asInt()).isEqualTo(2);
     assertThat(s.get("replicas_consistent").asBoolean()).isTrue();
     assertThat(steps(metrics())).containsExactly(LongStream.rangeClosed(1, 8).toArray());
-    assertThat(Files.readString(log(0))).contains("hosting the rendezvous store on tiny-worker-0:" + PORT);
-    assertThat(Files.readString(log(1))).contains("joining the rendezvous store at tiny-worker-0:" + PORT);
+    if (etcdBackend) {
+      for (int i = 0; i < 2; i++) assertThat(Files.readString(log(i))).contains("rendezvous through etcd at weft-etcd:2379");
+    } else {
+      assertThat(Files.readString(log(0))).contains("hosting the rendezvous store on tiny-worker-0:" + PORT);
+      assertThat(Files.readString(log(1))).contains("joining the rendezvous store at tiny-worker-0:" + PORT);
+    }
   }
 
   /**
