@@ -64,10 +64,10 @@ public final class EtcdKeyValue implements KeyValue {
     return kv;
   }
 
+  /** One read within {@code within}, retried while etcd refuses or has no leader: is anybody there? */
   private void probe(Duration within) {
-    var probe = new EtcdKeyValue(base, name, root, new StoreCalls(name, within));
     try {
-      probe.getOrNull("probe");
+      post("range", "get 'probe'", keyOnly("probe"), within);
     } catch (StoreCalls.StoreUnreachableException e) {
       throw new CommException(name + " did not answer within " + within.toSeconds()
           + " s; start etcd there (see docs/elastic.md) or fix --rdzv-endpoint / elastic.rdzvEndpoint");
@@ -147,11 +147,13 @@ public final class EtcdKeyValue implements KeyValue {
 
   private static long parse(String key, String v) { return dev.weft.comm.StoreValues.parseLong(key, v); }
 
-  private JsonNode post(String op, String what, ObjectNode body) {
+  private JsonNode post(String op, String what, ObjectNode body) { return post(op, what, body, calls.deadline()); }
+
+  private JsonNode post(String op, String what, ObjectNode body, Duration limit) {
     HttpRequest req = HttpRequest.newBuilder(base.resolve(op)).timeout(calls.deadline())
         .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
-    return calls.call(what, () -> send(req, what));
+    return calls.call(what, limit, () -> send(req, what));
   }
 
   /** Retries what a healthy etcd recovers from (a refused connection, no leader yet) until the deadline interrupts it. */
