@@ -140,10 +140,18 @@ public final class Trainer {
 
   /**
    * Elastic between {@code minNodes} and {@code maxNodes} nodes: {@link #launch} runs this node's agent
-   * (rendezvous at 127.0.0.1:29400, id = the spec name; see docs/elastic.md).
+   * (rendezvous as {@link #rendezvous} says, by default c10d at 127.0.0.1:29400; id = the spec name; see docs/elastic.md).
    */
   public Trainer elastic(int minNodes, int maxNodes) {
     return set("elastic.enabled", true).set("elastic.minNodes", minNodes).set("elastic.maxNodes", maxNodes);
+  }
+
+  /**
+   * Where the elastic agents rendezvous: {@code "c10d"} (the agent on the endpoint's host hosts the store) or
+   * {@code "etcd"} (an etcd you run at {@code endpoint}, e.g. "10.0.0.5:2379"; losing any node keeps the run).
+   */
+  public Trainer rendezvous(String backend, String endpoint) {
+    return set("elastic.rdzvBackend", backend).set("elastic.rdzvEndpoint", endpoint);
   }
 
   public Trainer timeout(Duration d) {

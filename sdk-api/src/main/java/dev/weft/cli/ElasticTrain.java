@@ -2,7 +2,7 @@ package dev.weft.cli;
 
 import dev.weft.elastic.ElasticAgent;
 import dev.weft.elastic.ElasticOptions;
-import dev.weft.elastic.Endpoint;
+import dev.weft.elastic.RendezvousBackend;
 import dev.weft.launch.ClusterEnv;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.spec.SpecValidator;
@@ -27,14 +27,17 @@ final class ElasticTrain {
   static final String MAX_RESTARTS = "PET_MAX_RESTARTS";
   /** training-operator v1.9.0 elastic.go: only when {@code elasticPolicy.rdzvId} is set. */
   static final String RDZV_ID = "PET_RDZV_ID";
+  /** training-operator v1.9.0 elastic.go: {@code elasticPolicy.rdzvBackend}, default c10d. */
+  static final String RDZV_BACKEND = "PET_RDZV_BACKEND";
 
   private ElasticTrain() {}
 
   static int run(TrainingSpec spec, TrainCommand c) {
     var e = spec.elastic();
     int[] nodes = c.nnodes != null ? ElasticOptions.parseNodes(c.nnodes) : new int[] {e.minNodes(), e.maxNodes()};
-    ElasticOptions o = ElasticOptions.of(spec, nodes, c.nprocPerNode == null ? 1 : c.nprocPerNode,
-        Endpoint.parse(c.rdzvEndpoint == null ? "127.0.0.1:29400" : c.rdzvEndpoint), c.rdzvId == null ? spec.name() : c.rdzvId,
+    RendezvousBackend backend = ElasticOptions.backend(spec, c.rdzvBackend, "--rdzv-backend");
+    ElasticOptions o = ElasticOptions.of(spec, nodes, c.nprocPerNode == null ? 1 : c.nprocPerNode, backend,
+        ElasticOptions.endpoint(spec, backend, c.rdzvEndpoint), c.rdzvId == null ? spec.name() : c.rdzvId,
         c.joinWindowS == null ? ElasticOptions.DEFAULT_JOIN_WINDOW : Duration.ofMillis((long) (c.joinWindowS * 1000)));
     return run(spec, o, c.runDir != null ? c.runDir : Path.of("runs", spec.name() + "-" + o.runId()));
   }
@@ -50,8 +53,9 @@ final class ElasticTrain {
 
   static int runFromOperatorEnv(TrainingSpec spec, Path runDir, Map<String, String> env) {
     int procs = present(env, NPROC_PER_NODE) ? Integer.parseInt(env.get(NPROC_PER_NODE).trim()) : 1;
-    ElasticOptions o = ElasticOptions.of(spec, ElasticOptions.parseNodes(env.get(NNODES)), procs,
-        Endpoint.parse(env.get(RDZV_ENDPOINT)), present(env, RDZV_ID) ? env.get(RDZV_ID).trim() : spec.name(),
+    RendezvousBackend backend = ElasticOptions.backend(spec, env.get(RDZV_BACKEND), RDZV_BACKEND + " (elasticPolicy.rdzvBackend)");
+    ElasticOptions o = ElasticOptions.of(spec, ElasticOptions.parseNodes(env.get(NNODES)), procs, backend,
+        dev.weft.elastic.Endpoint.parse(env.get(RDZV_ENDPOINT), RDZV_ENDPOINT), present(env, RDZV_ID) ? env.get(RDZV_ID).trim() : spec.name(),
         ElasticOptions.DEFAULT_JOIN_WINDOW);
     if (present(env, MAX_RESTARTS)) o = o.withMaxRestarts(Integer.parseInt(env.get(MAX_RESTARTS).trim()));
     return run(spec, o, runDir);
@@ -64,9 +68,9 @@ final class ElasticTrain {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the run directory " + dir + "; choose a writable --run-dir", e);
     }
-    System.out.printf("weft: elastic training %s on %s node(s) × %d process(es), rendezvous %s id %s; run dir %s%n", spec.name(),
+    System.out.printf("weft: elastic training %s on %s node(s) × %d process(es), rendezvous %s %s id %s; run dir %s%n", spec.name(),
         o.minNodes() == o.maxNodes() ? String.valueOf(o.minNodes()) : o.minNodes() + "–" + o.maxNodes(), o.procsPerNode(),
-        o.endpoint(), o.runId(), dir);
+        o.backend().flag(), o.endpoint(), o.runId(), dir);
     ConsoleProgress.View view = ConsoleProgress.view(System.out);
     ElasticAgent.Outcome out = new ElasticAgent(o, view.stream()).run(spec, dir);
     view.finish();

@@ -61,8 +61,12 @@ final class TrainCommand implements Callable<Integer> {
       description = "This host's address, which its ranks bind to (default: WEFT_NODE_ADDR, POD_IP, else the route to the master).")
   String nodeAddr;
 
+  @Option(names = "--rdzv-backend", paramLabel = "c10d|etcd",
+      description = "Elastic: c10d (an agent hosts the store; default) or etcd (an etcd you run; any node may be lost).")
+  String rdzvBackend;
+
   @Option(names = "--rdzv-endpoint", paramLabel = "HOST:PORT",
-      description = "Elastic: the rendezvous store; the first agent to bind it hosts it (default 127.0.0.1:29400).")
+      description = "Elastic: the rendezvous store: c10d, the agent on this host hosts it (default 127.0.0.1:29400); etcd, its client URL's host:port (default 127.0.0.1:2379).")
   String rdzvEndpoint;
 
   @Option(names = "--rdzv-id", paramLabel = "ID", description = "Elastic: the run's id, the same on every node (default: the spec name).")

@@ -36,5 +36,5 @@ public final class RunToken {
   }
 
   /** The store key prefix for {@code token}: "" without a token. */
-  static String keyPrefix(String token) { return token.isEmpty() ? "" : "run/" + token + "/"; }
+  public static String keyPrefix(String token) { return token.isEmpty() ? "" : "run/" + token + "/"; }
 }

@@ -3,7 +3,6 @@ package dev.weft.elastic;
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.comm.CommException;
 import dev.weft.comm.NodeAddress;
-import dev.weft.comm.Rendezvous;
 import dev.weft.comm.StoreCalls;
 import dev.weft.comm.StoreValues;
 import dev.weft.launch.FreePort;
@@ -28,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * One per node: joins rendezvous rounds, runs this node's workers of each generation, watches them
  * (exits, heartbeats, step progress) and the other nodes' agents, and on a failure or a node waiting
  * to join ends the generation, re-rendezvous and restarts the workers on the new mesh from the
- * latest checkpoint. The first agent to bind the rendezvous endpoint hosts the store.
+ * latest checkpoint. With c10d the first agent to bind the rendezvous endpoint hosts the store; with etcd
+ * every agent is a client of the user's etcd.
  */
 public final class ElasticAgent {
   private static final Logger log = LoggerFactory.getLogger(ElasticAgent.class);
@@ -51,7 +51,6 @@ public final class ElasticAgent {
   private final PrintStream console;
   private final String nodeId;
   private volatile LocalWorkers current;
-  private StoreCalls calls;
   private String nodeAddress;
 
   public ElasticAgent(ElasticOptions options, PrintStream console) {
@@ -60,11 +59,12 @@ public final class ElasticAgent {
     this.nodeId = ManagementFactory.getRuntimeMXBean().getName(); // pid@host
   }
 
-  /** This node's agent with the spec's elastic settings, one worker per node, rendezvous at 127.0.0.1:29400 (the DSL's launch). */
+  /** This node's agent with the spec's elastic settings (rendezvous included), one worker per node (the DSL's launch). */
   public static LocalLauncher.Outcome launchLocal(TrainingSpec spec, Path runDir, PrintStream console) {
     var e = spec.elastic();
-    ElasticOptions o = ElasticOptions.of(spec, new int[] {e.minNodes(), e.maxNodes()}, 1, Endpoint.parse("127.0.0.1:29400"),
-        spec.name(), ElasticOptions.DEFAULT_JOIN_WINDOW);
+    RendezvousBackend backend = ElasticOptions.backend(spec, null, "elastic.rdzvBackend");
+    ElasticOptions o = ElasticOptions.of(spec, new int[] {e.minNodes(), e.maxNodes()}, 1, backend,
+        ElasticOptions.endpoint(spec, backend, null), spec.name(), ElasticOptions.DEFAULT_JOIN_WINDOW);
     Outcome out = new ElasticAgent(o, console).run(spec, runDir);
     return new LocalLauncher.Outcome(out.exitCode(), -1, out.message());
   }
@@ -79,17 +79,16 @@ public final class ElasticAgent {
     Path specFile = runDir.resolve("spec.yaml");
     SpecIO.write(spec, specFile);
 
-    Rendezvous store;
+    KeyValue root;
     try {
-      store = hostOrJoin();
+      // twice the failure timeout: a busy store is not mistaken for a partition; a cut-off node still leaves within ~15 s
+      root = o.backend().open(o.endpoint(), true, o.failureTimeout().multipliedBy(2), o.storeConnectTimeout(), this::say);
     } catch (CommException e) {
       return new Outcome(1, e.getMessage(), 0, 0);
     }
-    // twice the failure timeout: a busy store host is not mistaken for a partition; a cut-off node still leaves within ~15 s
-    calls = new StoreCalls("the rendezvous store at " + o.endpoint(), o.failureTimeout().multipliedBy(2));
     nodeAddress = NodeAddress.resolve(null, o.endpoint().host());
     try {
-      return generations(spec, runDir, store, shape, ownCkptDir, every, specFile);
+      return generations(spec, runDir, root, shape, ownCkptDir, every, specFile);
     } catch (StoreCalls.StoreUnreachableException e) {
       // cut off (or the store's host is gone): stop this node's workers and leave with the reason, never hang
       if (current != null) current.stop(Duration.ZERO);
@@ -98,9 +97,15 @@ public final class ElasticAgent {
     }
   }
 
-  private Outcome generations(TrainingSpec spec, Path runDir, Rendezvous store, MembershipPlan.Shape shape, Path ownCkptDir, int every,
+  private Outcome generations(TrainingSpec spec, Path runDir, KeyValue root, MembershipPlan.Shape shape, Path ownCkptDir, int every,
                               Path specFile) {
-    KeyValue kv = new StoreKeyValue(store.prefixed("elastic/" + o.runId() + "/"), calls);
+    KeyValue kv = root.under(runPrefix());
+    if (o.backend() == RendezvousBackend.ETCD && kv.getOrNull("complete") != null) {
+      // etcd outlives runs (a TCPStore dies with its run): this id names a finished run, not one to join late
+      return new Outcome(2, "--rdzv-id '" + o.runId() + "' names a run that already completed on etcd at " + o.endpoint()
+          + "; use a new --rdzv-id, or delete its keys: etcdctl --endpoints " + o.endpoint() + " del --prefix weft/"
+          + dev.weft.comm.RunToken.keyPrefix(dev.weft.comm.RunToken.fromEnv()) + "elastic/" + runPrefix(), 0, 0);
+    }
     // every generation must resume from the same checkpoints whichever node hosts rank 0: the first agent's directory wins
     Path ckptDir = Path.of(kv.setIfAbsent("checkpoint-dir", ownCkptDir.toString()));
     if (!ckptDir.equals(ownCkptDir)) {
@@ -122,7 +127,7 @@ public final class ElasticAgent {
         generations++;
         lastRound = m.round();
         MembershipPlan plan = MembershipPlan.forNodes(m.nodes(), shape);
-        KeyValue gen = new StoreKeyValue(store.prefixed("elastic/" + o.runId() + "/" + RendezvousRound.key(m.round(), "")), calls);
+        KeyValue gen = kv.under(RendezvousRound.key(m.round(), ""));
         String master = masterAddress(gen, m);
         boolean resume = m.round() > 0 && CheckpointResolver.latest(ckptDir).isPresent();
         List<String> command = workerCommand(specFile, runDir, plan, ckptDir, every, resume);
@@ -135,7 +140,7 @@ public final class ElasticAgent {
           history.writeElasticJson(m.round());
         }
         List<Integer> ranks = IntStream.range(0, o.procsPerNode()).map(l -> m.nodeRank() * o.procsPerNode() + l).boxed().toList();
-        current = LocalWorkers.start(command, ranks, rank -> env(rank, m, plan, master, store, history.restarts()), console);
+        current = LocalWorkers.start(command, ranks, rank -> env(rank, m, plan, master, history.restarts()), console);
         Ended end = supervise(m, plan, gen, rounds, every, spec.train().steps(), record, history);
         switch (end.how()) {
           case COMPLETED -> {
@@ -356,8 +361,7 @@ public final class ElasticAgent {
     return c;
   }
 
-  private Map<String, String> env(int rank, RendezvousRound.Membership m, MembershipPlan plan, String master, Rendezvous store,
-                                  int restarts) {
+  private Map<String, String> env(int rank, RendezvousRound.Membership m, MembershipPlan plan, String master, int restarts) {
     Endpoint ep = Endpoint.parse(master);
     int threads = NativeThreads.perRank(o.procsPerNode());
     Map<String, String> env = new HashMap<>();
@@ -374,10 +378,11 @@ public final class ElasticAgent {
     env.put("OMP_WAIT_POLICY", "PASSIVE");
     env.put("OMP_NUM_THREADS", String.valueOf(threads));
     env.put("OPENBLAS_NUM_THREADS", String.valueOf(threads));
-    env.put(ElasticWorker.ENV_STORE, store.host() + ":" + store.port());
+    env.put(ElasticWorker.ENV_BACKEND, o.backend().flag());
+    env.put(ElasticWorker.ENV_STORE, o.endpoint().toString());
     env.put(ElasticWorker.ENV_RESTARTS, String.valueOf(restarts));
-    env.put(ElasticWorker.ENV_PREFIX, "elastic/" + o.runId() + "/" + RendezvousRound.key(m.round(), ""));
-    env.put(ElasticWorker.ENV_RUN_PREFIX, "elastic/" + o.runId() + "/");
+    env.put(ElasticWorker.ENV_PREFIX, runPrefix() + RendezvousRound.key(m.round(), ""));
+    env.put(ElasticWorker.ENV_RUN_PREFIX, runPrefix());
     return env;
   }
 
@@ -392,25 +397,8 @@ public final class ElasticAgent {
     while (gen.add("done", 0) < m.nodes() && System.nanoTime() < deadline) RendezvousRound.sleep(POLL);
   }
 
-  /**
-   * Only an agent on the endpoint's own host may host the store (the first of them to bind it, when several
-   * nodes share a host); every other agent connects, retrying until the rendezvous timeout.
-   */
-  private Rendezvous hostOrJoin() {
-    Endpoint ep = o.endpoint();
-    if (!NodeAddress.isThisHost(ep.host())) {
-      say("joining the rendezvous store at " + ep + " (hosted by the agent on " + ep.host() + ")");
-      return Rendezvous.connect(ep.host(), ep.port(), 1, false, o.rendezvousTimeout());
-    }
-    try {
-      Rendezvous r = Rendezvous.connect(ep.host(), ep.port(), 0, true, o.rendezvousTimeout());
-      say("hosting the rendezvous store on " + ep);
-      return r;
-    } catch (CommException bound) {
-      log.debug("{} is taken ({}); joining it as a client", ep, bound.getMessage());
-      return Rendezvous.connect(ep.host(), ep.port(), 1, false, o.rendezvousTimeout());
-    }
-  }
+  /** The run's keys, under the backend's {@code elastic/} root. */
+  private String runPrefix() { return o.runId() + "/"; }
 
   private void say(String line) {
     log.debug(line);

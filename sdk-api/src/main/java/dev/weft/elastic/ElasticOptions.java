@@ -5,11 +5,11 @@ import java.time.Duration;
 
 /**
  * How an elastic agent runs: {@code --nnodes MIN:MAX}, {@code --nproc-per-node}, the rendezvous
- * endpoint and run id, the join window, the failure timeout and how many restarts to allow.
+ * backend, endpoint and run id, the join window, the failure timeout and how many restarts to allow.
  */
 public record ElasticOptions(int minNodes, int maxNodes, int procsPerNode, Endpoint endpoint, String runId,
                              Duration joinWindow, Duration failureTimeout, Duration heartbeat, int maxRestarts,
-                             Duration rendezvousTimeout) {
+                             Duration rendezvousTimeout, RendezvousBackend backend) {
   public static final Duration DEFAULT_JOIN_WINDOW = Duration.ofSeconds(2);
   public static final Duration RENDEZVOUS_TIMEOUT = Duration.ofMinutes(10);
   private static final Duration MIN_STEP_TIMEOUT = Duration.ofSeconds(30);
@@ -25,17 +25,32 @@ public record ElasticOptions(int minNodes, int maxNodes, int procsPerNode, Endpo
   }
 
   /** Options from the command line (or the operator's env) with the spec's {@code elastic.*} detection settings. */
-  public static ElasticOptions of(dev.weft.spec.TrainingSpec spec, int[] nodes, int procsPerNode, Endpoint endpoint, String runId,
-                                  Duration joinWindow) {
+  public static ElasticOptions of(dev.weft.spec.TrainingSpec spec, int[] nodes, int procsPerNode, RendezvousBackend backend,
+                                  Endpoint endpoint, String runId, Duration joinWindow) {
     var e = spec.elastic();
     return new ElasticOptions(nodes[0], nodes[1], procsPerNode, endpoint, runId, joinWindow,
         Duration.ofSeconds(e.failureTimeoutSeconds()), Duration.ofMillis(Math.round(e.heartbeatSeconds() * 1000)), e.maxRestarts(),
-        RENDEZVOUS_TIMEOUT);
+        RENDEZVOUS_TIMEOUT, backend);
+  }
+
+  /**
+   * The backend and endpoint: the flag (or the operator's variable) when given, else {@code elastic.rdzvBackend} /
+   * {@code elastic.rdzvEndpoint}, else c10d on 127.0.0.1 at the backend's usual port (29400, etcd 2379).
+   */
+  public static RendezvousBackend backend(dev.weft.spec.TrainingSpec spec, String flag, String where) {
+    return flag != null && !flag.isBlank() ? RendezvousBackend.parse(flag, where)
+        : RendezvousBackend.parse(spec.elastic().rdzvBackend(), "elastic.rdzvBackend");
+  }
+
+  public static Endpoint endpoint(dev.weft.spec.TrainingSpec spec, RendezvousBackend backend, String flag) {
+    if (flag != null && !flag.isBlank()) return Endpoint.parse(flag, "--rdzv-endpoint");
+    String fromSpec = spec.elastic().rdzvEndpoint();
+    return fromSpec == null || fromSpec.isBlank() ? backend.defaultEndpoint() : Endpoint.parse(fromSpec, "elastic.rdzvEndpoint");
   }
 
   public ElasticOptions withMaxRestarts(int restarts) {
     return new ElasticOptions(minNodes, maxNodes, procsPerNode, endpoint, runId, joinWindow, failureTimeout, heartbeat, restarts,
-        rendezvousTimeout);
+        rendezvousTimeout, backend);
   }
 
   /**
@@ -45,6 +60,15 @@ public record ElasticOptions(int minNodes, int maxNodes, int procsPerNode, Endpo
   public Duration stepTimeout() {
     Duration six = failureTimeout.multipliedBy(6);
     return six.compareTo(MIN_STEP_TIMEOUT) < 0 ? MIN_STEP_TIMEOUT : six;
+  }
+
+  /**
+   * How long an agent waits for the rendezvous store to answer at start: c10d, the rendezvous timeout (the host
+   * agent's node may start later); etcd, six failure timeouts (30 s by default) — enough for etcd to restart,
+   * and a wrong endpoint or a missing etcd is reported quickly.
+   */
+  public Duration storeConnectTimeout() {
+    return backend == RendezvousBackend.ETCD ? failureTimeout.multipliedBy(6) : rendezvousTimeout;
   }
 
   /** {@code "2"} or {@code "1:4"}. */

@@ -1,7 +1,5 @@
 package dev.weft.elastic;
 
-import dev.weft.comm.Rendezvous;
-import dev.weft.comm.StoreCalls;
 import dev.weft.comm.StoreValues;
 import dev.weft.metrics.StepMetrics;
 import dev.weft.spec.ElasticSpec;
@@ -16,6 +14,8 @@ import java.util.Map;
  */
 public final class ElasticWorker implements StepListener {
   public static final String ENV_STORE = "WEFT_ELASTIC_STORE";
+  /** {@link RendezvousBackend#flag()} of {@link #ENV_STORE}. */
+  public static final String ENV_BACKEND = "WEFT_ELASTIC_BACKEND";
   /** Restarts of the run so far, for the workers' metrics. */
   public static final String ENV_RESTARTS = "WEFT_RESTARTS";
   public static final String ENV_PREFIX = "WEFT_ELASTIC_PREFIX";
@@ -58,12 +58,10 @@ public final class ElasticWorker implements StepListener {
   public static StepListener wrap(StepListener next, int rank, Map<String, String> env, ElasticSpec spec) {
     String endpoint = env.get(ENV_STORE);
     if (endpoint == null || endpoint.isBlank()) return next;
-    Endpoint e = Endpoint.parse(endpoint);
-    Rendezvous store = Rendezvous.connect(e.host(), e.port(), rank, false, CONNECT_TIMEOUT);
-    StoreCalls calls = new StoreCalls("the rendezvous store at " + e, Duration.ofSeconds(2L * spec.failureTimeoutSeconds()));
+    KeyValue root = RendezvousBackend.parse(env.get(ENV_BACKEND), ENV_BACKEND).open(Endpoint.parse(endpoint, ENV_STORE), false,
+        Duration.ofSeconds(2L * spec.failureTimeoutSeconds()), CONNECT_TIMEOUT, line -> {});
     String prefix = env.getOrDefault(ENV_PREFIX, "");
-    return new ElasticWorker(next, new StoreKeyValue(store.prefixed(prefix), calls),
-        new StoreKeyValue(store.prefixed(env.getOrDefault(ENV_RUN_PREFIX, prefix)), calls), rank,
+    return new ElasticWorker(next, root.under(prefix), root.under(env.getOrDefault(ENV_RUN_PREFIX, prefix)), rank,
         Duration.ofMillis(Math.round(spec.heartbeatSeconds() * 1000)));
   }
 

@@ -1,8 +1,8 @@
 package dev.weft.elastic;
 
 /**
- * The few store operations elastic membership needs, none of which blocks: the rendezvous store in
- * production ({@link StoreKeyValue}), a map in tests ({@link MemoryKeyValue}).
+ * The few store operations elastic membership needs, none of which blocks: the rendezvous TCPStore
+ * ({@link StoreKeyValue}), etcd ({@link EtcdKeyValue}), a map in tests ({@link MemoryKeyValue}).
  */
 public interface KeyValue {
   void set(String key, String value);
@@ -15,4 +15,15 @@ public interface KeyValue {
 
   /** Sets {@code key} to {@code value} only if it is absent; returns the value it holds afterwards. */
   String setIfAbsent(String key, String value);
+
+  /** A view whose keys all start with {@code prefix} (a run's, a generation's). */
+  default KeyValue under(String prefix) {
+    KeyValue base = this;
+    return new KeyValue() {
+      @Override public void set(String key, String value) { base.set(prefix + key, value); }
+      @Override public String getOrNull(String key) { return base.getOrNull(prefix + key); }
+      @Override public long add(String key, long delta) { return base.add(prefix + key, delta); }
+      @Override public String setIfAbsent(String key, String value) { return base.setIfAbsent(prefix + key, value); }
+    };
+  }
 }

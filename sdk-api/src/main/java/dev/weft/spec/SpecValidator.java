@@ -71,6 +71,8 @@ public final class SpecValidator {
     require(e.heartbeatSeconds() > 0, "elastic.heartbeatSeconds", e.heartbeatSeconds() + " must be above 0");
     require(e.failureTimeoutSeconds() >= 2 * e.heartbeatSeconds(), "elastic.failureTimeoutSeconds", e.failureTimeoutSeconds()
         + " must be at least twice elastic.heartbeatSeconds=" + e.heartbeatSeconds() + " or a single late beat looks like a failure");
+    dev.weft.elastic.RendezvousBackend.parse(e.rdzvBackend(), "elastic.rdzvBackend");
+    if (e.rdzvEndpoint() != null && !e.rdzvEndpoint().isBlank()) dev.weft.elastic.Endpoint.parse(e.rdzvEndpoint(), "elastic.rdzvEndpoint");
     require(s.metrics().port() >= 0 && s.metrics().port() < 65536, "metrics.port", s.metrics().port() + " is not a port");
 
     ModelFactories.validate(s);

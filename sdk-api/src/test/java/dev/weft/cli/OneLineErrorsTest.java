@@ -45,6 +45,41 @@ class OneLineErrorsTest {
   }
 
   @Test
+  void rendezvousBackendAndEndpointMistakesNameTheFlagOrField() {
+    String run = dir.resolve("run").toString();
+    assertOneLine(weft("train", spec.toString(), "--nnodes", "1", "--rdzv-backend", "zk", "--run-dir", run), 2, "--rdzv-backend",
+        "'zk'", "c10d, etcd");
+    assertOneLine(weft("train", spec.toString(), "--nnodes", "1", "--set", "elastic.rdzvBackend=zk", "--run-dir", run), 2,
+        "elastic.rdzvBackend");
+    assertOneLine(weft("train", spec.toString(), "--nnodes", "1", "--rdzv-backend", "etcd", "--rdzv-endpoint", "etcd-host",
+        "--run-dir", run), 2, "--rdzv-endpoint", "'etcd-host'", "HOST:PORT");
+    assertOneLine(weft("train", spec.toString(), "--nnodes", "1", "--set", "elastic.rdzvEndpoint=etcd:x", "--run-dir", run), 2,
+        "elastic.rdzvEndpoint");
+  }
+
+  @Test
+  void noEtcdAtTheEndpointIsOneLineWithinSixFailureTimeouts() {
+    int nobody = dev.weft.launch.FreePort.find();
+    long t0 = System.nanoTime();
+    assertOneLine(weft("train", spec.toString(), "--nnodes", "1", "--rdzv-backend", "etcd", "--rdzv-endpoint", "127.0.0.1:" + nobody,
+        "--set", "elastic.failureTimeoutSeconds=2", "--run-dir", dir.resolve("run").toString()), 1,
+        "etcd at 127.0.0.1:" + nobody + " did not answer within 12 s", "--rdzv-endpoint");
+    assertThat((System.nanoTime() - t0) / 1e9).isLessThan(40);
+  }
+
+  @Test
+  void aFinishedRunsIdOnEtcdIsRefusedNotSilentlyJoined() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(dev.weft.testing.Etcd.available(), dev.weft.testing.Etcd.unavailableReason());
+    try (var etcd = dev.weft.testing.Etcd.start(dir.resolve("etcd"))) {
+      dev.weft.elastic.EtcdKeyValue.connect(dev.weft.elastic.Endpoint.parse(etcd.endpoint()), "", java.time.Duration.ofSeconds(10),
+          java.time.Duration.ofSeconds(30)).set("elastic/old/complete", "1");
+      assertOneLine(weft("train", spec.toString(), "--nnodes", "1", "--rdzv-backend", "etcd", "--rdzv-endpoint", etcd.endpoint(),
+          "--rdzv-id", "old", "--run-dir", dir.resolve("run").toString()), 2, "--rdzv-id 'old'", "already completed",
+          "del --prefix weft/elastic/old/");
+    }
+  }
+
+  @Test
   void badOverridePath() {
     assertOneLine(weft("train", spec.toString(), "--set", "..=1"), 2, "--set", "'..'");
     assertOneLine(weft("train", spec.toString(), "--set", "parallel.=1"), 2, "--set");

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.Trainer;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.spec.SpecIO;
+import dev.weft.testing.Etcd;
 import dev.weft.testing.NetHosts;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,12 +35,14 @@ class ElasticHostsTest {
   private static final int PORT = 29400;
   @TempDir Path dir;
   private NetHosts hosts;
+  private Etcd etcd;
 
   @BeforeAll
   static void needsNamespaces() { assumeTrue(NetHosts.available(), NetHosts.unavailableReason()); }
 
   @AfterEach
   void cleanUp() {
+    if (etcd != null) etcd.close();
     if (hosts != null) hosts.close();
   }
 
@@ -54,15 +57,21 @@ class ElasticHostsTest {
 
   /** {@code weft train SPEC --nnodes 1:2 --nproc-per-node K --rdzv-endpoint HOST0:29400 --rdzv-id t1} on host {@code i}. */
   private Process agent(int i, Path spec, int procs) {
-    return hosts.startWeft(i, List.of("train", spec.toString(), "--nnodes", "1:2", "--nproc-per-node", String.valueOf(procs),
-        "--rdzv-endpoint", hosts.address(0) + ":" + PORT, "--rdzv-id", "t1", "--run-dir", dir.resolve("run").toString()),
-        Map.of(), log(i));
+    return agent(i, spec, procs, List.of("--rdzv-endpoint", hosts.address(0) + ":" + PORT));
+  }
+
+  private Process agent(int i, Path spec, int procs, List<String> rendezvous) {
+    List<String> args = new ArrayList<>(List.of("train", spec.toString(), "--nnodes", "1:2", "--nproc-per-node", String.valueOf(procs),
+        "--rdzv-id", "t1", "--run-dir", dir.resolve("run").toString()));
+    args.addAll(rendezvous);
+    return hosts.startWeft(i, args, Map.of(), log(i));
   }
 
   private Path log(int i) { return dir.resolve("host-" + i + ".log"); }
 
   private String logs() throws IOException {
     StringBuilder sb = new StringBuilder();
+    if (etcd != null && Files.isRegularFile(etcd.log())) sb.append(NetHosts.tail(etcd.log(), 15)).append('\n');
     for (int i = 0; i < hosts.size(); i++) {
       if (Files.isRegularFile(log(i))) sb.append("--- host ").append(i).append('\n').append(Files.readString(log(i)));
     }
@@ -71,6 +80,19 @@ class ElasticHostsTest {
 
   private List<JsonNode> metrics() throws IOException {
     return ElasticProcessTest.metricsLines(dir.resolve("run/metrics.jsonl"));
+  }
+
+  /** Which of {@code candidates} logged that it is node 0 of generation 0. */
+  private int nodeZeroOfFirstGeneration(List<Integer> candidates, List<Process> agents) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
+    while (System.nanoTime() < deadline) {
+      for (int i : candidates) {
+        if (Files.isRegularFile(log(i)) && Files.readString(log(i)).contains("generation 0: node 0 of 2")) return i;
+      }
+      for (Process a : agents) if (!a.isAlive()) throw new AssertionError("an agent ended before generation 0 formed:\n" + logs());
+      Thread.sleep(50);
+    }
+    throw new AssertionError("no two-node generation 0 in 300 s:\n" + logs());
   }
 
   private void awaitStep(long step, List<Process> agents) throws Exception {
@@ -115,18 +137,28 @@ class ElasticHostsTest {
    * An elastic PyTorchJob, each pod in its own namespace named as the operator names it: the pod template's
    * env as sdk-k8s renders it (MASTER_ADDR/PORT pointing at worker 0, POD_IP) plus exactly what training-operator
    * v1.9.0 injects for an elasticPolicy (no RANK, WORLD_SIZE or PET_NODE_RANK), and the rendered command
-   * {@code weft worker --spec SPEC}. Each pod's process becomes its node's agent.
+   * {@code weft worker --spec SPEC}. Each pod's process becomes its node's agent. With {@code rdzvBackend: etcd}
+   * and {@code rdzvHost: weft-etcd} the operator points PET_RDZV_ENDPOINT at the etcd Service (a third namespace).
    */
-  @Test
-  void anElasticPyTorchJobRunsTheAgentInEachPod() throws Exception {
-    hosts = NetHosts.create(2);
+  @ParameterizedTest(name = "rdzvBackend {0}")
+  @ValueSource(strings = {"c10d", "etcd"})
+  void anElasticPyTorchJobRunsTheAgentInEachPod(String backend) throws Exception {
+    boolean etcdBackend = backend.equals("etcd");
+    if (etcdBackend) assumeTrue(Etcd.available(), Etcd.unavailableReason());
+    hosts = NetHosts.create(etcdBackend ? 3 : 2);
     for (int i = 0; i < 2; i++) hosts.resolve("tiny-worker-" + i, i);
+    String endpoint = "tiny-worker-0:" + PORT;
+    if (etcdBackend) {
+      etcd = Etcd.startIn(hosts, 2, dir.resolve("etcd"));
+      hosts.resolve("weft-etcd", 2);
+      endpoint = "weft-etcd:2379";
+    }
     Path spec = spec(8, 1);
     List<Process> pods = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       Map<String, String> env = new java.util.HashMap<>(Map.of("MASTER_ADDR", "tiny-worker-0", "MASTER_PORT",
           String.valueOf(PORT), "POD_IP", hosts.address(i), // the rendered template (downward API for POD_IP)
-          "PYTHONUNBUFFERED", "1", "PET_RDZV_ENDPOINT", "tiny-worker-0:" + PORT, "PET_RDZV_BACKEND", "c10d",
+          "PYTHONUNBUFFERED", "1", "PET_RDZV_ENDPOINT", endpoint, "PET_RDZV_BACKEND", backend,
           "PET_NNODES", "1:2", "PET_MAX_RESTARTS", "3", "PET_NPROC_PER_NODE", "1")); // the operator, elasticPolicy
       pods.add(hosts.startWeft(i, List.of("worker", "--spec", spec.toString(), "--run-dir", dir.resolve("run").toString()), env,
           log(i)));
@@ -136,8 +168,12 @@ class ElasticHostsTest {
     assertThat(s.get("world_size").asInt()).isEqualTo(2);
     assertThat(s.get("replicas_consistent").asBoolean()).isTrue();
     assertThat(steps(metrics())).containsExactly(LongStream.rangeClosed(1, 8).toArray());
-    assertThat(Files.readString(log(0))).contains("hosting the rendezvous store on tiny-worker-0:" + PORT);
-    assertThat(Files.readString(log(1))).contains("joining the rendezvous store at tiny-worker-0:" + PORT);
+    if (etcdBackend) {
+      for (int i = 0; i < 2; i++) assertThat(Files.readString(log(i))).contains("rendezvous through etcd at weft-etcd:2379");
+    } else {
+      assertThat(Files.readString(log(0))).contains("hosting the rendezvous store on tiny-worker-0:" + PORT);
+      assertThat(Files.readString(log(1))).contains("joining the rendezvous store at tiny-worker-0:" + PORT);
+    }
   }
 
   /**
@@ -162,6 +198,42 @@ class ElasticHostsTest {
     assertThat(Files.readString(log(1))).contains("did not answer").contains("cut off");
     assertCompleted(a);
 
+    assertSurvivorFinished(procs, cutAtMs, cutOffExitS, "cut");
+  }
+
+  /**
+   * etcd on a third host; the link of the host that was node 0 of the first generation (its worker global rank 0,
+   * the host of the workers' own store) is cut after step 20 of 40: with c10d this is the store's host and the run
+   * would end. With etcd the survivor becomes node 0 of the next generation, hosts the workers' store itself and
+   * finishes every step once; the cut-off host stops with an error.
+   */
+  @ParameterizedTest(name = "{0} process(es) per host")
+  @ValueSource(ints = {1, 2})
+  void withEtcdCuttingTheFirstGenerationsNodeZeroLeavesTheOtherToFinish(int procs) throws Exception {
+    assumeTrue(Etcd.available(), Etcd.unavailableReason());
+    hosts = NetHosts.create(3);
+    etcd = Etcd.startIn(hosts, 0, dir.resolve("etcd"));
+    Path spec = spec(40, procs);
+    List<String> rdzv = List.of("--rdzv-backend", "etcd", "--rdzv-endpoint", etcd.endpoint());
+    Process a = agent(1, spec, procs, rdzv);
+    Process b = agent(2, spec, procs, rdzv);
+    int zero = nodeZeroOfFirstGeneration(List.of(1, 2), List.of(a, b));
+    Process cutOff = zero == 1 ? a : b;
+    Process survivor = zero == 1 ? b : a;
+    awaitStep(20, List.of(a, b));
+    long cutAtMs = System.currentTimeMillis();
+    long cutAt = System.nanoTime();
+    hosts.cut(zero);
+    assertThat(cutOff.waitFor(90, TimeUnit.SECONDS)).as("the cut-off host stops by itself\n" + logs()).isTrue();
+    double cutOffExitS = (System.nanoTime() - cutAt) / 1e9;
+    assertThat(cutOff.exitValue()).as(logs()).isNotZero();
+    assertThat(Files.readString(log(zero))).contains("etcd at " + etcd.endpoint() + " did not answer").contains("cut off");
+    assertCompleted(survivor);
+    assertThat(Files.readString(log(3 - zero))).contains("rendezvous through etcd").doesNotContain("hosting the rendezvous store");
+    assertSurvivorFinished(procs, cutAtMs, cutOffExitS, "etcd, node 0 cut");
+  }
+
+  private void assertSurvivorFinished(int procs, long cutAtMs, double cutOffExitS, String what) throws Exception {
     JsonNode s = summary();
     assertThat(s.get("status").asText()).isEqualTo("completed");
     assertThat(s.get("steps").asLong()).isEqualTo(40);
@@ -174,8 +246,8 @@ class ElasticHostsTest {
     assertThat(after.get("cause").asText()).isEqualTo("failure");
     double firstStepAfterCutS = (after.get("first_step_at_ms").asLong() - cutAtMs) / 1000.0;
     JsonNode rec = after.get("recovery_s");
-    System.out.printf("ElasticHostsTest cut (%d proc/host): first step after the cut %.1f s (recovery from the last beat: %s),"
-        + " cut-off host exited after %.1f s%n", procs, firstStepAfterCutS, rec, cutOffExitS);
+    System.out.printf("ElasticHostsTest %s (%d proc/host): first step after the cut %.1f s (recovery from the last beat: %s),"
+        + " cut-off host exited after %.1f s%n", what, procs, firstStepAfterCutS, rec, cutOffExitS);
     assertThat(firstStepAfterCutS).as("first step after the cut (target 15 s; generous under load)").isLessThan(45);
     assertThat(rec.get("detected_s").asDouble()).isPositive();
     assertThat(cutOffExitS).as("cut-off host gone (target 60 s)").isLessThan(90);

@@ -36,6 +36,8 @@ class CrdSchemaTest {
   void elasticPyTorchJob() {
     CrdSchemas.dir();
     assertCustomResourcesValid(Renderer.render(TestSpecs.elastic(), Target.PYTORCHJOB).manifests());
+    assertCustomResourcesValid(Renderer.render(TestSpecs.elastic("elastic.rdzvBackend=etcd", "elastic.rdzvEndpoint=weft-etcd:2379"),
+        Target.PYTORCHJOB).manifests());
   }
 
   @Test

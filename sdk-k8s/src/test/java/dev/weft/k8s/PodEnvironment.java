@@ -156,7 +156,7 @@ public final class PodEnvironment {
         }
         if (!elastic.isMissingNode()) {
           env.put("PET_RDZV_BACKEND", elastic.path("rdzvBackend").asText("c10d"));
-          env.put("PET_RDZV_ENDPOINT", name + "-worker-0:" + elastic.path("rdzvPort").asInt(masterPort));
+          env.put("PET_RDZV_ENDPOINT", elastic.path("rdzvHost").asText(name + "-worker-0") + ":" + elastic.path("rdzvPort").asInt(masterPort));
           env.put("PET_RDZV_ID", name);
           env.put("PET_NNODES", elastic.path("minReplicas").asInt() + ":" + elastic.path("maxReplicas").asInt());
           env.put("PET_MAX_RESTARTS", elastic.path("maxRestarts").asText());

@@ -92,6 +92,17 @@ class RenderTest {
   }
 
   @Test
+  void anElasticSpecWithEtcdPointsTheOperatorsRendezvousAtTheUsersEtcd() {
+    JsonNode ep = Yaml.tree(Renderer.render(TestSpecs.elastic("elastic.rdzvBackend=etcd", "elastic.rdzvEndpoint=weft-etcd:2379"),
+        Target.PYTORCHJOB).only("PyTorchJob").body()).path("spec").path("elasticPolicy");
+    assertThat(ep.path("rdzvBackend").asText()).isEqualTo("etcd");
+    assertThat(ep.path("rdzvHost").asText()).isEqualTo("weft-etcd"); // the operator sets PET_RDZV_ENDPOINT=rdzvHost:rdzvPort
+    assertThat(ep.path("rdzvPort").asInt()).isEqualTo(2379);
+    assertThatThrownBy(() -> Renderer.render(TestSpecs.elastic("elastic.rdzvBackend=etcd"), Target.PYTORCHJOB))
+        .hasMessageContaining("elastic.rdzvBackend=etcd on Kubernetes needs elastic.rdzvEndpoint");
+  }
+
+  @Test
   void anElasticSpecRendersAPyTorchJobWithElasticPolicyMatchingTheNodeRange() {
     Rendered r = Renderer.render(TestSpecs.elastic(), Target.PYTORCHJOB);
     JsonNode job = Yaml.tree(r.only("PyTorchJob").body());
@@ -99,6 +110,7 @@ class RenderTest {
     assertThat(ep.path("minReplicas").asInt()).isEqualTo(1);
     assertThat(ep.path("maxReplicas").asInt()).isEqualTo(4);
     assertThat(ep.path("rdzvBackend").asText()).isEqualTo("c10d");
+    assertThat(ep.has("rdzvHost")).as("the operator's default host: worker 0").isFalse();
     assertThat(ep.path("maxRestarts").asInt()).isEqualTo(3);
     assertThat(ep.path("metrics").path(0).path("resource").path("name").asText()).isEqualTo("cpu");
     assertThat(job.path("spec").path("pytorchReplicaSpecs").has("Master")).isFalse();

@@ -58,6 +58,14 @@ class WorkerEnvContractTest {
     assertThat(pods.get(0).hostname()).isEqualTo("gpt-tiny-worker-0");
   }
 
+  @Test
+  void elasticPyTorchJobWithEtcdPointsEveryPodAtTheEtcdService() {
+    K8sSpec ks = TestSpecs.elastic("elastic.rdzvBackend=etcd", "elastic.rdzvEndpoint=weft-etcd:2379");
+    for (Pod p : PodEnvironment.pods(Renderer.render(ks, Target.PYTORCHJOB), Target.PYTORCHJOB)) {
+      assertThat(p.env()).containsEntry("PET_RDZV_BACKEND", "etcd").containsEntry("PET_RDZV_ENDPOINT", "weft-etcd:2379");
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(Target.class)
   void workersGetTheNcclKnobsAndTheUsersEnv(Target t) {

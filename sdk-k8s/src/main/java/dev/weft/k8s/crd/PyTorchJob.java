@@ -25,7 +25,8 @@ public record PyTorchJob(String apiVersion, String kind, ObjectMeta metadata, Sp
 
   public record SchedulingPolicy(Integer minAvailable, String queue, String priorityClass) {}
 
-  public record ElasticPolicy(Integer minReplicas, Integer maxReplicas, String rdzvBackend, Integer rdzvPort,
+  /** {@code rdzvHost}: null for c10d (the operator then uses {@code <job>-worker-0}); PET_RDZV_ENDPOINT is rdzvHost:rdzvPort. */
+  public record ElasticPolicy(Integer minReplicas, Integer maxReplicas, String rdzvBackend, String rdzvHost, Integer rdzvPort,
                               Integer maxRestarts, List<MetricSpec> metrics) {}
 
   public record ReplicaSpec(Integer replicas, String restartPolicy, PodTemplateSpec template) {}

@@ -1,5 +1,8 @@
 package dev.weft.k8s.render;
 
+import dev.weft.WeftException;
+import dev.weft.elastic.Endpoint;
+import dev.weft.elastic.RendezvousBackend;
 import dev.weft.k8s.crd.PyTorchJob;
 import dev.weft.k8s.spec.K8sSpec;
 import dev.weft.k8s.yaml.Manifest;
@@ -11,7 +14,7 @@ import java.util.Map;
 /**
  * A Kubeflow PyTorchJob. Fixed size: one Master and nodes-1 Workers; the operator injects RANK,
  * WORLD_SIZE, MASTER_ADDR/PORT and PET_*. Elastic ({@code nodes: MIN:MAX}): Workers only, with an
- * {@code elasticPolicy} (c10d rendezvous on worker 0, min/max replicas, max restarts, CPU metric), and an
+ * {@code elasticPolicy} (c10d rendezvous on worker 0, or etcd at {@code elastic.rdzvEndpoint}; min/max replicas, max restarts, CPU metric), and an
  * HPA of the same name as the one the operator derives from that policy.
  */
 public final class PyTorchJobRenderer {
@@ -33,8 +36,7 @@ public final class PyTorchJobRenderer {
       List<EnvVar> env = List.of(WorkerEnv.value("MASTER_ADDR", ks.name() + "-worker-0"),
           WorkerEnv.value("MASTER_PORT", ks.deployment().port()));
       replicas.put("Worker", replica(ks, ks.nodes().max(), "OnFailure", env, extraArgs));
-      elastic = new PyTorchJob.ElasticPolicy(ks.nodes().min(), ks.nodes().max(), "c10d", ks.deployment().port(),
-          restarts, SupportObjects.autoscaleMetrics(ks));
+      elastic = elasticPolicy(ks, restarts);
     } else {
       replicas.put("Master", replica(ks, 1, "Never", List.of(), extraArgs));
       if (ks.nodes().max() > 1) replicas.put("Worker", replica(ks, ks.nodes().max() - 1, "Never", List.of(), extraArgs));
@@ -42,6 +44,26 @@ public final class PyTorchJobRenderer {
     return new PyTorchJob(Labels.jobMeta(ks, ks.name()), new PyTorchJob.Spec(
         new PyTorchJob.RunPolicy("None", ks.elastic() ? null : restarts, null, null),
         elastic, Integer.toString(ks.procsPerNode()), replicas));
+  }
+
+  /**
+   * c10d: rendezvous on worker 0's TCPStore (the operator's default endpoint); etcd: on the user's etcd named by
+   * {@code elastic.rdzvEndpoint}, so that losing any pod, worker 0 included, does not end the run.
+   */
+  private static PyTorchJob.ElasticPolicy elasticPolicy(K8sSpec ks, int restarts) {
+    var e = ks.spec().elastic();
+    RendezvousBackend backend = RendezvousBackend.parse(e.rdzvBackend(), "elastic.rdzvBackend");
+    if (backend == RendezvousBackend.C10D) {
+      return new PyTorchJob.ElasticPolicy(ks.nodes().min(), ks.nodes().max(), backend.flag(), null, ks.deployment().port(), restarts,
+          SupportObjects.autoscaleMetrics(ks));
+    }
+    if (e.rdzvEndpoint() == null || e.rdzvEndpoint().isBlank()) {
+      throw new WeftException("elastic.rdzvBackend=etcd on Kubernetes needs elastic.rdzvEndpoint: your etcd Service's HOST:PORT,"
+          + " e.g. weft-etcd:2379 (see docs/kubernetes.md)");
+    }
+    Endpoint ep = Endpoint.parse(e.rdzvEndpoint(), "elastic.rdzvEndpoint");
+    return new PyTorchJob.ElasticPolicy(ks.nodes().min(), ks.nodes().max(), backend.flag(), ep.host(), ep.port(), restarts,
+        SupportObjects.autoscaleMetrics(ks));
   }
 
   private static PyTorchJob.ReplicaSpec replica(K8sSpec ks, int count, String restartPolicy, List<EnvVar> env,
