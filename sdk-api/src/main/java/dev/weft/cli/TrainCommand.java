@@ -83,6 +83,7 @@ final class TrainCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     if (resume != null) specOptions.overrides.add("checkpoint.resume=" + resume);
     TrainingSpec spec = specOptions.read();
+    dev.weft.log.LogFormat.useSpec(spec.logging().format());
     HostPlan plan = fixedPlan(spec);
     if (plan == null && (nnodes != null || spec.elastic().enabled())) return ElasticTrain.run(spec, this);
     if (plan == null) plan = HostPlan.single(nproc == null ? spec.worldSize() : nproc, FreePort.find());

@@ -9,6 +9,8 @@ import dev.weft.comm.StoreValues;
 import dev.weft.launch.FreePort;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.ParentWatch;
+import dev.weft.log.JsonLine;
+import dev.weft.log.LogFormat;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.NativeThreads;
@@ -415,7 +417,8 @@ public final class ElasticAgent {
   private void say(String line) {
     log.debug(line);
     synchronized (console) {
-      console.println("[agent " + nodeId + "] " + line);
+      console.println(LogFormat.json() ? JsonLine.now("INFO", ElasticAgent.class.getName(), "agent " + nodeId + ": " + line)
+          : "[agent " + nodeId + "] " + line);
     }
   }
 }

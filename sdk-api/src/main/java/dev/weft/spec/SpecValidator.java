@@ -72,6 +72,9 @@ public final class SpecValidator {
     require(e.failureTimeoutSeconds() >= 2 * e.heartbeatSeconds(), "elastic.failureTimeoutSeconds", e.failureTimeoutSeconds()
         + " must be at least twice elastic.heartbeatSeconds=" + e.heartbeatSeconds() + " or a single late beat looks like a failure");
     require(s.metrics().port() >= 0 && s.metrics().port() < 65536, "metrics.port", s.metrics().port() + " is not a port");
+    require(LoggingSpec.FORMATS.contains(s.logging().format()), "logging.format",
+        "'" + s.logging().format() + "' is not a log format; use text or json");
+    Credentials.refuseIn(s.deployment().env(), "deployment.env", "deployment.secretEnv");
 
     ModelFactories.validate(s);
     EngineSupport.refuseUnsupported(s);

@@ -93,6 +93,7 @@ public final class TrainingLoop {
     long prevEnd = System.nanoTime();
     try (opt; checkpoints) {
       for (long step = resumedAt + 1; step <= t.steps(); step++) {
+        dev.weft.log.LogContext.step(step);
         long s0 = System.nanoTime();
         long commNs = 0;
         double lr = schedule.at(step);

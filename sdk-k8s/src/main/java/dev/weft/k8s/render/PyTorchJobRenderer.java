@@ -30,10 +30,11 @@ public final class PyTorchJobRenderer {
     PyTorchJob.ElasticPolicy elastic = null;
     if (ks.elastic()) {
       // The operator sets no MASTER_ADDR without a Master; point it at worker 0, the rendezvous host.
+      int store = RankPorts.of(ks).store();
       List<EnvVar> env = List.of(WorkerEnv.value("MASTER_ADDR", ks.name() + "-worker-0"),
-          WorkerEnv.value("MASTER_PORT", ks.deployment().port()));
+          WorkerEnv.value("MASTER_PORT", store));
       replicas.put("Worker", replica(ks, ks.nodes().max(), "OnFailure", env, extraArgs));
-      elastic = new PyTorchJob.ElasticPolicy(ks.nodes().min(), ks.nodes().max(), "c10d", ks.deployment().port(),
+      elastic = new PyTorchJob.ElasticPolicy(ks.nodes().min(), ks.nodes().max(), "c10d", store,
           restarts, SupportObjects.autoscaleMetrics(ks));
     } else {
       replicas.put("Master", replica(ks, 1, "Never", List.of(), extraArgs));
