@@ -58,6 +58,7 @@ class SecretEnvTest {
       assertThat(hf.path("valueFrom").path("secretKeyRef").toString()).isEqualTo("{\"key\":\"token\",\"name\":\"hf\"}");
       assertThat(env(c, "WANDB_API_KEY").path("valueFrom").path("secretKeyRef").path("name").asText()).isEqualTo("wandb");
     }
+    CrdSchemaTest.assertCustomResourcesValid(r.manifests());
     String configMap = Yaml.tree(r.only("ConfigMap").body()).path("data").path("spec.yaml").asText();
     assertThat(configMap).as("the spec holds the reference only").contains("HF_TOKEN: hf/token");
   }
@@ -78,6 +79,7 @@ class SecretEnvTest {
         assertThat(env(c, name).path("valueFrom").path("secretKeyRef").path("optional").asBoolean()).as(name).isTrue();
       }
     }
+    CrdSchemaTest.assertCustomResourcesValid(r.manifests());
     String spec = Yaml.tree(r.only("ConfigMap").body()).path("data").path("spec.yaml").asText();
     assertThat(Yaml.read(spec).path("checkpoint").path("dir").asText()).isEqualTo("s3://bucket/runs");
   }
