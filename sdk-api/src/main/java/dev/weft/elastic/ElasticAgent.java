@@ -380,6 +380,7 @@ public final class ElasticAgent {
     env.put(ElasticWorker.ENV_RESTARTS, String.valueOf(restarts));
     env.put(ElasticWorker.ENV_PREFIX, "elastic/" + o.runId() + "/" + RendezvousRound.key(m.round(), ""));
     env.put(ElasticWorker.ENV_RUN_PREFIX, "elastic/" + o.runId() + "/");
+    env.putAll(LogFormat.childEnv()); // the worker writes the agent's format from its first line
     return env;
   }
 

@@ -1,5 +1,6 @@
 package dev.weft.spec;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -34,7 +35,7 @@ public final class Credentials {
 
   /** Why {@code name=value} looks like a credential, or empty. The reason never contains the value. */
   public static Optional<String> why(String name, String value) {
-    for (String word : name.toUpperCase(java.util.Locale.ROOT).split("_")) {
+    for (String word : name.toUpperCase(Locale.ROOT).split("_")) {
       if (NAME_WORD.matcher(word).matches()) return Optional.of("its name says it is a credential");
     }
     if (value == null) return Optional.empty();

@@ -3,7 +3,9 @@ package dev.weft.k8s.spec;
 import static dev.weft.spec.SpecValidator.require;
 
 import dev.weft.spec.TrainingSpec;
+import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /** Checks the deployment section before anything is rendered; every error names the field and the fix. */
@@ -17,7 +19,7 @@ public final class K8sDeploymentValidator {
   private static final Pattern SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
   private static final Pattern SECRET_KEY = Pattern.compile("[-._a-zA-Z0-9]+");
   /** The access modes a claim may ask for. */
-  public static final java.util.Set<String> ACCESS_MODES = java.util.Set.of("ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod");
+  public static final Set<String> ACCESS_MODES = Set.of("ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod");
 
   private K8sDeploymentValidator() {}
 
@@ -105,8 +107,8 @@ public final class K8sDeploymentValidator {
   }
 
   private static boolean under(String dir, String mount) {
-    java.nio.file.Path d = java.nio.file.Path.of(dir).normalize();
-    return d.isAbsolute() && d.startsWith(java.nio.file.Path.of(mount).normalize());
+    Path d = Path.of(dir).normalize();
+    return d.isAbsolute() && d.startsWith(Path.of(mount).normalize());
   }
 
   private static void quantity(String q, String field) {

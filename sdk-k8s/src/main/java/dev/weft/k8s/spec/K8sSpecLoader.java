@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -104,7 +105,7 @@ public final class K8sSpecLoader {
 
   /** {@code NAME: secret-name/key} entries as Secret references; one without the '/' is a one-line error. */
   static Map<String, K8sDeployment.SecretKey> secretKeys(Map<String, String> refs) {
-    Map<String, K8sDeployment.SecretKey> out = new java.util.TreeMap<>();
+    Map<String, K8sDeployment.SecretKey> out = new TreeMap<>();
     refs.forEach((name, ref) -> {
       int slash = ref == null ? -1 : ref.indexOf('/');
       if (slash <= 0 || slash == ref.length() - 1 || ref.indexOf('/', slash + 1) >= 0) {
