@@ -1,5 +1,6 @@
 package dev.weft.cli;
 
+import dev.weft.log.LogFormat;
 import dev.weft.metrics.StepMetrics;
 import dev.weft.train.StepListener;
 import java.io.ByteArrayOutputStream;
@@ -82,7 +83,8 @@ final class ConsoleProgress implements StepListener {
     }
   }
 
-  static View view(PrintStream console) { return new View(console, onTerminal()); }
+  /** JSON logs are for a shipper, not a person: their lines pass through even on a terminal. */
+  static View view(PrintStream console) { return new View(console, onTerminal() && !LogFormat.json()); }
 
   /** The launcher's console: a progress bar on a terminal, plain lines elsewhere. */
   static final class View {

@@ -2,11 +2,12 @@ package dev.weft.cli;
 
 import dev.weft.WeftException;
 import dev.weft.comm.NodeAddress;
-import dev.weft.launch.FreePort;
-import dev.weft.launch.HostPlan;
 import dev.weft.device.DeviceDecision;
 import dev.weft.device.Devices;
+import dev.weft.launch.FreePort;
+import dev.weft.launch.HostPlan;
 import dev.weft.launch.LocalLauncher;
+import dev.weft.log.LogFormat;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.RunSummary;
 import dev.weft.plan.MemoryPlan;
@@ -87,6 +88,7 @@ final class TrainCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     if (resume != null) specOptions.overrides.add("checkpoint.resume=" + resume);
     TrainingSpec spec = specOptions.read();
+    LogFormat.useSpec(spec.logging().format());
     HostPlan plan = fixedPlan(spec);
     if (plan == null && (nnodes != null || spec.elastic().enabled())) return ElasticTrain.run(spec, this);
     if (plan == null) plan = HostPlan.single(nproc == null ? spec.worldSize() : nproc, FreePort.find());

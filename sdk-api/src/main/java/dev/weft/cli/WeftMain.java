@@ -30,6 +30,7 @@ public final class WeftMain implements Runnable {
   }
 
   public static void main(String[] args) {
+    dev.weft.log.LogFormat.current(); // WEFT_LOG_FORMAT=json turns every line into an object from the first one
     int code = commandLine().execute(args);
     System.out.flush();
     System.exit(code);

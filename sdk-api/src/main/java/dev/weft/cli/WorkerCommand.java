@@ -1,13 +1,15 @@
 package dev.weft.cli;
 
-import dev.weft.elastic.ElasticWorker;
 import dev.weft.comm.NodeAddress;
+import dev.weft.elastic.ElasticWorker;
 import dev.weft.launch.ClusterEnv;
 import dev.weft.launch.HostPlan;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.ParentWatch;
 import dev.weft.launch.WorkerIdentity;
 import dev.weft.launch.WorkerRun;
+import dev.weft.log.LogContext;
+import dev.weft.log.LogFormat;
 import dev.weft.metrics.prometheus.GrafanaDashboard;
 import dev.weft.metrics.prometheus.MetricsEndpoint;
 import dev.weft.metrics.prometheus.WeftMetrics;
@@ -52,8 +54,10 @@ final class WorkerCommand implements Callable<Integer> {
   public Integer call() {
     ParentWatch.startIfRequested();
     Map<String, String> env = System.getenv();
+    TrainingSpec s = SpecIO.read(spec, overrides);
+    LogFormat.useSpec(s.logging().format());
     if (ElasticTrain.isOperatorAgent(env)) { // an elastic PyTorchJob's pod: this process is the node's agent
-      return ElasticTrain.runFromOperatorEnv(SpecIO.read(spec, overrides), runDir, env);
+      return ElasticTrain.runFromOperatorEnv(s, runDir, env);
     }
     WorkerIdentity id;
     if (ClusterEnv.isRank(env)) {
@@ -66,7 +70,7 @@ final class WorkerCommand implements Callable<Integer> {
     }
     String t = System.getenv("WEFT_THREADS");
     int threads = t == null ? NativeThreads.perRank(1) : Integer.parseInt(t);
-    TrainingSpec s = SpecIO.read(spec, overrides);
+    LogContext.rank(id.rank());
     WeftMetrics metrics = WeftMetrics.forRank(s, id.rank());
     String restarts = System.getenv(dev.weft.elastic.ElasticWorker.ENV_RESTARTS);
     if (restarts != null) metrics.setRestarts(Integer.parseInt(restarts));

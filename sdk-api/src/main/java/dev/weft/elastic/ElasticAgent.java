@@ -8,6 +8,8 @@ import dev.weft.comm.StoreValues;
 import dev.weft.launch.FreePort;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.ParentWatch;
+import dev.weft.log.JsonLine;
+import dev.weft.log.LogFormat;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.NativeThreads;
@@ -383,6 +385,7 @@ public final class ElasticAgent {
     env.put(ElasticWorker.ENV_RESTARTS, String.valueOf(restarts));
     env.put(ElasticWorker.ENV_PREFIX, runPrefix() + RendezvousRound.key(m.round(), ""));
     env.put(ElasticWorker.ENV_RUN_PREFIX, runPrefix());
+    env.putAll(LogFormat.childEnv()); // the worker writes the agent's format from its first line
     return env;
   }
 
@@ -403,7 +406,8 @@ public final class ElasticAgent {
   private void say(String line) {
     log.debug(line);
     synchronized (console) {
-      console.println("[agent " + nodeId + "] " + line);
+      console.println(LogFormat.json() ? JsonLine.now("INFO", ElasticAgent.class.getName(), "agent " + nodeId + ": " + line)
+          : "[agent " + nodeId + "] " + line);
     }
   }
 }

@@ -1,7 +1,9 @@
 package dev.weft.launch;
 
-import dev.weft.comm.RunToken;
 import dev.weft.WeftException;
+import dev.weft.comm.RunToken;
+import dev.weft.log.JsonLine;
+import dev.weft.log.LogFormat;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -67,6 +69,7 @@ public final class LocalLauncher {
         WorkerIdentity id = plan.worker(local);
         ProcessBuilder pb = new ProcessBuilder(javaCommand(workerCommand)).redirectErrorStream(true);
         Map<String, String> env = pb.environment();
+        env.putAll(LogFormat.childEnv()); // the worker writes the launcher's format from its first line
         env.putAll(extraEnv);
         env.putAll(id.toEnv());
         if (token != null) env.put(RunToken.ENV, token);
@@ -117,6 +120,15 @@ public final class LocalLauncher {
     return cmd;
   }
 
+  /**
+   * A worker's line as this launcher prints it: prefixed with the rank in text; in JSON, a worker's JSON
+   * line as it is and anything else it printed (native code, the JVM) as an object with its rank.
+   */
+  static String relayed(int rank, String line) {
+    if (!LogFormat.json()) return "[rank " + rank + "] " + line;
+    return JsonLine.isObject(line) ? line : JsonLine.format(java.time.Instant.now(), "INFO", rank, null, "stdout", line);
+  }
+
   /** Copies a worker's output to {@code console} prefixed with its rank, keeping its last lines in {@code tail}. */
   public static Thread pump(int rank, Process p, Deque<String> tail, PrintStream console) {
     Thread t = new Thread(() -> {
@@ -128,7 +140,7 @@ public final class LocalLauncher {
             if (tail.size() > LAST_LINES) tail.removeFirst();
           }
           synchronized (console) {
-            console.println("[rank " + rank + "] " + line);
+            console.println(relayed(rank, line));
           }
         }
       } catch (IOException ignored) {

@@ -14,6 +14,7 @@ public record DeploymentSpec(
     int procsPerNode,
     int gpusPerNode,
     Map<String, String> env,
+    Map<String, String> secretEnv,          // NAME -> secret-name/key; only references, never values
     Resources requests,
     Resources limits,
     Map<String, String> nodeSelector,
@@ -31,6 +32,7 @@ public record DeploymentSpec(
 
   public DeploymentSpec {
     env = env == null ? Map.of() : Map.copyOf(env);
+    secretEnv = secretEnv == null ? Map.of() : Map.copyOf(secretEnv);
     nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
     tolerations = tolerations == null ? List.of() : List.copyOf(tolerations);
     nccl = nccl == null ? Map.of() : Map.copyOf(nccl);
@@ -40,6 +42,10 @@ public record DeploymentSpec(
   /** CPU and memory as Kubernetes quantities ("4", "500m", "16Gi"); null leaves it unset. */
   public record Resources(String cpu, String memory) {}
 
-  /** A PVC mounted at mountPath, or an object-store uri (s3://, gs://) with credentials in Secret {@code secret}. */
-  public record CheckpointStorage(String pvc, String uri, String secret, String mountPath) {}
+  /**
+   * A PVC mounted at mountPath (referenced by {@code pvc}, or rendered when {@code size} is set), or an
+   * object-store uri (s3://) with credentials in Secret {@code secret}.
+   */
+  public record CheckpointStorage(String pvc, String size, String storageClass, String accessMode, String uri,
+                                  String secret, String mountPath) {}
 }

@@ -74,6 +74,9 @@ public final class SpecValidator {
     dev.weft.elastic.RendezvousBackend.parse(e.rdzvBackend(), "elastic.rdzvBackend");
     if (e.rdzvEndpoint() != null && !e.rdzvEndpoint().isBlank()) dev.weft.elastic.Endpoint.parse(e.rdzvEndpoint(), "elastic.rdzvEndpoint");
     require(s.metrics().port() >= 0 && s.metrics().port() < 65536, "metrics.port", s.metrics().port() + " is not a port");
+    require(LoggingSpec.FORMATS.contains(s.logging().format()), "logging.format",
+        "'" + s.logging().format() + "' is not a log format; use text or json");
+    Credentials.refuseIn(s.deployment().env(), "deployment.env", "deployment.secretEnv");
 
     ModelFactories.validate(s);
     EngineSupport.refuseUnsupported(s);

@@ -6,13 +6,14 @@ import dev.weft.comm.ReduceOp;
 import dev.weft.data.Batches;
 import dev.weft.data.DistributedSampler;
 import dev.weft.data.TokenSource;
+import dev.weft.log.LogContext;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.ProcessMemory;
 import dev.weft.metrics.RunSummary;
 import dev.weft.metrics.StepMetrics;
 import dev.weft.models.LanguageModel;
-import dev.weft.models.StagedModel;
 import dev.weft.models.Parameters.Param;
+import dev.weft.models.StagedModel;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.data.Zero3Layers;
 import dev.weft.precision.Autocast;
@@ -93,6 +94,7 @@ public final class TrainingLoop {
     long prevEnd = System.nanoTime();
     try (opt; checkpoints) {
       for (long step = resumedAt + 1; step <= t.steps(); step++) {
+        LogContext.step(step); // log lines from here on name the step
         long s0 = System.nanoTime();
         long commNs = 0;
         double lr = schedule.at(step);

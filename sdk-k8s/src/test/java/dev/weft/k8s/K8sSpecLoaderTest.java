@@ -47,7 +47,7 @@ class K8sSpecLoaderTest {
             + "set deployment.nodes and deployment.procsPerNode so that their product is 2");
     assertThatThrownBy(() -> TestSpecs.tiny("deployment.nodes=4:1")).hasMessageStartingWith("deployment.nodes: '4:1' has MAX below MIN");
     assertThatThrownBy(() -> TestSpecs.tiny("deployment.checkpointStorage.uri=s3://b/x"))
-        .hasMessageStartingWith("deployment.checkpointStorage: set either pvc or uri, not both");
+        .hasMessageStartingWith("deployment.checkpointStorage: set either pvc (or size) or uri, not both");
     assertThatThrownBy(() -> TestSpecs.tiny("deployment.checkpointStorage.pvc=", "deployment.checkpointStorage.uri=s3://b/x"))
         .hasMessageStartingWith("deployment.checkpointStorage.secret:");
     assertThatThrownBy(() -> TestSpecs.tiny("deployment.tolerations=oops")).hasMessageStartingWith("deployment.tolerations:");

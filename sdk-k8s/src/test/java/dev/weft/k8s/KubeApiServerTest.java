@@ -102,6 +102,17 @@ class KubeApiServerTest {
     applyAndReadBack(Renderer.render(K8sSpecLoader.load(Path.of(CliTest.SAMPLE), List.of("name=sample-" + t.cliName())), t));
   }
 
+  /** A rendered checkpoint claim, secretEnv and the object store's key-by-key credentials, as the server stores them. */
+  @ParameterizedTest
+  @EnumSource(value = Target.class, names = {"PYTORCHJOB", "TRAINJOB", "JOBSET"})
+  void claimsAndSecretReferencesAreAccepted(Target t) {
+    applyAndReadBack(Renderer.render(TestSpecs.tiny("name=claim-" + t.cliName(), "deployment.checkpointStorage.pvc=",
+        "deployment.checkpointStorage.size=5Gi", "deployment.checkpointStorage.storageClass=nfs",
+        "deployment.secretEnv.HF_TOKEN=hf/token"), t));
+    applyAndReadBack(Renderer.render(TestSpecs.tiny("name=s3-" + t.cliName(), "deployment.checkpointStorage.pvc=",
+        "deployment.checkpointStorage.uri=s3://bucket/runs", "deployment.checkpointStorage.secret=s3-creds"), t));
+  }
+
   @Test
   void elasticPyTorchJobWithItsHpa() {
     applyAndReadBack(Renderer.render(TestSpecs.elastic("name=elastic"), Target.PYTORCHJOB));

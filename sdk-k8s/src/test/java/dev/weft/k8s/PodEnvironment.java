@@ -34,6 +34,9 @@ public final class PodEnvironment {
   private static final String POD_IP_FIELD = "status.podIP";
   private static final String POD_IP_UNSET = "<pod ip>";
 
+  /** What a pod's variable from Secret {@code secret}, key {@code key} holds here: a placeholder naming it. */
+  public static String secretValue(String secret, String key) { return "<secret " + secret + "/" + key + ">"; }
+
   private PodEnvironment() {}
 
   /** Pods with addresses 10.0.0.1, 10.0.0.2, ... in pod order. */
@@ -207,6 +210,9 @@ public final class PodEnvironment {
       String name = e.path("name").asText();
       if (e.has("value")) {
         env.put(name, e.path("value").asText());
+      } else if (e.path("valueFrom").has("secretKeyRef")) {
+        JsonNode ref = e.path("valueFrom").path("secretKeyRef");
+        env.put(name, secretValue(ref.path("name").asText(), ref.path("key").asText()));
       } else {
         String path = e.path("valueFrom").path("fieldRef").path("fieldPath").asText();
         if (path.equals(POD_IP_FIELD)) {

@@ -33,8 +33,9 @@ public final class PyTorchJobRenderer {
     PyTorchJob.ElasticPolicy elastic = null;
     if (ks.elastic()) {
       // The operator sets no MASTER_ADDR without a Master; point it at worker 0, the rendezvous host.
+      int store = RankPorts.of(ks).store();
       List<EnvVar> env = List.of(WorkerEnv.value("MASTER_ADDR", ks.name() + "-worker-0"),
-          WorkerEnv.value("MASTER_PORT", ks.deployment().port()));
+          WorkerEnv.value("MASTER_PORT", store));
       replicas.put("Worker", replica(ks, ks.nodes().max(), "OnFailure", env, extraArgs));
       elastic = elasticPolicy(ks, restarts);
     } else {
@@ -54,7 +55,7 @@ public final class PyTorchJobRenderer {
     var e = ks.spec().elastic();
     RendezvousBackend backend = RendezvousBackend.parse(e.rdzvBackend(), "elastic.rdzvBackend");
     if (backend == RendezvousBackend.C10D) {
-      return new PyTorchJob.ElasticPolicy(ks.nodes().min(), ks.nodes().max(), backend.flag(), null, ks.deployment().port(), restarts,
+      return new PyTorchJob.ElasticPolicy(ks.nodes().min(), ks.nodes().max(), backend.flag(), null, RankPorts.of(ks).store(), restarts,
           SupportObjects.autoscaleMetrics(ks));
     }
     if (e.rdzvEndpoint() == null || e.rdzvEndpoint().isBlank()) {

@@ -24,6 +24,7 @@ public final class Renderer {
           + Target.TRAINJOB.cliName());
     }
     List<Manifest> out = new ArrayList<>();
+    if (ks.deployment().checkpointStorage().rendersClaim()) out.add(SupportObjects.checkpointClaim(ks));
     out.add(SupportObjects.specConfigMap(ks));
     out.add(SupportObjects.networkPolicy(ks));
     out.add(SupportObjects.podDisruptionBudget(ks));

@@ -10,6 +10,10 @@ import dev.weft.spec.SpecIO;
 import dev.weft.spec.SpecOverrides;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServicePortBuilder;
@@ -27,21 +31,22 @@ import java.util.Map;
 
 /** The objects every target has beside its job: spec ConfigMap, PDB, NetworkPolicy, PodMonitor, HPA, Service. */
 public final class SupportObjects {
-  /** Where Gloo and NCCL listen for collective traffic: Linux's default ephemeral port range. */
-  public static final int COLLECTIVE_PORT_FIRST = 32768;
-  public static final int COLLECTIVE_PORT_LAST = 60999;
   public static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
   private SupportObjects() {}
 
   public static String specConfigMapName(K8sSpec ks) { return ks.name() + "-spec"; }
 
-  /** The spec the workers read: the user's, with checkpoints under the mounted storage. */
+  /**
+   * The spec the workers read: the user's, with checkpoints in the durable storage when checkpoint.dir is
+   * empty (the object store's uri, else the mounted claim or staging directory).
+   */
   public static String workerSpecYaml(K8sSpec ks) {
     try {
       ObjectNode tree = (ObjectNode) SpecIO.yamlMapper().readTree(ks.specYaml());
       if (ks.spec().checkpoint().dir().isBlank()) {
-        SpecOverrides.set(tree, "checkpoint.dir", TextNode.valueOf(ks.deployment().checkpointStorage().mountPath()));
+        var storage = ks.deployment().checkpointStorage();
+        SpecOverrides.set(tree, "checkpoint.dir", TextNode.valueOf(storage.usesObjectStore() ? storage.uri() : storage.mountPath()));
       }
       return SpecIO.yamlMapper().writeValueAsString(tree);
     } catch (JsonProcessingException e) {
@@ -54,6 +59,21 @@ public final class SupportObjects {
         .withData(Map.of("spec.yaml", workerSpecYaml(ks))).build());
   }
 
+  /**
+   * The checkpoint claim Weft renders when {@code checkpointStorage.size} is set. Not labelled as part of the
+   * run's objects, so {@code weft k8s delete} leaves it (and the checkpoints) for the next run to resume from.
+   */
+  public static Manifest checkpointClaim(K8sSpec ks) {
+    var c = ks.deployment().checkpointStorage();
+    ObjectMeta meta = new ObjectMetaBuilder().withName(c.claimName(ks.name())).withNamespace(ks.namespace())
+        .addToLabels("app.kubernetes.io/name", "weft").addToLabels("app.kubernetes.io/managed-by", "weft").build();
+    return Manifest.of(new PersistentVolumeClaimBuilder().withMetadata(meta).withNewSpec()
+        .withAccessModes(c.accessMode())
+        .withStorageClassName(c.storageClass() == null || c.storageClass().isBlank() ? null : c.storageClass())
+        .withNewResources().addToRequests("storage", new Quantity(c.size())).endResources()
+        .endSpec().build());
+  }
+
   /** Voluntary evictions may not take the run below its minimum node count. */
   public static Manifest podDisruptionBudget(K8sSpec ks) {
     return Manifest.of(new PodDisruptionBudgetBuilder().withMetadata(Labels.meta(ks, ks.name()))
@@ -62,16 +82,15 @@ public final class SupportObjects {
   }
 
   /**
-   * Ingress only from the run's own pods (rendezvous port and the collective port range) and from the
-   * monitoring namespace (metrics ports). Egress is left open (DNS, object stores, registries).
+   * Ingress only from the run's own pods, on every TCP port (Gloo pairs and elastic generations listen on
+   * ports the kernel picks, see {@link RankPorts}), and from the monitoring namespace on exactly the
+   * metrics ports. Egress is left open (DNS, object stores, registries).
    */
   public static Manifest networkPolicy(K8sSpec ks) {
-    List<NetworkPolicyPort> jobPorts = new ArrayList<>();
-    jobPorts.add(tcp(ks.deployment().port()));
-    jobPorts.add(new NetworkPolicyPortBuilder().withProtocol("TCP").withPort(new IntOrString(COLLECTIVE_PORT_FIRST))
-        .withEndPort(COLLECTIVE_PORT_LAST).build());
+    RankPorts ports = RankPorts.of(ks);
+    List<NetworkPolicyPort> jobPorts = List.of(new NetworkPolicyPortBuilder().withProtocol("TCP").build());
     List<NetworkPolicyPort> metricsPorts = new ArrayList<>();
-    for (int r = 0; r < ks.procsPerNode(); r++) metricsPorts.add(tcp(ks.metricsPort() + r));
+    for (int port : ports.metricsPorts()) metricsPorts.add(tcp(port));
     return Manifest.of(new NetworkPolicyBuilder().withMetadata(Labels.meta(ks, ks.name()))
         .withNewSpec()
         .withPodSelector(Labels.podSelector(ks))
@@ -89,7 +108,7 @@ public final class SupportObjects {
 
   public static Manifest podMonitor(K8sSpec ks) {
     List<PodMonitor.Endpoint> endpoints = new ArrayList<>();
-    for (int r = 0; r < ks.procsPerNode(); r++) {
+    for (int r = 0; r < RankPorts.of(ks).metricsCount(); r++) {
       endpoints.add(new PodMonitor.Endpoint(WorkerPod.metricsPortName(r), "/metrics", "15s"));
     }
     return Manifest.of(new PodMonitor(Labels.meta(ks, ks.name()), new PodMonitor.Spec(Labels.podSelector(ks), endpoints)));
@@ -114,8 +133,9 @@ public final class SupportObjects {
 
   /** A headless Service giving each pod of the run a stable DNS name (needed by the plain Indexed Job). */
   public static Manifest headlessService(K8sSpec ks, String portName) {
-    ServicePort port = new ServicePortBuilder().withName(portName).withPort(ks.deployment().port())
-        .withTargetPort(new IntOrString(ks.deployment().port())).withProtocol("TCP").build();
+    int store = RankPorts.of(ks).store();
+    ServicePort port = new ServicePortBuilder().withName(portName).withPort(store)
+        .withTargetPort(new IntOrString(store)).withProtocol("TCP").build();
     return Manifest.of(new ServiceBuilder().withMetadata(Labels.meta(ks, ks.name()))
         .withNewSpec().withClusterIP("None").withPublishNotReadyAddresses(true)
         .withSelector(Labels.selector(ks)).withPorts(port).endSpec().build());

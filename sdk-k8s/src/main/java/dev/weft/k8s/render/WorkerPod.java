@@ -6,8 +6,6 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
-import io.fabric8.kubernetes.api.model.EnvFromSource;
-import io.fabric8.kubernetes.api.model.EnvFromSourceBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
@@ -67,7 +65,6 @@ public final class WorkerPod {
         .withCommand("weft")
         .withArgs(args)
         .withEnv(env)
-        .withEnvFrom(envFrom(d))
         .withPorts(ports(ks, o.portName()))
         .withResources(resources(d))
         .withVolumeMounts(mounts(d))
@@ -101,24 +98,19 @@ public final class WorkerPod {
         .build();
   }
 
-  /** Rendezvous port first, then one metrics port per local rank (rank r serves on port + r). */
+  /** The store port first, then one metrics port per local rank (see {@link RankPorts}). */
   static List<ContainerPort> ports(K8sSpec ks, String portName) {
+    RankPorts p = RankPorts.of(ks);
     List<ContainerPort> ports = new ArrayList<>();
-    ports.add(new ContainerPortBuilder().withName(portName).withContainerPort(ks.deployment().port()).withProtocol("TCP").build());
-    for (int r = 0; r < ks.procsPerNode(); r++) {
-      ports.add(new ContainerPortBuilder().withName(metricsPortName(r)).withContainerPort(ks.metricsPort() + r)
+    ports.add(new ContainerPortBuilder().withName(portName).withContainerPort(p.store()).withProtocol("TCP").build());
+    for (int r = 0; r < p.metricsCount(); r++) {
+      ports.add(new ContainerPortBuilder().withName(metricsPortName(r)).withContainerPort(p.metrics(r))
           .withProtocol("TCP").build());
     }
     return ports;
   }
 
   public static String metricsPortName(int localRank) { return localRank == 0 ? "metrics" : "metrics-" + localRank; }
-
-  private static List<EnvFromSource> envFrom(K8sDeployment d) {
-    var s = d.checkpointStorage();
-    if (!s.usesObjectStore()) return List.of();
-    return List.of(new EnvFromSourceBuilder().withNewSecretRef().withName(s.secret()).endSecretRef().build());
-  }
 
   private static ResourceRequirements resources(K8sDeployment d) {
     Map<String, Quantity> requests = quantities(d.requests(), d.gpusPerNode());
@@ -146,7 +138,8 @@ public final class WorkerPod {
     K8sDeployment d = ks.deployment();
     VolumeBuilder checkpoints = new VolumeBuilder().withName("checkpoints");
     if (d.checkpointStorage().usesPvc()) {
-      checkpoints.withNewPersistentVolumeClaim().withClaimName(d.checkpointStorage().pvc()).endPersistentVolumeClaim();
+      checkpoints.withNewPersistentVolumeClaim().withClaimName(d.checkpointStorage().claimName(ks.name()))
+          .endPersistentVolumeClaim();
     } else {
       checkpoints.withNewEmptyDir().endEmptyDir(); // staging area; the object store (if any) is the durable copy
     }

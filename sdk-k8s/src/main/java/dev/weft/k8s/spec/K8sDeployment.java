@@ -18,6 +18,7 @@ public record K8sDeployment(
     int procsPerNode,
     int gpusPerNode,
     Map<String, String> env,
+    Map<String, SecretKey> secretEnv,
     Resources requests,
     Resources limits,
     Map<String, String> nodeSelector,
@@ -35,24 +36,38 @@ public record K8sDeployment(
 
   public K8sDeployment {
     env = env == null ? Map.of() : Map.copyOf(env);
+    secretEnv = secretEnv == null ? Map.of() : Map.copyOf(secretEnv);
     nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
     tolerations = tolerations == null ? List.of() : List.copyOf(tolerations);
     nccl = nccl == null ? Map.of() : Map.copyOf(nccl);
     requests = requests == null ? new Resources(null, null) : requests;
     limits = limits == null ? new Resources(null, null) : limits;
-    checkpointStorage = checkpointStorage == null ? new CheckpointStorage(null, null, null, null) : checkpointStorage;
+    checkpointStorage = checkpointStorage == null ? new CheckpointStorage(null, null, null, null, null, null, null) : checkpointStorage;
   }
 
   /** CPU and memory as Kubernetes quantities ("4", "500m", "16Gi"); null leaves it unset. */
   public record Resources(String cpu, String memory) {}
 
+  /** A key of a Secret ({@code deployment.secretEnv} values are written {@code secret-name/key}). */
+  public record SecretKey(String secret, String key) {
+    @Override public String toString() { return secret + "/" + key; }
+  }
+
   /**
-   * Where checkpoints live: a PersistentVolumeClaim ({@code pvc}) mounted at {@code mountPath}, or an
-   * object-store {@code uri} (s3://, gs://) with credentials from the Secret {@code secret}.
+   * Where checkpoints live: a PersistentVolumeClaim {@code pvc} mounted at {@code mountPath} (Weft renders
+   * the claim when {@code size} is set), or an object-store {@code uri} (s3://) with credentials from the
+   * Secret {@code secret}.
    */
-  public record CheckpointStorage(String pvc, String uri, String secret, String mountPath) {
-    @JsonIgnore public boolean usesPvc() { return pvc != null && !pvc.isBlank(); }
-    @JsonIgnore public boolean usesObjectStore() { return uri != null && !uri.isBlank(); }
+  public record CheckpointStorage(String pvc, String size, String storageClass, String accessMode, String uri,
+                                  String secret, String mountPath) {
+    @JsonIgnore public boolean usesPvc() { return present(pvc) || rendersClaim(); }
+    @JsonIgnore public boolean rendersClaim() { return present(size); }
+    @JsonIgnore public boolean usesObjectStore() { return present(uri); }
+
+    /** The claim's name: {@code pvc}, or {@code RUN-checkpoints} for a rendered claim left unnamed. */
+    public String claimName(String runName) { return present(pvc) ? pvc : runName + "-checkpoints"; }
+
+    private static boolean present(String s) { return s != null && !s.isBlank(); }
   }
 
   @JsonIgnore public NodeRange nodeRange() { return NodeRange.parse(nodes); }

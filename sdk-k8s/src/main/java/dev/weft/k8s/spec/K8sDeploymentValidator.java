@@ -3,7 +3,9 @@ package dev.weft.k8s.spec;
 import static dev.weft.spec.SpecValidator.require;
 
 import dev.weft.spec.TrainingSpec;
+import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /** Checks the deployment section before anything is rendered; every error names the field and the fix. */
@@ -13,7 +15,11 @@ public final class K8sDeploymentValidator {
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final Pattern QUANTITY = Pattern.compile("[+]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?[0-9]+)?");
   private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-  private static final Pattern URI = Pattern.compile("(s3|gs|az|abfs|hdfs|https?)://.+");
+  private static final Pattern URI = Pattern.compile("s3://[a-z0-9][a-z0-9.-]*(/.*)?");
+  private static final Pattern SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
+  private static final Pattern SECRET_KEY = Pattern.compile("[-._a-zA-Z0-9]+");
+  /** The access modes a claim may ask for. */
+  public static final Set<String> ACCESS_MODES = Set.of("ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod");
 
   private K8sDeploymentValidator() {}
 
@@ -43,26 +49,66 @@ public final class K8sDeploymentValidator {
     quantity(d.limits().memory(), "deployment.limits.memory");
     quantity(d.shmSize(), "deployment.shmSize");
     for (Map.Entry<String, String> e : d.env().entrySet()) envName(e.getKey(), "deployment.env");
+    secretEnv(d);
     for (Map.Entry<String, String> e : d.nccl().entrySet()) envName(e.getKey(), "deployment.nccl");
     require(d.port() > 1024 && d.port() < 65536, "deployment.port", d.port() + " must be an unprivileged port (1025-65535)");
     require(d.autoscaleCpuUtilization() > 0 && d.autoscaleCpuUtilization() <= 100, "deployment.autoscaleCpuUtilization",
         d.autoscaleCpuUtilization() + " must be a percentage (1-100)");
-    K8sDeployment.CheckpointStorage c = d.checkpointStorage();
-    require(!(c.usesPvc() && c.usesObjectStore()), "deployment.checkpointStorage",
-        "set either pvc or uri, not both");
-    require(!c.usesObjectStore() || URI.matcher(c.uri()).matches(), "deployment.checkpointStorage.uri",
-        "'" + c.uri() + "' is not an object-store URI; use s3://bucket/path, gs://bucket/path or similar");
-    require(!c.usesObjectStore() || (c.secret() != null && !c.secret().isBlank()), "deployment.checkpointStorage.secret",
-        "an object-store uri needs the name of a Secret with its credentials");
-    require(c.mountPath() != null && c.mountPath().startsWith("/"), "deployment.checkpointStorage.mountPath",
-        "'" + c.mountPath() + "' must be an absolute path");
+    checkpointStorage(spec, d);
     if (d.image() == null || d.image().isBlank()) {
       return new K8sDeployment(DEFAULT_IMAGE, d.namespace(), d.nodes(), d.procsPerNode(), d.gpusPerNode(), d.env(),
-          d.requests(), d.limits(), d.nodeSelector(), d.affinity(), d.tolerations(), d.priorityClass(), d.queue(),
+          d.secretEnv(), d.requests(), d.limits(), d.nodeSelector(), d.affinity(), d.tolerations(), d.priorityClass(), d.queue(),
           d.checkpointStorage(), d.shmSize(), d.nccl(), d.port(), d.serviceAccount(), d.monitoringNamespace(),
           d.autoscaleCpuUtilization());
     }
     return d;
+  }
+
+  /** Names are variable names not also in deployment.env; each value names a Secret and a key in it. */
+  private static void secretEnv(K8sDeployment d) {
+    d.secretEnv().forEach((name, ref) -> {
+      envName(name, "deployment.secretEnv");
+      require(!d.env().containsKey(name), "deployment.env." + name, "is also in deployment.secretEnv; keep it in one of them");
+      require(SUBDOMAIN.matcher(ref.secret()).matches(), "deployment.secretEnv." + name,
+          "'" + ref.secret() + "' is not a Secret name; use lowercase letters, digits, '-' and '.'");
+      require(SECRET_KEY.matcher(ref.key()).matches(), "deployment.secretEnv." + name,
+          "'" + ref.key() + "' is not a Secret key; use letters, digits, '-', '_' and '.'");
+    });
+  }
+
+  /**
+   * A claim (referenced or rendered) or an object store, not both; a rendered claim's size and access mode;
+   * and checkpoints that stay inside the durable storage.
+   */
+  private static void checkpointStorage(TrainingSpec spec, K8sDeployment d) {
+    K8sDeployment.CheckpointStorage c = d.checkpointStorage();
+    require(!(c.usesPvc() && c.usesObjectStore()), "deployment.checkpointStorage", "set either pvc (or size) or uri, not both");
+    require(!c.usesObjectStore() || URI.matcher(c.uri()).matches(), "deployment.checkpointStorage.uri",
+        "'" + c.uri() + "' is not an S3 URI; write s3://bucket/prefix");
+    require(!c.usesObjectStore() || (c.secret() != null && SUBDOMAIN.matcher(c.secret()).matches()),
+        "deployment.checkpointStorage.secret", "an object-store uri needs the name of a Secret holding its AWS_* keys");
+    require(c.mountPath() != null && c.mountPath().startsWith("/"), "deployment.checkpointStorage.mountPath",
+        "'" + c.mountPath() + "' must be an absolute path");
+    require(c.pvc() == null || c.pvc().isBlank() || SUBDOMAIN.matcher(c.pvc()).matches(), "deployment.checkpointStorage.pvc",
+        "'" + c.pvc() + "' is not a claim name; use lowercase letters, digits, '-' and '.'");
+    if (c.rendersClaim()) {
+      quantity(c.size(), "deployment.checkpointStorage.size");
+      require(ACCESS_MODES.contains(c.accessMode()), "deployment.checkpointStorage.accessMode",
+          "'" + c.accessMode() + "' is not an access mode; use ReadWriteMany (every pod mounts it)");
+    }
+    require(!c.usesPvc() || d.nodeRange().max() == 1 || "ReadWriteMany".equals(c.accessMode()),
+        "deployment.checkpointStorage.accessMode", c.accessMode() + " mounts the claim on one node, but "
+            + d.nodeRange().max() + " pods write their shards into it; use ReadWriteMany");
+    String dir = spec.checkpoint().dir();
+    boolean durable = c.usesPvc() || c.usesObjectStore();
+    require(!durable || dir.isBlank() || dir.startsWith("s3://") || under(dir, c.mountPath()), "checkpoint.dir",
+        "'" + dir + "' is outside deployment.checkpointStorage.mountPath " + c.mountPath()
+            + ", so its checkpoints die with the pod; leave checkpoint.dir empty or put it under " + c.mountPath());
+  }
+
+  private static boolean under(String dir, String mount) {
+    Path d = Path.of(dir).normalize();
+    return d.isAbsolute() && d.startsWith(Path.of(mount).normalize());
   }
 
   private static void quantity(String q, String field) {

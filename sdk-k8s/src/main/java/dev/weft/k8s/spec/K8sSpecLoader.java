@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -86,7 +87,7 @@ public final class K8sSpecLoader {
   /** The typed view of the spec's deployment section: affinity and tolerations as Kubernetes objects. */
   static K8sDeployment deployment(DeploymentSpec d) {
     return new K8sDeployment(d.image(), d.namespace(), d.nodes(), d.procsPerNode(), d.gpusPerNode(), d.env(),
-        resources(d.requests()), resources(d.limits()), d.nodeSelector(),
+        secretKeys(d.secretEnv()), resources(d.requests()), resources(d.limits()), d.nodeSelector(),
         convert(d.affinity(), new TypeReference<Affinity>() {}, "deployment.affinity"),
         convert(d.tolerations(), new TypeReference<List<Toleration>>() {}, "deployment.tolerations"),
         d.priorityClass(), d.queue(), storage(d.checkpointStorage()), d.shmSize(), d.nccl(), d.port(),
@@ -98,7 +99,22 @@ public final class K8sSpecLoader {
   }
 
   private static K8sDeployment.CheckpointStorage storage(DeploymentSpec.CheckpointStorage c) {
-    return c == null ? null : new K8sDeployment.CheckpointStorage(c.pvc(), c.uri(), c.secret(), c.mountPath());
+    return c == null ? null : new K8sDeployment.CheckpointStorage(c.pvc(), c.size(), c.storageClass(), c.accessMode(),
+        c.uri(), c.secret(), c.mountPath());
+  }
+
+  /** {@code NAME: secret-name/key} entries as Secret references; one without the '/' is a one-line error. */
+  static Map<String, K8sDeployment.SecretKey> secretKeys(Map<String, String> refs) {
+    Map<String, K8sDeployment.SecretKey> out = new TreeMap<>();
+    refs.forEach((name, ref) -> {
+      int slash = ref == null ? -1 : ref.indexOf('/');
+      if (slash <= 0 || slash == ref.length() - 1 || ref.indexOf('/', slash + 1) >= 0) {
+        throw new SpecException("deployment.secretEnv." + name, "must be SECRET-NAME/KEY (the Secret and the key"
+            + " whose value the variable gets), e.g. hf-token/token");
+      }
+      out.put(name, new K8sDeployment.SecretKey(ref.substring(0, slash), ref.substring(slash + 1)));
+    });
+    return out;
   }
 
   private static <T> T convert(Object value, TypeReference<T> type, String field) {
