@@ -81,7 +81,8 @@ final class TrainingCheckpoints implements AutoCloseable {
       opt.restoreStepCount(state.optimizerSteps());
       scaler.restore(state.lossScale(), state.goodSteps());
       if (saver != null) saver.resumedFrom(state.step());
-      log.info("resumed from {} (step {}, saved with dp={} tp={} pp={} zero={})", ckpt.dir(), meta.step(),
+      String from = "latest".equals(c.resume()) ? storage.locationOf(meta.step()) : c.resume();
+      log.info("resumed from {} (step {}, saved with dp={} tp={} pp={} zero={})", from, meta.step(),
           meta.mesh().dp(), meta.mesh().tp(), meta.mesh().pp(), meta.zeroStage());
       return state.step();
     }

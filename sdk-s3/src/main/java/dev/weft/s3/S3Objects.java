@@ -14,10 +14,8 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.sync.ResponseTransformer;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.Delete;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
-import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
@@ -92,16 +90,9 @@ final class S3Objects {
     return out;
   }
 
+  /** Deletes {@code keys} one call each: DeleteObjects needs a checksum header that not every S3-compatible server takes. */
   void delete(List<String> keys) {
-    for (int i = 0; i < keys.size(); i += 1000) {
-      List<ObjectIdentifier> batch = keys.subList(i, Math.min(keys.size(), i + 1000)).stream()
-          .map(k -> ObjectIdentifier.builder().key(k).build()).toList();
-      var r = s3.deleteObjects(b -> b.bucket(bucket).delete(Delete.builder().objects(batch).quiet(true).build()).overrideConfiguration(small()));
-      if (r.hasErrors() && !r.errors().isEmpty()) {
-        var err = r.errors().get(0);
-        throw S3Exception.builder().message("deleting " + err.key() + ": " + err.code() + " " + err.message()).statusCode(500).build();
-      }
-    }
+    for (String k : keys) deleteOne(k);
   }
 
   void deleteOne(String key) {
