@@ -35,25 +35,19 @@ public final class CheckpointResolver {
   /**
    * {@code --resume latest|PATH|URI} against {@code storage}, with {@code check} run on each candidate
    * after it verifies: it throws a {@link CheckpointException} for a checkpoint whose state the caller
-   * cannot use. A URI of one checkpoint ({@code s3://bucket/prefix/step-000010}) is fetched from its own
-   * root, downloaded beside {@code storage}'s staging when the stores differ.
+   * cannot use. A URI names one checkpoint of {@code storage} ({@code s3://bucket/prefix/step-000010});
+   * {@link CheckpointStorages#forResume} opens the storage of a URI elsewhere.
    */
-  public static Checkpoint resolve(CheckpointStorage storage, String resume, Consumer<Checkpoint> check, Path localWork) {
-    CheckpointStorages.Step uri = CheckpointStorages.stepUri(resume);
-    if (uri == null) return resolve(storage, resume, check);
-    if (storage.location().replaceAll("/+$", "").equals(uri.root())) return verified(storage.fetch(uri.step()), check);
-    try (CheckpointStorage other = CheckpointStorages.open(uri.root(), localWork)) {
-      return verified(other.fetch(uri.step()), check);
-    }
-  }
-
-  /** As {@link #resolve(CheckpointStorage, String, Consumer, Path)} for {@code latest} or a local checkpoint directory. */
   public static Checkpoint resolve(CheckpointStorage storage, String resume, Consumer<Checkpoint> check) {
     if ("latest".equals(resume)) {
       return latest(storage, check).orElseThrow(() -> new CheckpointException("--resume latest: no complete checkpoint under "
           + storage.location() + "; train without --resume or point checkpoint.dir at the run's checkpoints"));
     }
-    return verified(Path.of(resume), check);
+    CheckpointStorages.Step uri = CheckpointStorages.stepUri(resume);
+    if (uri != null && !uri.root().equals(CheckpointStorages.trimmed(storage.location()))) {
+      throw new IllegalArgumentException(resume + " is not a checkpoint of " + storage.location());
+    }
+    return verified(uri == null ? Path.of(resume) : storage.fetch(uri.step()), check);
   }
 
   private static Checkpoint verified(Path dir, Consumer<Checkpoint> check) {

@@ -50,7 +50,7 @@ public interface CheckpointStorage extends AutoCloseable {
   default void dropFetched() {}
 
   /** The location of checkpoint {@code step}, for messages. */
-  default String locationOf(long step) { return location().replaceAll("/+$", "") + "/" + CheckpointLayout.stepDirName(step); }
+  default String locationOf(long step) { return CheckpointStorages.trimmed(location()) + "/" + CheckpointLayout.stepDirName(step); }
 
   @Override
   default void close() {}

@@ -34,11 +34,22 @@ public final class CheckpointStorages {
    */
   public static Step stepUri(String uri) {
     if (!isUri(uri)) return null;
-    String trimmed = uri.replaceAll("/+$", "");
+    String trimmed = trimmed(uri);
     int slash = trimmed.lastIndexOf('/');
     var step = CheckpointLayout.stepOf(trimmed.substring(slash + 1));
     return step.isPresent() ? new Step(trimmed.substring(0, slash), step.getAsLong()) : null;
   }
+
+  /**
+   * The storage to resume from with {@code --resume resume}: {@code current} itself, or, for the URI
+   * of a checkpoint elsewhere, that checkpoint's storage (the caller closes it).
+   */
+  public static CheckpointStorage forResume(CheckpointStorage current, String resume, Path localWork) {
+    Step s = stepUri(resume);
+    return s == null || s.root().equals(trimmed(current.location())) ? current : open(s.root(), localWork);
+  }
+
+  static String trimmed(String location) { return location.replaceAll("/+$", ""); }
 
   /** Deletes a local folder and everything in it (staging and download caches); nothing when absent. */
   public static void deleteLocalTree(Path dir) throws java.io.IOException { FileSync.deleteTree(dir); }

@@ -69,19 +69,26 @@ final class TrainingCheckpoints implements AutoCloseable {
   long restore(ShardedOptimizer opt, LossScaler scaler) {
     var c = spec.checkpoint();
     if (!c.resume().isBlank()) {
-      Checkpoint ckpt = CheckpointResolver.resolve(storage, c.resume(), cand -> ResumeState.of(cand, scaler.scale()), localWork);
-      ResumeState state = ResumeState.of(ckpt, scaler.scale());
+      CheckpointStorage source = CheckpointStorages.forResume(storage, c.resume(), localWork);
+      Checkpoint ckpt;
+      ResumeState state;
+      try {
+        ckpt = CheckpointResolver.resolve(source, c.resume(), cand -> ResumeState.of(cand, scaler.scale()));
+        state = ResumeState.of(ckpt, scaler.scale());
+        ckpt.load(opt.stateEntries());
+        source.dropFetched();
+      } finally {
+        if (source != storage) source.close();
+      }
       CheckpointMeta meta = ckpt.meta();
       if (state.globalBatch() != spec.train().globalBatch()) {
         log.warn("checkpoint {} was trained with train.globalBatch={}, this run uses {}: the data position is kept by step",
             ckpt.dir(), state.globalBatch(), spec.train().globalBatch());
       }
-      ckpt.load(opt.stateEntries());
-      storage.dropFetched();
       opt.restoreStepCount(state.optimizerSteps());
       scaler.restore(state.lossScale(), state.goodSteps());
       if (saver != null) saver.resumedFrom(state.step());
-      String from = "latest".equals(c.resume()) ? storage.locationOf(meta.step()) : c.resume();
+      String from = "latest".equals(c.resume()) ? source.locationOf(meta.step()) : c.resume();
       log.info("resumed from {} (step {}, saved with dp={} tp={} pp={} zero={})", from, meta.step(),
           meta.mesh().dp(), meta.mesh().tp(), meta.mesh().pp(), meta.zeroStage());
       return state.step();
