@@ -54,6 +54,9 @@ final class CheckpointCommand implements Runnable {
       return new Target(arg, st, s == null ? OptionalLong.empty() : OptionalLong.of(s.step()), cache);
     }
 
+    /** How to name checkpoint {@code c} to the user: its directory, or its URI rather than the download folder. */
+    String shown(Checkpoint c) { return cache == null ? c.dir().toString() : storage.locationOf(c.step()); }
+
     /** Whether the argument names one checkpoint rather than a root of them. */
     boolean isStep() { return cache == null ? isStepDir(Path.of(arg)) : step.isPresent(); }
 
@@ -114,7 +117,7 @@ final class CheckpointCommand implements Runnable {
         System.out.printf("checkpoint %s%n  integrity: DAMAGED — %s%n", dir, e.getMessage());
         return 1;
       }
-      describe(c);
+      describe(c, t.shown(c));
       try {
         c.verify();
         System.out.printf("  integrity: OK (manifest checksum; %d file(s): sizes, SHA-256 and headers match the manifest)%n", c.manifest().files().size());
@@ -145,9 +148,9 @@ final class CheckpointCommand implements Runnable {
       return damaged;
     }
 
-    private void describe(Checkpoint c) {
+    private void describe(Checkpoint c, String shown) {
       Manifest m = c.manifest();
-      System.out.printf("checkpoint %s%n  step %d, mesh dp=%d tp=%d pp=%d, zero %d, format %s v%d%n", c.dir(), m.step(),
+      System.out.printf("checkpoint %s%n  step %d, mesh dp=%d tp=%d pp=%d, zero %d, format %s v%d%n", shown, m.step(),
           m.mesh().dp(), m.mesh().tp(), m.mesh().pp(), m.zeroStage(), m.format(), m.version());
       if (m.state() != null && !m.state().isEmpty()) System.out.printf("  state %s%n", m.state());
       long total = 0;

@@ -29,7 +29,8 @@ final class S3Errors {
 
   static String describe(S3Location where, S3Settings s, SdkException e) {
     if (e instanceof S3Exception se) {
-      String code = se.awsErrorDetails() == null ? "" : String.valueOf(se.awsErrorDetails().errorCode());
+      // a HEAD answer has no body, so no error code: the status says it all
+      String code = se.awsErrorDetails() == null || se.awsErrorDetails().errorCode() == null ? "" : se.awsErrorDetails().errorCode();
       if ("NoSuchBucket".equals(code) || (se.statusCode() == 404 && code.isEmpty())) {
         return where + ": bucket '" + where.bucket() + "' does not exist at " + s.endpointText() + "; create it or fix the bucket name";
       }

@@ -103,7 +103,8 @@ class S3CheckpointTest {
     }
     Cli inspect = cli("checkpoint", "inspect", "--no-tensors", "s3://ckpt/damage");
     assertThat(inspect.code).isEqualTo(1);
-    assertThat(inspect.out).contains("step-000020  DAMAGED").contains("step-000010  OK").contains("step 10, mesh dp=2");
+    assertThat(inspect.out).contains("step-000020  DAMAGED").contains("step-000010  OK")
+        .contains("checkpoint s3://ckpt/damage/step-000010\n  step 10, mesh dp=2");
     RunResult resumed = small().set("checkpoint.dir", "s3://ckpt/damage").resume("latest").runDir(dir.resolve("d-b")).fit();
     assertThat(resumed.losses()).isEqualTo(uninterrupted.subList(10, 20));
   }
@@ -125,7 +126,7 @@ class S3CheckpointTest {
     try {
       server.point(server.endpoint.toString(), S3Server.ACCESS, "wrong-secret");
       assertThatThrownBy(() -> CheckpointStorages.open("s3://ckpt/x", dir.resolve("e2"))).isInstanceOf(WeftException.class)
-          .hasMessageContaining("refused the credentials").hasMessageContaining("AWS_SECRET_ACCESS_KEY").hasMessageNotContaining("wrong-secret");
+          .hasMessageContaining("refused the credentials (HTTP 403)").hasMessageContaining("AWS_SECRET_ACCESS_KEY").hasMessageNotContaining("wrong-secret");
       int port;
       try (ServerSocket free = new ServerSocket(0)) {
         port = free.getLocalPort();
