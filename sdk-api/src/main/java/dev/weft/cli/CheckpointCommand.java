@@ -50,8 +50,13 @@ final class CheckpointCommand implements Runnable {
       } catch (java.io.IOException e) {
         throw new WeftException("cannot create a temporary folder to download " + arg + " into: " + e.getMessage());
       }
-      CheckpointStorage st = CheckpointStorages.open(s == null ? arg : s.root(), cache);
-      return new Target(arg, st, s == null ? OptionalLong.empty() : OptionalLong.of(s.step()), cache);
+      try {
+        CheckpointStorage st = CheckpointStorages.open(s == null ? arg : s.root(), cache);
+        return new Target(arg, st, s == null ? OptionalLong.empty() : OptionalLong.of(s.step()), cache);
+      } catch (RuntimeException e) {
+        removeCache(cache);
+        throw e;
+      }
     }
 
     /** How to name checkpoint {@code c} to the user: its directory, or its URI rather than the download folder. */
@@ -71,7 +76,10 @@ final class CheckpointCommand implements Runnable {
     public void close() {
       storage.dropFetched();
       storage.close();
-      if (cache == null) return;
+      if (cache != null) removeCache(cache);
+    }
+
+    private static void removeCache(Path cache) {
       try {
         CheckpointStorages.deleteLocalTree(cache);
       } catch (java.io.IOException e) {

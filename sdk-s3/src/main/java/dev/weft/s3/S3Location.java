@@ -9,6 +9,10 @@ record S3Location(String bucket, String prefix) {
   private static final Pattern URI = Pattern.compile("(?i)s3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:/(.*))?");
 
   static S3Location parse(String uri) {
+    int at = uri.indexOf('@'), slash = uri.indexOf('/', "s3://".length());
+    if (at >= 0 && (slash < 0 || at < slash)) { // s3://KEY:SECRET@bucket: never echo it
+      throw new SpecException("checkpoint.dir", "s3://...@" + uri.substring(at + 1) + " holds credentials; give s3://BUCKET/PREFIX and set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY instead");
+    }
     Matcher m = URI.matcher(uri);
     if (!m.matches()) {
       throw new SpecException("checkpoint.dir", uri + " is not s3://BUCKET/PREFIX with a bucket name of 3-63 lower-case letters, digits, '.' or '-'");

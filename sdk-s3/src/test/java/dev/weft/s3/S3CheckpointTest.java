@@ -141,6 +141,8 @@ class S3CheckpointTest {
       server.point(server.endpoint.toString(), S3Server.ACCESS, S3Server.SECRET);
     }
     for (String e : new String[] {"e1", "e2", "e3"}) assertThat(dir.resolve(e)).doesNotExist();
+    assertThatThrownBy(() -> CheckpointStorages.open("s3://AKIA:topsecret@ckpt/x", dir.resolve("e4"))).isInstanceOf(WeftException.class)
+        .hasMessageContaining("holds credentials").hasMessageNotContaining("topsecret");
   }
 
   private record Cli(int code, String out, String err) {}
