@@ -120,6 +120,24 @@ class S3CheckpointTest {
   }
 
   @Test
+  void aCutSaveLeavesNothingBehindAndAStepSavedAgainIsWholeAgain() throws Exception {
+    // what a save cut short after its upload and before its manifest leaves: a shard without a manifest
+    s3.putObject(b -> b.bucket("ckpt").key("again/step-000005/rank-00000.safetensors"), RequestBody.fromString("partial"));
+    small().checkpointEvery(10).set("checkpoint.dir", "s3://ckpt/again").runDir(dir.resolve("g-a")).fit();
+    assertThat(keys("again/")).noneMatch(k -> k.startsWith("again/step-000005/"));
+    // resume from step 10 while step 20 exists: this run saves step 20 again over the old one
+    RunResult again = small().set("checkpoint.dir", "s3://ckpt/again").checkpointEvery(10).resume("s3://ckpt/again/step-000010")
+        .runDir(dir.resolve("g-b")).fit();
+    assertThat(again.losses()).isEqualTo(uninterrupted.subList(10, 20));
+    try (CheckpointStorage st = CheckpointStorages.open("s3://ckpt/again", dir.resolve("g-work"))) {
+      assertThat(st.latest()).hasValue(20);
+      var c = CheckpointResolver.latest(st, x -> {}).orElseThrow();
+      assertThat(c.step()).isEqualTo(20);
+      assertThat(c.manifest().files()).containsOnlyKeys("rank-00000.safetensors", "rank-00001.safetensors");
+    }
+  }
+
+  @Test
   void aWrongBucketKeyOrEndpointIsOneLineSayingWhatToFix() throws Exception {
     assertThatThrownBy(() -> CheckpointStorages.open("s3://no-such-bucket/x", dir.resolve("e1")))
         .isInstanceOf(WeftException.class).hasMessageStartingWith("checkpoint.dir: s3://no-such-bucket/x: bucket 'no-such-bucket' does not exist");
