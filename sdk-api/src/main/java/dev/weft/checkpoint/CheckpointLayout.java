@@ -10,6 +10,7 @@ import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.slf4j.LoggerFactory;
 
 /**
  * Names inside a checkpoint root: {@code step-000100/} (committed), {@code .tmp-step-000100/} (being
@@ -18,6 +19,8 @@ import java.util.stream.Stream;
  */
 public final class CheckpointLayout {
   public static final String LATEST = "latest";
+  /** A {@code latest} pointer larger than this is refused. */
+  public static final long MAX_LATEST_BYTES = 4096;
   private static final Pattern STEP_DIR = Pattern.compile("step-(\\d{1,18})");
   private static final Pattern TMP_DIR = Pattern.compile("\\.tmp-step-(\\d{1,18})");
   private static final Pattern SHARD = Pattern.compile("rank-\\d{5,9}\\.safetensors");
@@ -39,6 +42,14 @@ public final class CheckpointLayout {
   public static OptionalLong stepOf(String dirName) {
     Matcher m = STEP_DIR.matcher(dirName);
     return m.matches() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
+  }
+
+  /** The step a {@code latest} pointer's text names; empty (logged) when it names no step directory. */
+  public static OptionalLong parseLatest(String where, String text) {
+    String name = text.strip();
+    OptionalLong s = stepOf(name);
+    if (s.isEmpty()) LoggerFactory.getLogger(CheckpointLayout.class).warn("{} names '{}', not a step directory; using the newest complete checkpoint", where, name);
+    return s;
   }
 
   static OptionalLong tmpStepOf(String dirName) {

@@ -1,8 +1,5 @@
 package dev.weft.checkpoint;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,9 +13,9 @@ import org.slf4j.LoggerFactory;
  * Finds the checkpoint to resume from. {@code latest} names the newest committed checkpoint; if it
  * (or the checkpoint it names) is damaged in any way — the directory is gone, the manifest fails its
  * own checksum or its fields, a shard fails its size, SHA-256 or header, or the caller's check of the
- * state refuses it — a warning names the file and the next older complete checkpoint is used. Checkpoints newer than {@code latest} are ignored: they were renamed into place
+ * state refuses it — a warning names the file and the next older complete checkpoint is used. Checkpoints newer than {@code latest} are ignored: they were committed
  * but {@code latest}, written last, never pointed at them. Every candidate is fully verified, so all
- * ranks reach the same answer from the same files.
+ * ranks reach the same answer from the same files. The same rules hold for any {@link CheckpointStorage}.
  */
 public final class CheckpointResolver {
   private static final Logger log = LoggerFactory.getLogger(CheckpointResolver.class);
@@ -30,16 +27,31 @@ public final class CheckpointResolver {
     return resolve(root, resume, c -> {});
   }
 
-  /**
-   * As {@link #resolve(Path, String)}, with {@code check} run on each candidate after it verifies:
-   * it throws a {@link CheckpointException} for a checkpoint whose state the caller cannot use.
-   */
+  /** As {@link #resolve(Path, String)}, with {@code check} run on each candidate (see below). */
   public static Checkpoint resolve(Path root, String resume, Consumer<Checkpoint> check) {
+    return resolve(new LocalCheckpointStorage(root), resume, check);
+  }
+
+  /**
+   * {@code --resume latest|PATH|URI} against {@code storage}, with {@code check} run on each candidate
+   * after it verifies: it throws a {@link CheckpointException} for a checkpoint whose state the caller
+   * cannot use. A URI names one checkpoint of {@code storage} ({@code s3://bucket/prefix/step-000010});
+   * {@link CheckpointStorages#forResume} opens the storage of a URI elsewhere.
+   */
+  public static Checkpoint resolve(CheckpointStorage storage, String resume, Consumer<Checkpoint> check) {
     if ("latest".equals(resume)) {
-      return latest(root, check).orElseThrow(() -> new CheckpointException("--resume latest: no complete checkpoint under " + root
-          + "; train without --resume or point checkpoint.dir at the run's checkpoints"));
+      return latest(storage, check).orElseThrow(() -> new CheckpointException("--resume latest: no complete checkpoint under "
+          + storage.location() + "; train without --resume or point checkpoint.dir at the run's checkpoints"));
     }
-    Checkpoint c = Checkpoint.open(Path.of(resume));
+    CheckpointStorages.Step uri = CheckpointStorages.stepUri(resume);
+    if (uri != null && !uri.root().equals(CheckpointStorages.trimmed(storage.location()))) {
+      throw new IllegalArgumentException(resume + " is not a checkpoint of " + storage.location());
+    }
+    return verified(uri == null ? Path.of(resume) : storage.fetch(uri.step()), check);
+  }
+
+  private static Checkpoint verified(Path dir, Consumer<Checkpoint> check) {
+    Checkpoint c = Checkpoint.open(dir);
     c.verify();
     check.accept(c);
     return c;
@@ -47,48 +59,29 @@ public final class CheckpointResolver {
 
   /** The newest complete checkpoint under {@code root}, falling back past damaged ones; empty when there is none. */
   public static Optional<Checkpoint> latest(Path root) {
-    return latest(root, c -> {});
+    return latest(new LocalCheckpointStorage(root), c -> {});
   }
 
-  private static Optional<Checkpoint> latest(Path root, Consumer<Checkpoint> check) {
-    for (Path dir : candidates(root)) {
+  /** The newest complete checkpoint in {@code storage}, falling back past damaged ones; empty when there is none. */
+  public static Optional<Checkpoint> latest(CheckpointStorage storage, Consumer<Checkpoint> check) {
+    for (long step : candidates(storage)) {
       try {
-        Checkpoint c = Checkpoint.open(dir);
-        c.verify();
-        check.accept(c);
-        return Optional.of(c);
+        return Optional.of(verified(storage.fetch(step), check));
       } catch (CheckpointException e) {
-        log.warn("checkpoint {} is damaged ({}); falling back to the previous one", dir, e.getMessage());
+        log.warn("checkpoint {} is damaged ({}); falling back to the previous one", storage.locationOf(step), e.getMessage());
       }
     }
     return Optional.empty();
   }
 
-  /** The checkpoint {@code latest} names, then older committed ones, newest first. */
-  static List<Path> candidates(Path root) {
-    List<Path> committed = CheckpointLayout.committed(root);
-    OptionalLong pointed = pointedStep(root);
-    List<Path> out = new ArrayList<>();
-    if (pointed.isPresent()) out.add(root.resolve(CheckpointLayout.stepDirName(pointed.getAsLong())));
-    for (Path p : committed) {
-      long s = CheckpointLayout.stepOf(p.getFileName().toString()).getAsLong();
-      if (pointed.isEmpty() || s < pointed.getAsLong()) out.add(p);
-    }
+  /** The step {@code latest} names, then older committed ones, newest first. */
+  static List<Long> candidates(CheckpointStorage storage) {
+    List<Long> committed = new ArrayList<>(storage.committedSteps());
+    committed.sort((a, b) -> Long.compare(b, a));
+    OptionalLong pointed = storage.latest();
+    List<Long> out = new ArrayList<>();
+    if (pointed.isPresent()) out.add(pointed.getAsLong());
+    for (long s : committed) if (pointed.isEmpty() || s < pointed.getAsLong()) out.add(s);
     return out;
-  }
-
-  private static OptionalLong pointedStep(Path root) {
-    Path latest = root.resolve(CheckpointLayout.LATEST);
-    if (!Files.isRegularFile(latest)) return OptionalLong.empty();
-    try {
-      if (Files.size(latest) > 4096) throw new IOException("over 4096 bytes");
-      String name = Files.readString(latest, StandardCharsets.UTF_8).strip();
-      OptionalLong s = CheckpointLayout.stepOf(name);
-      if (s.isEmpty()) log.warn("{} names '{}', not a step directory; using the newest complete checkpoint", latest, name);
-      return s;
-    } catch (IOException e) {
-      log.warn("{} cannot be read ({}); using the newest complete checkpoint", latest, e.getMessage());
-      return OptionalLong.empty();
-    }
   }
 }

@@ -3,7 +3,6 @@ package dev.weft.checkpoint;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.weft.spec.CheckpointSpec;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,7 +37,8 @@ public final class Checkpointer implements AutoCloseable {
     public static Options of(CheckpointSpec spec) { return new Options(spec.keep(), spec.async(), Duration.ofMinutes(30)); }
   }
 
-  private final Path root;
+  private final CheckpointStorage storage;
+  private final String root; // for messages
   private final int rank;
   private final int world;
   private final CommitStore store;
@@ -48,12 +48,13 @@ public final class Checkpointer implements AutoCloseable {
   private final StagingBuffers staging = new StagingBuffers();
   private final Set<Long> written = ConcurrentHashMap.newKeySet();
   private volatile OptionalLong resumedFrom = OptionalLong.empty();
-  private Future<Path> pending;
+  private Future<String> pending;
   private volatile Future<?> pruning;
   private long seq;
 
-  private Checkpointer(Path root, int rank, int world, CommitStore store, Options options) {
-    this.root = root;
+  private Checkpointer(CheckpointStorage storage, int rank, int world, CommitStore store, Options options) {
+    this.storage = storage;
+    this.root = storage.location();
     this.rank = rank;
     this.world = world;
     this.store = store;
@@ -70,10 +71,15 @@ public final class Checkpointer implements AutoCloseable {
     });
   }
 
-  /** A checkpointer for rank {@code rank} of {@code world}, saving under {@code root}. */
+  /** A checkpointer for rank {@code rank} of {@code world}, saving under the local directory {@code root}. */
   public static Checkpointer create(Path root, int rank, int world, CommitStore store, Options options) {
+    return create(new LocalCheckpointStorage(root), rank, world, store, options);
+  }
+
+  /** A checkpointer for rank {@code rank} of {@code world}, saving to {@code storage} (the caller closes it). */
+  public static Checkpointer create(CheckpointStorage storage, int rank, int world, CommitStore store, Options options) {
     if (world < 1 || rank < 0 || rank >= world) throw new IllegalArgumentException("rank " + rank + " of " + world);
-    return new Checkpointer(root, rank, world, store, options);
+    return new Checkpointer(storage, rank, world, store, options);
   }
 
   /** A single-process checkpointer (world size 1). */
@@ -105,9 +111,9 @@ public final class Checkpointer implements AutoCloseable {
 
   /**
    * Waits for the background save, if any, and for the deletion of checkpoints beyond {@code keep};
-   * returns the save's committed directory; rethrows its failure.
+   * returns where the save committed its checkpoint; rethrows its failure.
    */
-  public Optional<Path> await() {
+  public Optional<String> await() {
     try {
       return awaitSave();
     } finally {
@@ -127,8 +133,8 @@ public final class Checkpointer implements AutoCloseable {
     }
   }
 
-  private Optional<Path> awaitSave() {
-    Future<Path> f = pending;
+  private Optional<String> awaitSave() {
+    Future<String> f = pending;
     pending = null;
     if (f == null) return Optional.empty();
     try {
@@ -170,21 +176,22 @@ public final class Checkpointer implements AutoCloseable {
     }
   }
 
-  private Path write(CheckpointMeta meta, Snapshot snap, long mySeq) throws IOException {
+  private String write(CheckpointMeta meta, Snapshot snap, long mySeq) throws IOException {
     long t0 = System.nanoTime();
     String key = "weft-ckpt/" + mySeq + "/step-" + meta.step() + "/";
-    Path tmp = root.resolve(CheckpointLayout.tmpDirName(meta.step()));
     ShardReport mine;
+    Path tmp;
     if (rank == 0) removeLeftovers(meta.step());
     try {
-      Files.createDirectories(tmp);
+      tmp = storage.staging(meta.step());
       mine = ShardWriting.write(tmp, rank, snap);
+      if (mine.file() != null) storage.shardWritten(meta.step(), tmp.resolve(mine.file()));
     } catch (IOException | RuntimeException e) {
       publish(key, ShardReport.failed(rank, rank + ": " + e.getMessage()));
       throw e;
     }
     publish(key, mine);
-    Path committed = root.resolve(CheckpointLayout.stepDirName(meta.step()));
+    String committed = storage.locationOf(meta.step());
     if (rank == 0) {
       String outcome = "ok";
       try {
@@ -194,13 +201,13 @@ public final class Checkpointer implements AutoCloseable {
         for (ShardReport r : reports) {
           if (r.error() != null) throw new CheckpointException("rank " + r.rank() + " could not write its shard of step " + meta.step() + ": " + r.error());
         }
-        committed = CommitProtocol.commit(root, tmp, meta, reports);
+        committed = storage.commit(meta.step(), tmp, ManifestIO.assemble(meta, reports));
         long step = meta.step();
         written.add(step);
         OptionalLong from = resumedFrom;
         pruning = janitor.submit(() -> {
           try {
-            CommitProtocol.prune(root, step, options.keep(), from, written);
+            CommitProtocol.prune(storage, step, options.keep(), from, written);
           } catch (IOException | RuntimeException e) {
             log.warn("could not delete old checkpoints under {} ({}); they stay until the next save", root, e.toString());
           }
@@ -223,7 +230,7 @@ public final class Checkpointer implements AutoCloseable {
 
   private void removeLeftovers(long step) {
     try {
-      CommitProtocol.removeLeftovers(root, step);
+      storage.removeLeftovers(step);
     } catch (IOException e) {
       log.warn("could not remove what earlier saves left under {} ({}); saving step {} anyway", root, e.toString(), step);
     }

@@ -3,7 +3,6 @@ package dev.weft.checkpoint;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -20,9 +19,8 @@ final class CommitProtocol {
 
   private CommitProtocol() {}
 
-  static Path commit(Path root, Path tmp, CheckpointMeta meta, List<ShardReport> reports) throws IOException {
-    long step = meta.step();
-    Manifest m = ManifestIO.assemble(meta, reports);
+  static Path commit(Path root, Path tmp, Manifest m) throws IOException {
+    long step = m.step();
     removeStrays(tmp, m.files().keySet());
     ManifestIO.write(m, tmp.resolve(Manifest.FILE_NAME));
     FileSync.fsyncDir(tmp);
@@ -49,14 +47,10 @@ final class CommitProtocol {
 
   /**
    * Deletes the committed checkpoints {@link Retention} gives up after committing {@code current}.
-   * Temporary directories are not touched here; {@link #removeLeftovers} clears them when a save starts.
+   * Leftovers of interrupted saves are not touched here; {@code removeLeftovers} clears them when a save starts.
    */
-  static void prune(Path root, long current, int keep, OptionalLong resumedFrom, Set<Long> written) throws IOException {
-    List<Long> steps = CheckpointLayout.committed(root).stream()
-        .map(p -> CheckpointLayout.stepOf(p.getFileName().toString()).getAsLong()).toList();
-    for (long s : Retention.toDelete(steps, current, keep, resumedFrom, written)) {
-      FileSync.deleteTree(root.resolve(CheckpointLayout.stepDirName(s)));
-    }
+  static void prune(CheckpointStorage storage, long current, int keep, OptionalLong resumedFrom, Set<Long> written) throws IOException {
+    for (long s : Retention.toDelete(storage.committedSteps(), current, keep, resumedFrom, written)) storage.delete(s);
   }
 
   /**

@@ -58,9 +58,14 @@ public final class ManifestIO {
         meta.state(), tensors, files);
   }
 
+  /** The bytes of {@code m}'s manifest file, sealed with its own SHA-256 ({@link ManifestSeal}). */
+  public static byte[] sealedBytes(Manifest m) throws IOException {
+    return ManifestSeal.seal(JSON.writeValueAsBytes(m));
+  }
+
   /** Writes {@code m} sealed with its own SHA-256 ({@link ManifestSeal}). */
   static void write(Manifest m, Path file) throws IOException {
-    Files.write(file, ManifestSeal.seal(JSON.writeValueAsBytes(m)));
+    Files.write(file, sealedBytes(m));
     FileSync.fsyncFile(file);
   }
 

@@ -3,6 +3,9 @@ package dev.weft.cli;
 import dev.weft.checkpoint.Checkpoint;
 import dev.weft.checkpoint.CheckpointLayout;
 import dev.weft.checkpoint.CheckpointResolver;
+import dev.weft.checkpoint.CheckpointStorage;
+import dev.weft.checkpoint.CheckpointStorages;
+import dev.weft.checkpoint.LocalCheckpointStorage;
 import dev.weft.checkpoint.ConsolidatedWeights;
 import dev.weft.checkpoint.CorruptCheckpointException;
 import dev.weft.checkpoint.DType;
@@ -14,6 +17,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -26,6 +30,62 @@ final class CheckpointCommand implements Runnable {
   @Override
   public void run() {
     picocli.CommandLine.usage(this, System.out);
+  }
+
+  /**
+   * A DIR argument: a checkpoint directory (holding manifest.json) or a checkpoint root whose latest
+   * good checkpoint is meant, on disk or at a URI ({@code s3://bucket/prefix[/step-N]}), whose files
+   * are downloaded into a temporary folder that {@link #close} removes.
+   */
+  record Target(String arg, CheckpointStorage storage, OptionalLong step, Path cache) implements AutoCloseable {
+    static Target of(String arg) {
+      if (!CheckpointStorages.isUri(arg)) {
+        Path p = Path.of(arg);
+        return new Target(arg, new LocalCheckpointStorage(p), OptionalLong.empty(), null);
+      }
+      CheckpointStorages.Step s = CheckpointStorages.stepUri(arg);
+      Path cache;
+      try {
+        cache = Files.createTempDirectory("weft-checkpoint-");
+      } catch (java.io.IOException e) {
+        throw new WeftException("cannot create a temporary folder to download " + arg + " into: " + e.getMessage());
+      }
+      try {
+        CheckpointStorage st = CheckpointStorages.open(s == null ? arg : s.root(), cache);
+        return new Target(arg, st, s == null ? OptionalLong.empty() : OptionalLong.of(s.step()), cache);
+      } catch (RuntimeException e) {
+        removeCache(cache);
+        throw e;
+      }
+    }
+
+    /** How to name checkpoint {@code c} to the user: its directory, or its URI rather than the download folder. */
+    String shown(Checkpoint c) { return cache == null ? c.dir().toString() : storage.locationOf(c.step()); }
+
+    /** Whether the argument names one checkpoint rather than a root of them. */
+    boolean isStep() { return cache == null ? isStepDir(Path.of(arg)) : step.isPresent(); }
+
+    Checkpoint open() {
+      if (cache == null) return CheckpointCommand.open(Path.of(arg));
+      if (step.isPresent()) return Checkpoint.open(storage.fetch(step.getAsLong()));
+      return CheckpointResolver.latest(storage, c -> {}).orElseThrow(() -> new WeftException(arg
+          + " holds no complete checkpoint; pass a checkpoint root (with step-NNNNNN/ under it) or one step-NNNNNN"));
+    }
+
+    @Override
+    public void close() {
+      storage.dropFetched();
+      storage.close();
+      if (cache != null) removeCache(cache);
+    }
+
+    private static void removeCache(Path cache) {
+      try {
+        CheckpointStorages.deleteLocalTree(cache);
+      } catch (java.io.IOException e) {
+        System.err.println("weft: could not remove the download folder " + cache + ": " + e.getMessage());
+      }
+    }
   }
 
   /** A checkpoint directory (holding manifest.json), or a checkpoint root whose latest good checkpoint is meant. */
@@ -43,23 +103,29 @@ final class CheckpointCommand implements Runnable {
 
   @Command(name = "inspect", mixinStandardHelpOptions = true, description = "Step, layout, tensors, sizes and an integrity check of a checkpoint.")
   static final class Inspect implements Callable<Integer> {
-    @Parameters(paramLabel = "DIR", description = "A checkpoint root or one step-NNNNNN directory.") Path dir;
+    @Parameters(paramLabel = "DIR", description = "A checkpoint root or one step-NNNNNN directory, or s3://bucket/prefix[/step-NNNNNN].") String dir;
 
     @Option(names = "--tensors", negatable = true, defaultValue = "true", description = "List every tensor (default: on).")
     boolean tensors;
 
     @Override
     public Integer call() {
+      try (Target t = Target.of(dir)) {
+        return inspect(t);
+      }
+    }
+
+    private int inspect(Target t) {
       boolean damaged = false;
-      if (!isStepDir(dir)) damaged = listRoot();
+      if (!t.isStep()) damaged = listRoot(t.storage());
       Checkpoint c;
       try {
-        c = open(dir);
+        c = t.open();
       } catch (CorruptCheckpointException e) {
         System.out.printf("checkpoint %s%n  integrity: DAMAGED — %s%n", dir, e.getMessage());
         return 1;
       }
-      describe(c);
+      describe(c, t.shown(c));
       try {
         c.verify();
         System.out.printf("  integrity: OK (manifest checksum; %d file(s): sizes, SHA-256 and headers match the manifest)%n", c.manifest().files().size());
@@ -71,26 +137,28 @@ final class CheckpointCommand implements Runnable {
     }
 
     /** One line per committed checkpoint under a root, each verified; whether any is damaged. */
-    private boolean listRoot() {
-      List<Path> all = CheckpointLayout.committed(dir);
+    private boolean listRoot(CheckpointStorage storage) {
+      List<Long> all = storage.committedSteps().stream().sorted(java.util.Comparator.reverseOrder()).toList();
       System.out.printf("root %s: %d committed checkpoint(s)%s%n", dir, all.size(),
-          all.isEmpty() ? "" : ", newest " + all.get(0).getFileName());
+          all.isEmpty() ? "" : ", newest " + CheckpointLayout.stepDirName(all.get(0)));
       boolean damaged = false;
-      for (Path p : all) {
+      for (long s : all) {
         try {
-          Checkpoint.open(p).verify();
-          System.out.printf("  %s  OK%n", p.getFileName());
+          Checkpoint.open(storage.fetch(s)).verify();
+          System.out.printf("  %s  OK%n", CheckpointLayout.stepDirName(s));
         } catch (CorruptCheckpointException e) {
           damaged = true;
-          System.out.printf("  %s  DAMAGED — %s%n", p.getFileName(), e.getMessage());
+          System.out.printf("  %s  DAMAGED — %s%n", CheckpointLayout.stepDirName(s), e.getMessage());
+        } finally {
+          storage.dropFetched();
         }
       }
       return damaged;
     }
 
-    private void describe(Checkpoint c) {
+    private void describe(Checkpoint c, String shown) {
       Manifest m = c.manifest();
-      System.out.printf("checkpoint %s%n  step %d, mesh dp=%d tp=%d pp=%d, zero %d, format %s v%d%n", c.dir(), m.step(),
+      System.out.printf("checkpoint %s%n  step %d, mesh dp=%d tp=%d pp=%d, zero %d, format %s v%d%n", shown, m.step(),
           m.mesh().dp(), m.mesh().tp(), m.mesh().pp(), m.zeroStage(), m.format(), m.version());
       if (m.state() != null && !m.state().isEmpty()) System.out.printf("  state %s%n", m.state());
       long total = 0;
@@ -108,7 +176,7 @@ final class CheckpointCommand implements Runnable {
   @Command(name = "consolidate", mixinStandardHelpOptions = true,
       description = "Write the model/* tensors as one unsharded safetensors file, and model.config.json beside it.")
   static final class Consolidate implements Callable<Integer> {
-    @Parameters(paramLabel = "DIR", description = "A checkpoint root or one step-NNNNNN directory.") Path dir;
+    @Parameters(paramLabel = "DIR", description = "A checkpoint root or one step-NNNNNN directory, or s3://bucket/prefix[/step-NNNNNN].") String dir;
 
     @Option(names = {"-o", "--output"}, required = true, description = "The safetensors file to write, e.g. model.safetensors.")
     Path out;
@@ -116,10 +184,12 @@ final class CheckpointCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       UserPaths.writableFile(out, "--output");
-      Checkpoint c = open(dir);
-      ConsolidatedWeights.Result r = ConsolidatedWeights.write(c, out);
-      System.out.printf("weft: wrote %d tensor(s), %s, from step %d to %s; model config in %s%n", r.tensors(), human(r.bytes()),
-          c.step(), r.weights(), r.config());
+      try (Target t = Target.of(dir)) {
+        Checkpoint c = t.open();
+        ConsolidatedWeights.Result r = ConsolidatedWeights.write(c, out);
+        System.out.printf("weft: wrote %d tensor(s), %s, from step %d to %s; model config in %s%n", r.tensors(), human(r.bytes()),
+            c.step(), r.weights(), r.config());
+      }
       return 0;
     }
   }
@@ -127,7 +197,7 @@ final class CheckpointCommand implements Runnable {
   @Command(name = "export", mixinStandardHelpOptions = true,
       description = "Write a checkpoint's model as a Hugging Face directory (model.safetensors + config.json) that transformers loads.")
   static final class Export implements Callable<Integer> {
-    @Parameters(paramLabel = "DIR", description = "A checkpoint root or one step-NNNNNN directory.") Path dir;
+    @Parameters(paramLabel = "DIR", description = "A checkpoint root or one step-NNNNNN directory, or s3://bucket/prefix[/step-NNNNNN].") String dir;
 
     @Option(names = "--format", required = true, description = "Only 'hf' (Hugging Face) for now.") String format;
 
@@ -136,11 +206,13 @@ final class CheckpointCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       if (!"hf".equals(format)) throw new WeftException("--format " + format + " is not known; use --format hf");
-      Checkpoint c = open(dir);
-      dev.weft.models.hf.HfExport.Result r = dev.weft.models.hf.HfExport.write(ConsolidatedWeights.modelTensors(c),
-          c.meta().trainingSpec(), out);
-      System.out.printf("weft: wrote %d tensor(s), %s, from step %d as a Hugging Face model in %s%n", r.tensors(), human(r.bytes()),
-          c.step(), r.dir());
+      try (Target t = Target.of(dir)) {
+        Checkpoint c = t.open();
+        dev.weft.models.hf.HfExport.Result r = dev.weft.models.hf.HfExport.write(ConsolidatedWeights.modelTensors(c),
+            c.meta().trainingSpec(), out);
+        System.out.printf("weft: wrote %d tensor(s), %s, from step %d as a Hugging Face model in %s%n", r.tensors(), human(r.bytes()),
+            c.step(), r.dir());
+      }
       return 0;
     }
   }

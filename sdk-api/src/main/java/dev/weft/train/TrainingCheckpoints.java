@@ -4,6 +4,8 @@ import dev.weft.checkpoint.Checkpoint;
 import dev.weft.checkpoint.CheckpointMeta;
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.checkpoint.Checkpointer;
+import dev.weft.checkpoint.CheckpointStorage;
+import dev.weft.checkpoint.CheckpointStorages;
 import dev.weft.checkpoint.CommitStore;
 import dev.weft.checkpoint.ConsolidatedWeights;
 import dev.weft.checkpoint.StateEntry;
@@ -33,24 +35,30 @@ final class TrainingCheckpoints implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TrainingCheckpoints.class);
 
   private final TrainingSpec spec;
-  private final Path root;
+  private final CheckpointStorage storage;
+  private final Path localWork;
   private final Checkpointer saver;
 
-  private TrainingCheckpoints(TrainingSpec spec, Path root, Checkpointer saver) {
+  private TrainingCheckpoints(TrainingSpec spec, CheckpointStorage storage, Path localWork, Checkpointer saver) {
     this.spec = spec;
-    this.root = root;
+    this.storage = storage;
+    this.localWork = localWork;
     this.saver = saver;
   }
 
   static TrainingCheckpoints open(TrainingSpec spec, Distributed dist, Path runDir) {
     var c = spec.checkpoint();
-    Path root = c.dir().isBlank() ? runDir.resolve("checkpoints") : Path.of(c.dir());
+    String dir = c.dir().isBlank() ? runDir.resolve("checkpoints").toString() : c.dir();
+    // an object store stages shards and caches downloads here; one folder per rank, as ranks may share a run directory
+    Path localWork = runDir.resolve(".checkpoint-work").resolve("rank-" + dist.rank());
+    boolean needed = c.every() > 0 || !c.resume().isBlank();
+    CheckpointStorage storage = needed ? CheckpointStorages.open(dir, localWork) : null;
     Checkpointer saver = null;
     if (c.every() > 0) {
       CommitStore store = dist.store() == null ? CommitStore.inProcess() : CommitStore.of(dist.store());
-      saver = Checkpointer.create(root, dist.rank(), dist.mesh().worldSize(), store, Checkpointer.Options.of(c));
+      saver = Checkpointer.create(storage, dist.rank(), dist.mesh().worldSize(), store, Checkpointer.Options.of(c));
     }
-    return new TrainingCheckpoints(spec, root, saver);
+    return new TrainingCheckpoints(spec, storage, localWork, saver);
   }
 
   /**
@@ -61,18 +69,27 @@ final class TrainingCheckpoints implements AutoCloseable {
   long restore(ShardedOptimizer opt, LossScaler scaler) {
     var c = spec.checkpoint();
     if (!c.resume().isBlank()) {
-      Checkpoint ckpt = CheckpointResolver.resolve(root, c.resume(), cand -> ResumeState.of(cand, scaler.scale()));
-      ResumeState state = ResumeState.of(ckpt, scaler.scale());
+      CheckpointStorage source = CheckpointStorages.forResume(storage, c.resume(), localWork);
+      Checkpoint ckpt;
+      ResumeState state;
+      try {
+        ckpt = CheckpointResolver.resolve(source, c.resume(), cand -> ResumeState.of(cand, scaler.scale()));
+        state = ResumeState.of(ckpt, scaler.scale());
+        ckpt.load(opt.stateEntries());
+        source.dropFetched();
+      } finally {
+        if (source != storage) source.close();
+      }
       CheckpointMeta meta = ckpt.meta();
       if (state.globalBatch() != spec.train().globalBatch()) {
         log.warn("checkpoint {} was trained with train.globalBatch={}, this run uses {}: the data position is kept by step",
             ckpt.dir(), state.globalBatch(), spec.train().globalBatch());
       }
-      ckpt.load(opt.stateEntries());
       opt.restoreStepCount(state.optimizerSteps());
       scaler.restore(state.lossScale(), state.goodSteps());
       if (saver != null) saver.resumedFrom(state.step());
-      log.info("resumed from {} (step {}, saved with dp={} tp={} pp={} zero={})", ckpt.dir(), meta.step(),
+      String from = "latest".equals(c.resume()) ? source.locationOf(meta.step()) : c.resume();
+      log.info("resumed from {} (step {}, saved with dp={} tp={} pp={} zero={})", from, meta.step(),
           meta.mesh().dp(), meta.mesh().tp(), meta.mesh().pp(), meta.zeroStage());
       return state.step();
     }
@@ -129,6 +146,10 @@ final class TrainingCheckpoints implements AutoCloseable {
 
   @Override
   public void close() {
-    if (saver != null) saver.close();
+    try {
+      if (saver != null) saver.close();
+    } finally {
+      if (storage != null) storage.close();
+    }
   }
 }
