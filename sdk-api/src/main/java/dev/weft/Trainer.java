@@ -1,11 +1,12 @@
 package dev.weft;
 
+import dev.weft.plan.SpecCheck;
+import dev.weft.error.WeftException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.ThreadedRun;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.SpecOverrides;
-import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.train.RunResult;
 import dev.weft.train.StepListener;
@@ -160,7 +161,7 @@ public final class Trainer {
   }
 
   /** The validated spec. */
-  public TrainingSpec toSpec() { return SpecValidator.validate(SpecIO.bind(tree)); }
+  public TrainingSpec toSpec() { return SpecCheck.validate(SpecIO.bind(tree)); }
 
   /** Trains in this JVM: one thread per rank. Returns the per-step losses and the summary. */
   public RunResult fit() {

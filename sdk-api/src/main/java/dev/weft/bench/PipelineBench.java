@@ -1,7 +1,6 @@
 package dev.weft.bench;
 
-import dev.weft.parallel.pipeline.PipelineBubbleBench;
-import dev.weft.parallel.pipeline.PipelineBubbleBench.Measurement;
+import dev.weft.bench.PipelineBubbleBench.Measurement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -11,7 +11,7 @@ import dev.weft.checkpoint.CorruptCheckpointException;
 import dev.weft.checkpoint.DType;
 import dev.weft.checkpoint.Manifest;
 import dev.weft.checkpoint.TensorSlice;
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;

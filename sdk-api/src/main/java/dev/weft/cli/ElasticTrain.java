@@ -1,11 +1,11 @@
 package dev.weft.cli;
 
+import dev.weft.plan.SpecCheck;
 import dev.weft.elastic.ElasticAgent;
 import dev.weft.elastic.ElasticOptions;
 import dev.weft.elastic.RendezvousBackend;
-import dev.weft.launch.ClusterEnv;
+import dev.weft.comm.ClusterEnv;
 import dev.weft.metrics.MetricsJson;
-import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -55,14 +55,14 @@ final class ElasticTrain {
     int procs = present(env, NPROC_PER_NODE) ? Integer.parseInt(env.get(NPROC_PER_NODE).trim()) : 1;
     RendezvousBackend backend = ElasticOptions.backend(spec, env.get(RDZV_BACKEND), RDZV_BACKEND + " (elasticPolicy.rdzvBackend)");
     ElasticOptions o = ElasticOptions.of(spec, ElasticOptions.parseNodes(env.get(NNODES)), procs, backend,
-        dev.weft.elastic.Endpoint.parse(env.get(RDZV_ENDPOINT), RDZV_ENDPOINT), present(env, RDZV_ID) ? env.get(RDZV_ID).trim() : spec.name(),
+        dev.weft.spec.Endpoint.parse(env.get(RDZV_ENDPOINT), RDZV_ENDPOINT), present(env, RDZV_ID) ? env.get(RDZV_ID).trim() : spec.name(),
         ElasticOptions.DEFAULT_JOIN_WINDOW);
     if (present(env, MAX_RESTARTS)) o = o.withMaxRestarts(Integer.parseInt(env.get(MAX_RESTARTS).trim()));
     return run(spec, o, runDir);
   }
 
   private static int run(TrainingSpec spec, ElasticOptions o, Path dir) {
-    SpecValidator.validate(spec);
+    SpecCheck.validate(spec);
     try {
       Files.createDirectories(dir);
     } catch (IOException e) {

@@ -1,6 +1,6 @@
 package dev.weft.cli;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.spec.SpecException;
 import java.io.IOException;
 import java.io.UncheckedIOException;

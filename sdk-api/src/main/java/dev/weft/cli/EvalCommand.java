@@ -1,6 +1,6 @@
 package dev.weft.cli;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.data.ShardIndex;
 import dev.weft.data.TokenArray;
 import dev.weft.eval.Evaluation;

@@ -1,6 +1,6 @@
 package dev.weft.cli;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.eval.Generation;
 import dev.weft.eval.ModelSource;
 import dev.weft.models.CausalLm;

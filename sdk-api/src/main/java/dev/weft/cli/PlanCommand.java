@@ -1,10 +1,10 @@
 package dev.weft.cli;
 
+import dev.weft.plan.SpecCheck;
 import dev.weft.plan.Bytes;
 import dev.weft.plan.MemoryPlan;
 import dev.weft.plan.Preflight;
 import dev.weft.plan.RankPlan;
-import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
 import java.util.List;
 import java.util.Locale;
@@ -20,7 +20,7 @@ final class PlanCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    TrainingSpec spec = SpecValidator.validate(specOptions.read());
+    TrainingSpec spec = SpecCheck.validate(specOptions.read());
     var p = spec.parallel();
     List<RankPlan> ranks = MemoryPlan.ranks(spec).orElse(null);
     if (ranks == null) {

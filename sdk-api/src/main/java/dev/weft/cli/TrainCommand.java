@@ -1,11 +1,12 @@
 package dev.weft.cli;
 
-import dev.weft.WeftException;
+import dev.weft.plan.SpecCheck;
+import dev.weft.error.WeftException;
 import dev.weft.comm.NodeAddress;
 import dev.weft.device.DeviceDecision;
 import dev.weft.device.Devices;
 import dev.weft.launch.FreePort;
-import dev.weft.launch.HostPlan;
+import dev.weft.comm.HostPlan;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.log.LogFormat;
 import dev.weft.metrics.MetricsJson;
@@ -13,7 +14,6 @@ import dev.weft.metrics.RunSummary;
 import dev.weft.plan.MemoryPlan;
 import dev.weft.plan.Preflight;
 import dev.weft.spec.SpecIO;
-import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.NativeThreads;
 import java.nio.file.Path;
@@ -92,7 +92,7 @@ final class TrainCommand implements Callable<Integer> {
     HostPlan plan = fixedPlan(spec);
     if (plan == null && (nnodes != null || spec.elastic().enabled())) return ElasticTrain.run(spec, this);
     if (plan == null) plan = HostPlan.single(nproc == null ? spec.worldSize() : nproc, FreePort.find());
-    SpecValidator.validate(spec, plan.worldSize());
+    SpecCheck.validate(spec, plan.worldSize());
     preflight(spec, plan); // before the device probe, which loads libtorch: a layout that cannot fit is refused in a moment
     DeviceDecision device = Devices.decide(spec.device()); // device=cuda where it cannot run: exit 2 before any worker starts
     Path dir = runDir != null ? runDir

@@ -2,11 +2,11 @@ package dev.weft.cli;
 
 import dev.weft.comm.NodeAddress;
 import dev.weft.elastic.ElasticWorker;
-import dev.weft.launch.ClusterEnv;
-import dev.weft.launch.HostPlan;
+import dev.weft.comm.ClusterEnv;
+import dev.weft.comm.HostPlan;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.ParentWatch;
-import dev.weft.launch.WorkerIdentity;
+import dev.weft.comm.WorkerIdentity;
 import dev.weft.launch.WorkerRun;
 import dev.weft.log.LogContext;
 import dev.weft.log.LogFormat;

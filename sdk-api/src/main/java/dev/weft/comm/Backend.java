@@ -20,7 +20,7 @@ public interface Backend {
   Communicator createGroup(Rendezvous store, String groupName, int groupRank, int groupSize, Duration timeout);
 
   /** The Adam update of the sharded optimizer on this backend's device: libtorch passes unless it has a fused kernel. */
-  default dev.weft.parallel.data.ShardStep shardStep() { return dev.weft.parallel.data.ShardStep.LIBTORCH; }
+  default dev.weft.optim.ShardStep shardStep() { return dev.weft.optim.ShardStep.LIBTORCH; }
 
   /** What a probe found: usable or not, and a sentence a person can act on. */
   record Availability(boolean available, String detail) {

@@ -1,6 +1,6 @@
 package dev.weft.comm;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;

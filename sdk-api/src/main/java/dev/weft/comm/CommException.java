@@ -1,6 +1,6 @@
 package dev.weft.comm;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 
 /** A collective, point-to-point transfer or rendezvous that failed or timed out. */
 public final class CommException extends WeftException {

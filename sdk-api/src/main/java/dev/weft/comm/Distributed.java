@@ -1,7 +1,6 @@
 package dev.weft.comm;
 
 import dev.weft.comm.DeviceMesh.Dim;
-import dev.weft.launch.WorkerIdentity;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package dev.weft.comm;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;

@@ -1,6 +1,6 @@
 package dev.weft.comm;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Map;

@@ -77,7 +77,7 @@ public final class StoreCalls {
   }
 
   /** A store call that missed its deadline: the store is unreachable from here. */
-  public static final class StoreUnreachableException extends dev.weft.WeftException {
+  public static final class StoreUnreachableException extends dev.weft.error.WeftException {
     public StoreUnreachableException(String message) { super(message); }
   }
 }

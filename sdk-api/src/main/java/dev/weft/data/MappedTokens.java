@@ -1,6 +1,6 @@
 package dev.weft.data;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;

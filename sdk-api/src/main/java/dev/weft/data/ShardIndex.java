@@ -2,7 +2,7 @@ package dev.weft.data;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.weft.device;
 
+import dev.weft.spec.DeviceChoice;
 import dev.weft.comm.Backend;
 import dev.weft.comm.Backends;
 import java.util.Optional;

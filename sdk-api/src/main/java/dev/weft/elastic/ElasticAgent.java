@@ -1,5 +1,6 @@
 package dev.weft.elastic;
 
+import dev.weft.spec.Endpoint;
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.comm.CommException;
 import dev.weft.comm.NodeAddress;

@@ -1,6 +1,7 @@
 package dev.weft.elastic;
 
-import dev.weft.WeftException;
+import dev.weft.spec.Endpoint;
+import dev.weft.error.WeftException;
 import java.time.Duration;
 
 /**

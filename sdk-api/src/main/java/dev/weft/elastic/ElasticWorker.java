@@ -1,5 +1,6 @@
 package dev.weft.elastic;
 
+import dev.weft.spec.Endpoint;
 import dev.weft.comm.StoreValues;
 import dev.weft.metrics.StepMetrics;
 import dev.weft.spec.ElasticSpec;

@@ -1,8 +1,9 @@
 package dev.weft.elastic;
 
+import dev.weft.spec.Endpoint;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.comm.CommException;
 import dev.weft.comm.RunToken;
 import dev.weft.comm.StoreCalls;

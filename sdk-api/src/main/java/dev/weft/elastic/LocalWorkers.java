@@ -1,6 +1,6 @@
 package dev.weft.elastic;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.launch.LocalLauncher;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,15 +1,14 @@
 package dev.weft.elastic;
 
+import dev.weft.spec.Endpoint;
 import dev.weft.comm.CommException;
 import dev.weft.comm.NodeAddress;
 import dev.weft.comm.Rendezvous;
 import dev.weft.comm.RunToken;
 import dev.weft.comm.StoreCalls;
-import dev.weft.spec.SpecException;
+import dev.weft.spec.ElasticSpec;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Locale;
-import java.util.stream.Collectors;
 
 /**
  * Where the agents rendezvous ({@code --rdzv-backend}, {@code elastic.rdzvBackend}, {@code PET_RDZV_BACKEND}).
@@ -18,19 +17,15 @@ import java.util.stream.Collectors;
  * a client, so any node may be lost.
  */
 public enum RendezvousBackend {
-  C10D("c10d", 29400),
-  ETCD("etcd", 2379);
+  C10D(29400),
+  ETCD(2379);
 
-  private final String flag;
   private final int defaultPort;
 
-  RendezvousBackend(String flag, int defaultPort) {
-    this.flag = flag;
-    this.defaultPort = defaultPort;
-  }
+  RendezvousBackend(int defaultPort) { this.defaultPort = defaultPort; }
 
-  /** The name on the command line and in the spec. */
-  public String flag() { return flag; }
+  /** The name on the command line and in the spec (one of {@link ElasticSpec#RDZV_BACKENDS}). */
+  public String flag() { return name().toLowerCase(Locale.ROOT); }
 
   /** The endpoint when none is given: this host at the backend's usual port. */
   public Endpoint defaultEndpoint() { return new Endpoint("127.0.0.1", defaultPort); }
@@ -68,9 +63,6 @@ public enum RendezvousBackend {
 
   /** {@code c10d} or {@code etcd}; blank is c10d; {@code where} names the flag or field for the error. */
   public static RendezvousBackend parse(String s, String where) {
-    if (s == null || s.isBlank()) return C10D;
-    for (RendezvousBackend b : values()) if (b.flag.equals(s.trim().toLowerCase(Locale.ROOT))) return b;
-    throw new SpecException(where, "'" + s + "' is not a rendezvous backend; use one of "
-        + Arrays.stream(values()).map(RendezvousBackend::flag).collect(Collectors.joining(", ")));
+    return valueOf(ElasticSpec.rdzvBackendName(s, where).toUpperCase(Locale.ROOT));
   }
 }

@@ -1,7 +1,7 @@
 package dev.weft.elastic;
 
 import dev.weft.comm.StoreValues;
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

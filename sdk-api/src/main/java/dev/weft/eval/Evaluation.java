@@ -1,6 +1,6 @@
 package dev.weft.eval;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.data.TokenArray;
 import dev.weft.models.LanguageModel;
 import dev.weft.util.Tensors;

@@ -1,19 +1,19 @@
 package dev.weft.eval;
 
+import dev.weft.models.hf.HuggingFaceFormat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.Trainer;
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.checkpoint.Checkpoint;
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.checkpoint.ConsolidatedWeights;
 import dev.weft.checkpoint.Manifest;
 import dev.weft.models.LanguageModel;
-import dev.weft.models.ModelFactories;
 import dev.weft.models.hf.HfCheckpoint;
-import dev.weft.models.hf.PretrainedWeights;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.train.ModelBuilder;
+import dev.weft.train.WholeModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -40,7 +40,7 @@ public final class ModelSource {
 
   private static Loaded huggingFace(Path dir, int seqLen) {
     JsonNode config = HfCheckpoint.config(dir, "MODEL");
-    String factory = ModelFactories.forHfModelType(config.path("model_type").asText(""), "MODEL").name();
+    String factory = HuggingFaceFormat.factoryFor(config.path("model_type").asText(""), "MODEL").name();
     TrainingSpec spec = Trainer.model(factory).pretrained(dir).seqLen(seqLen).toSpec();
     return new Loaded(ModelBuilder.whole(spec), spec);
   }
@@ -67,21 +67,10 @@ public final class ModelSource {
 
   /** The whole model of a training spec (whatever its layout) holding {@code weights}, by parameter name. */
   public static Loaded fromWeights(TrainingSpec trained, Map<String, Tensor> weights) {
-    TrainingSpec spec = Trainer.from(trained).set("parallel.dp", 1).set("parallel.tp", 1).set("parallel.pp", 1)
-        .set("parallel.zero", 0).set("parallel.microBatches", 1).set("parallel.stages", java.util.List.of())
-        .set("train.globalBatch", 1).set("train.recompute", false).set("train.evalEvery", 0)
-        // the training data need not exist here: the model is built from the weights alone
-        .set("data.source", "arithmetic").set("data.sources", java.util.List.of()).set("data.validation", 0).toSpec();
-    return withWeights(spec, weights);
+    return withWeights(WholeModel.spec(trained), weights);
   }
 
   private static Loaded withWeights(TrainingSpec spec, Map<String, Tensor> weights) {
-    LanguageModel m = ModelBuilder.whole(spec);
-    PretrainedWeights.copyInto(m.parameters(), (name, shape) -> {
-      Tensor t = weights.get(name);
-      if (t == null) throw new WeftException("the weights have no tensor '" + name + "' that " + spec.model().factory() + " needs");
-      return t;
-    }, "MODEL");
-    return new Loaded(m, spec);
+    return new Loaded(WholeModel.withWeights(spec, weights), spec);
   }
 }

@@ -1,6 +1,8 @@
 package dev.weft.launch;
 
-import dev.weft.WeftException;
+import dev.weft.comm.HostPlan;
+import dev.weft.comm.WorkerIdentity;
+import dev.weft.error.WeftException;
 import dev.weft.comm.RunToken;
 import dev.weft.log.JsonLine;
 import dev.weft.log.LogFormat;

@@ -1,6 +1,6 @@
 package dev.weft.launch;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.metrics.StepMetrics;
 import dev.weft.train.StepListener;
 import java.util.concurrent.Phaser;

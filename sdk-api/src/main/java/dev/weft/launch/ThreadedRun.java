@@ -1,6 +1,7 @@
 package dev.weft.launch;
 
-import dev.weft.WeftException;
+import dev.weft.comm.WorkerIdentity;
+import dev.weft.error.WeftException;
 import dev.weft.train.RunResult;
 import dev.weft.train.StepListener;
 import java.nio.file.Path;

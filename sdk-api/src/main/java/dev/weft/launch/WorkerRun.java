@@ -1,10 +1,11 @@
 package dev.weft.launch;
 
+import dev.weft.plan.SpecCheck;
+import dev.weft.comm.WorkerIdentity;
 import dev.weft.comm.DeviceMesh;
 import dev.weft.comm.Distributed;
 import dev.weft.device.DeviceDecision;
 import dev.weft.device.Devices;
-import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.train.RunResult;
 import dev.weft.train.StepListener;
@@ -37,7 +38,7 @@ public final class WorkerRun {
   public static RunResult run(TrainingSpec spec, WorkerIdentity id, Path runDir, int threads, Duration timeout,
                               StepListener listener) {
     NativeThreads.configure(threads);
-    SpecValidator.validate(spec, id.worldSize());
+    SpecCheck.validate(spec, id.worldSize());
     var p = spec.parallel();
     if (id.rank() == 0) warnAboutSlowLayouts(spec, id);
     DeviceDecision device = Devices.decide(spec.device());

@@ -1,6 +1,5 @@
 package dev.weft.models;
 
-import dev.weft.parallel.pipeline.LayerPartition;
 import dev.weft.spec.ParallelSpec;
 import dev.weft.spec.SpecException;
 

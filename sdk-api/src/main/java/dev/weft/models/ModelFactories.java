@@ -12,10 +12,10 @@ public final class ModelFactories {
 
   /**
    * The factory's own rules, then the layout rules every model shares: tensor-parallel splits must
-   * divide the sizes the factory names, pipeline stages and recomputation need a {@link StagedModel},
-   * and {@code model.pretrained} needs a factory that reads Hugging Face weights.
+   * divide the sizes the factory names, and pipeline stages and recomputation need a {@link StagedModel}.
+   * Returns the factory.
    */
-  public static void validate(TrainingSpec spec) {
+  public static ModelFactory validate(TrainingSpec spec) {
     ModelFactory f = lookup(spec.model().factory());
     f.validate(spec);
     var p = spec.parallel();
@@ -35,7 +35,7 @@ public final class ModelFactories {
             + ", which sequence parallelism splits; use a seqLen that is a multiple of " + p.tp());
       }
     }
-    if (spec.model().hasPretrained()) huggingFace(f);
+    return f;
   }
 
   /** Every token id of the data must be a row of the model's embedding. */
@@ -45,13 +45,6 @@ public final class ModelFactories {
       throw new SpecException(field, modelVocab + " is below the data's vocabulary of " + dataVocab + " (data.source "
           + spec.data().mix().get(0).source() + (spec.data().mix().size() > 1 ? ", ..." : "") + "); use at least " + dataVocab);
     }
-  }
-
-  /** The factory's Hugging Face mapping, or a spec error saying it has none. */
-  public static dev.weft.models.hf.HuggingFaceFormat huggingFace(ModelFactory f) {
-    if (f instanceof dev.weft.models.hf.HuggingFaceFormat hf) return hf;
-    throw new SpecException("model.pretrained", "model.factory=" + f.name() + " cannot read Hugging Face weights;"
-        + " use llama or gpt, or implement dev.weft.models.hf.HuggingFaceFormat in the factory");
   }
 
   public static ModelFactory lookup(String name) {
@@ -73,17 +66,5 @@ public final class ModelFactories {
     }
     throw new SpecException("model.factory", "'" + name + "' is not a known model; use one of " + known
         + " or the class name of a ModelFactory");
-  }
-
-  /** The registered factory that reads config.json's {@code model_type}. */
-  public static ModelFactory forHfModelType(String modelType, String field) {
-    List<String> known = new ArrayList<>();
-    for (ModelFactory f : ServiceLoader.load(ModelFactory.class)) {
-      if (f instanceof dev.weft.models.hf.HuggingFaceFormat hf) {
-        if (hf.modelType().equals(modelType)) return f;
-        known.add(hf.modelType());
-      }
-    }
-    throw new SpecException(field, "config.json says model_type '" + modelType + "'; Weft reads " + known);
   }
 }

@@ -3,7 +3,7 @@ package dev.weft.plan;
 import dev.weft.models.ModelContext;
 import dev.weft.models.gpt.GptConfig;
 import dev.weft.models.gpt.GptFactory;
-import dev.weft.parallel.pipeline.LayerPartition;
+import dev.weft.models.LayerPartition;
 import dev.weft.spec.ParallelSpec;
 import dev.weft.spec.TrainingSpec;
 import java.util.ArrayList;

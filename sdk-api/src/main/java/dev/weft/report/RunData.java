@@ -1,7 +1,7 @@
 package dev.weft.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.metrics.MetricsJson;
 import java.io.IOException;
 import java.nio.file.Files;

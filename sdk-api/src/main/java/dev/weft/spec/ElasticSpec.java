@@ -1,5 +1,8 @@
 package dev.weft.spec;
 
+import java.util.List;
+import java.util.Locale;
+
 /**
  * {@code elastic.*}: the node range, restarts allowed, and failure detection: each agent and worker
  * beats every {@code heartbeatSeconds}; a peer silent for {@code failureTimeoutSeconds} is lost, and a
@@ -7,4 +10,15 @@ package dev.weft.spec;
  * {@code etcd}) and {@code rdzvEndpoint} (HOST:PORT, "" for the backend's default) say where agents rendezvous.
  */
 public record ElasticSpec(boolean enabled, int minNodes, int maxNodes, int maxRestarts, int failureTimeoutSeconds,
-                          double heartbeatSeconds, String rdzvBackend, String rdzvEndpoint) {}
+                          double heartbeatSeconds, String rdzvBackend, String rdzvEndpoint) {
+  /** The rendezvous backends' names, in one place; {@code dev.weft.elastic.RendezvousBackend} has one constant per name. */
+  public static final List<String> RDZV_BACKENDS = List.of("c10d", "etcd");
+
+  /** The backend {@code s} names ({@code c10d} or {@code etcd}; blank is c10d); {@code where} names the flag or field for the error. */
+  public static String rdzvBackendName(String s, String where) {
+    if (s == null || s.isBlank()) return RDZV_BACKENDS.get(0);
+    String name = s.trim().toLowerCase(Locale.ROOT);
+    if (RDZV_BACKENDS.contains(name)) return name;
+    throw new SpecException(where, "'" + s + "' is not a rendezvous backend; use one of " + String.join(", ", RDZV_BACKENDS));
+  }
+}

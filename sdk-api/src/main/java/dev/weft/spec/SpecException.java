@@ -1,6 +1,6 @@
 package dev.weft.spec;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 
 /** A spec that cannot run. {@link #field()} is the dotted path of the offending field, as written in YAML. */
 public final class SpecException extends WeftException {

@@ -1,12 +1,10 @@
 package dev.weft.spec;
 
-import dev.weft.data.DataSources;
-import dev.weft.models.ModelFactories;
 import java.util.Set;
 
 /**
- * Checks a spec once, up front, and names the field and what to change. Nothing that passes here
- * should hang or crash natively later because of its shape.
+ * Checks a spec's own fields, up front, and names the field and what to change. The checks that need the
+ * data sources, the model factory or the schedules follow in {@code dev.weft.plan.SpecCheck}, which callers use.
  */
 public final class SpecValidator {
   public static final Set<String> SCHEDULES = Set.of("gpipe", "1f1b", "interleaved-1f1b");
@@ -19,7 +17,7 @@ public final class SpecValidator {
   public static TrainingSpec validate(TrainingSpec s) {
     require(s.name() != null && s.name().matches("[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?"), "name",
         "'" + s.name() + "' must be 1-52 lowercase letters, digits or '-' (it names files and cluster objects)");
-    dev.weft.device.DeviceChoice.parse(s.device());
+    DeviceChoice.parse(s.device());
     ParallelSpec p = s.parallel();
     positive(p.dp(), "parallel.dp");
     positive(p.tp(), "parallel.tp");
@@ -59,7 +57,6 @@ public final class SpecValidator {
 
     DataSpec d = s.data();
     positive(d.seqLen(), "data.seqLen");
-    DataSources.validate(d);
 
     CheckpointSpec c = s.checkpoint();
     require(c.every() >= 0, "checkpoint.every", c.every() + " must be 0 (never) or a number of steps");
@@ -71,15 +68,12 @@ public final class SpecValidator {
     require(e.heartbeatSeconds() > 0, "elastic.heartbeatSeconds", e.heartbeatSeconds() + " must be above 0");
     require(e.failureTimeoutSeconds() >= 2 * e.heartbeatSeconds(), "elastic.failureTimeoutSeconds", e.failureTimeoutSeconds()
         + " must be at least twice elastic.heartbeatSeconds=" + e.heartbeatSeconds() + " or a single late beat looks like a failure");
-    dev.weft.elastic.RendezvousBackend.parse(e.rdzvBackend(), "elastic.rdzvBackend");
-    if (e.rdzvEndpoint() != null && !e.rdzvEndpoint().isBlank()) dev.weft.elastic.Endpoint.parse(e.rdzvEndpoint(), "elastic.rdzvEndpoint");
+    ElasticSpec.rdzvBackendName(e.rdzvBackend(), "elastic.rdzvBackend");
+    if (e.rdzvEndpoint() != null && !e.rdzvEndpoint().isBlank()) Endpoint.parse(e.rdzvEndpoint(), "elastic.rdzvEndpoint");
     require(s.metrics().port() >= 0 && s.metrics().port() < 65536, "metrics.port", s.metrics().port() + " is not a port");
     require(LoggingSpec.FORMATS.contains(s.logging().format()), "logging.format",
         "'" + s.logging().format() + "' is not a log format; use text or json");
     Credentials.refuseIn(s.deployment().env(), "deployment.env", "deployment.secretEnv");
-
-    ModelFactories.validate(s);
-    EngineSupport.refuseUnsupported(s);
     return s;
   }
 

@@ -4,7 +4,7 @@ import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.spec.SpecException;
 import java.io.IOException;
 import java.nio.file.Files;

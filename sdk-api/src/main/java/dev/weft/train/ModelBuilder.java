@@ -38,7 +38,7 @@ public final class ModelBuilder {
     ModelFactory f = ModelFactories.lookup(spec.model().factory());
     LanguageModel model = f.create(spec, new ModelContext(spec.train().seed(), layersFor(spec, tp), spec.parallel(), ppRank));
     if (spec.model().hasPretrained()) {
-      HuggingFaceFormat hf = ModelFactories.huggingFace(f);
+      HuggingFaceFormat hf = HuggingFaceFormat.of(f);
       HfCheckpoint dir = HfCheckpoint.open(Path.of(spec.model().pretrained()), "model.pretrained");
       PretrainedWeights.copyInto(model.parameters(), (name, shape) -> hf.read(name, shape, dir), "model.pretrained");
     }

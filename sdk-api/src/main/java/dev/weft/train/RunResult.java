@@ -27,6 +27,6 @@ public record RunResult(List<Double> losses, RunSummary summary, TrainingSpec sp
   /** The trained model, whole, in this process (built once per call). */
   public LanguageModel model() {
     if (weights == null) throw new IllegalStateException("this result carries only one rank's slices; use Trainer.fit()'s result");
-    return dev.weft.eval.ModelSource.fromWeights(spec, weights).model();
+    return WholeModel.withWeights(WholeModel.spec(spec), weights);
   }
 }

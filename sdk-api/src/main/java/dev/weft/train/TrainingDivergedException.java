@@ -1,6 +1,6 @@
 package dev.weft.train;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 
 /** The loss stopped being a finite number. */
 public final class TrainingDivergedException extends WeftException {

@@ -71,7 +71,7 @@ class OneLineErrorsTest {
   void aFinishedRunsIdOnEtcdIsRefusedNotSilentlyJoined() {
     org.junit.jupiter.api.Assumptions.assumeTrue(dev.weft.testing.Etcd.available(), dev.weft.testing.Etcd.unavailableReason());
     try (var etcd = dev.weft.testing.Etcd.start(dir.resolve("etcd"))) {
-      dev.weft.elastic.EtcdKeyValue.connect(dev.weft.elastic.Endpoint.parse(etcd.endpoint()), "", java.time.Duration.ofSeconds(10),
+      dev.weft.elastic.EtcdKeyValue.connect(dev.weft.spec.Endpoint.parse(etcd.endpoint()), "", java.time.Duration.ofSeconds(10),
           java.time.Duration.ofSeconds(30)).set("elastic/old/complete", "1");
       assertOneLine(weft("train", spec.toString(), "--nnodes", "1", "--rdzv-backend", "etcd", "--rdzv-endpoint", etcd.endpoint(),
           "--rdzv-id", "old", "--run-dir", dir.resolve("run").toString()), 2, "--rdzv-id 'old'", "already completed",

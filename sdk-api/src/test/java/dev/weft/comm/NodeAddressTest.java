@@ -3,7 +3,7 @@ package dev.weft.comm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,12 +1,13 @@
 package dev.weft.device;
 
+import dev.weft.plan.SpecCheck;
+import dev.weft.spec.DeviceChoice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.comm.Backend.Availability;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.SpecIO;
-import dev.weft.spec.SpecValidator;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -64,7 +65,7 @@ class DeviceSelectionTest {
   void theSpecFieldDefaultsToCpuAndRejectsOtherValuesNamingTheField() {
     assertThat(SpecIO.parse("name: t\n").device()).isEqualTo("cpu");
     assertThat(DeviceChoice.parse(SpecIO.parse("device: AUTO\n").device())).isEqualTo(DeviceChoice.AUTO);
-    assertThatThrownBy(() -> SpecValidator.validate(SpecIO.parse("device: gpu\n")))
+    assertThatThrownBy(() -> SpecCheck.validate(SpecIO.parse("device: gpu\n")))
         .isInstanceOf(SpecException.class).hasMessage("device: 'gpu' is not a device; use cpu, cuda or auto");
   }
 

@@ -1,5 +1,6 @@
 package dev.weft.elastic;
 
+import dev.weft.spec.Endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -3,7 +3,7 @@ package dev.weft.elastic;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

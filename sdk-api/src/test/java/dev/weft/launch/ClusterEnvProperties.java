@@ -1,9 +1,12 @@
 package dev.weft.launch;
 
+import dev.weft.comm.HostPlan;
+import dev.weft.comm.ClusterEnv;
+import dev.weft.comm.WorkerIdentity;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import java.util.HashMap;
 import java.util.Map;
 import net.jqwik.api.ForAll;

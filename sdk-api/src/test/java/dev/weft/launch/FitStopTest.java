@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.Trainer;
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.RunSummary;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.weft.spec;
 
+import dev.weft.plan.SpecCheck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -45,12 +46,12 @@ class CredentialsTest {
   @Test
   void theSpecRefusesACredentialInDeploymentEnvWithoutRepeatingIt() {
     String token = "hf_" + "abcdefghijklmnopqrstuvwxyz0123";
-    assertThatThrownBy(() -> SpecValidator.validate(SpecIO.parse("name: a\ndeployment: {env: {HF_TOKEN: " + token + "}}\n")))
+    assertThatThrownBy(() -> SpecCheck.validate(SpecIO.parse("name: a\ndeployment: {env: {HF_TOKEN: " + token + "}}\n")))
         .isInstanceOf(SpecException.class)
         .hasMessageStartingWith("deployment.env.HF_TOKEN: its name says it is a credential")
         .hasMessageContaining("set deployment.secretEnv.HF_TOKEN=SECRET-NAME/KEY instead")
         .message().doesNotContain(token);
-    assertThat(SpecValidator.validate(SpecIO.parse("name: a\ndeployment: {secretEnv: {HF_TOKEN: hf/token}}\n"))
+    assertThat(SpecCheck.validate(SpecIO.parse("name: a\ndeployment: {secretEnv: {HF_TOKEN: hf/token}}\n"))
         .deployment().secretEnv()).containsEntry("HF_TOKEN", "hf/token");
   }
 

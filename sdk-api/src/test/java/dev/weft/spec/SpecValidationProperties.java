@@ -1,5 +1,6 @@
 package dev.weft.spec;
 
+import dev.weft.plan.SpecCheck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -30,9 +31,9 @@ class SpecValidationProperties {
                                                    @ForAll @IntRange(min = 1, max = 512) int batch) {
     TrainingSpec s = spec("parallel.dp=" + dp, "parallel.microBatches=" + micro, "train.globalBatch=" + batch);
     if (batch % (dp * micro) == 0) {
-      assertThat(SpecValidator.validate(s, dp)).isSameAs(s);
+      assertThat(SpecCheck.validate(s, dp)).isSameAs(s);
     } else {
-      assertThatThrownBy(() -> SpecValidator.validate(s, dp)).isInstanceOf(SpecException.class)
+      assertThatThrownBy(() -> SpecCheck.validate(s, dp)).isInstanceOf(SpecException.class)
           .satisfies(e -> assertThat(((SpecException) e).field()).isEqualTo("train.globalBatch"));
     }
   }
@@ -41,9 +42,9 @@ class SpecValidationProperties {
   void processCountMustMatchTheMesh(@ForAll @IntRange(min = 1, max = 16) int dp, @ForAll @IntRange(min = 1, max = 16) int nproc) {
     TrainingSpec s = spec("parallel.dp=" + dp, "train.globalBatch=" + 16 * dp);
     if (dp == nproc) {
-      SpecValidator.validate(s, nproc);
+      SpecCheck.validate(s, nproc);
     } else {
-      assertThatThrownBy(() -> SpecValidator.validate(s, nproc)).isInstanceOf(SpecException.class)
+      assertThatThrownBy(() -> SpecCheck.validate(s, nproc)).isInstanceOf(SpecException.class)
           .hasMessageContaining("parallel.dp").hasMessageContaining("--nproc")
           .satisfies(e -> assertThat(((SpecException) e).field()).isEqualTo("parallel.dp"));
     }
@@ -52,21 +53,21 @@ class SpecValidationProperties {
   @Property
   void nonPositiveSizesAreRefusedByName(@ForAll @IntRange(min = -5, max = 0) int v) {
     for (String f : List.of("parallel.dp", "parallel.microBatches", "train.steps", "data.seqLen")) {
-      assertThatThrownBy(() -> SpecValidator.validate(spec(f + "=" + v))).isInstanceOf(SpecException.class)
+      assertThatThrownBy(() -> SpecCheck.validate(spec(f + "=" + v))).isInstanceOf(SpecException.class)
           .satisfies(e -> assertThat(((SpecException) e).field()).isEqualTo(f));
     }
   }
 
   @Property(tries = 5)
   void elasticSpecsValidateAndABadRangeIsRefusedByName(@ForAll @IntRange(min = 1, max = 4) int nodes) {
-    assertThat(SpecValidator.validate(spec("elastic.enabled=true", "elastic.maxNodes=" + nodes)).elastic().maxNodes()).isEqualTo(nodes);
-    assertThatThrownBy(() -> SpecValidator.validate(spec("elastic.enabled=true", "elastic.minNodes=" + (nodes + 1),
+    assertThat(SpecCheck.validate(spec("elastic.enabled=true", "elastic.maxNodes=" + nodes)).elastic().maxNodes()).isEqualTo(nodes);
+    assertThatThrownBy(() -> SpecCheck.validate(spec("elastic.enabled=true", "elastic.minNodes=" + (nodes + 1),
         "elastic.maxNodes=" + nodes))).isInstanceOf(SpecException.class).hasMessageContaining("elastic.maxNodes");
   }
 
   @Property(tries = 10)
   void unknownScheduleListsTheValidOnes(@ForAll("names") String name) {
-    assertThatThrownBy(() -> SpecValidator.validate(spec("parallel.schedule=" + name)))
+    assertThatThrownBy(() -> SpecCheck.validate(spec("parallel.schedule=" + name)))
         .hasMessageContaining("gpipe, 1f1b, interleaved-1f1b");
   }
 
@@ -78,7 +79,7 @@ class SpecValidationProperties {
   @Property(tries = 30)
   void gptHeadsMustDivideHidden(@ForAll @IntRange(min = 1, max = 12) int heads) {
     TrainingSpec s = spec("model.config.heads=" + heads);
-    if (128 % heads == 0) SpecValidator.validate(s);
-    else assertThatThrownBy(() -> SpecValidator.validate(s)).hasMessageContaining("model.config.heads");
+    if (128 % heads == 0) SpecCheck.validate(s);
+    else assertThatThrownBy(() -> SpecCheck.validate(s)).hasMessageContaining("model.config.heads");
   }
 }

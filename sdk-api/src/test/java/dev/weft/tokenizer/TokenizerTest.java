@@ -3,7 +3,7 @@ package dev.weft.tokenizer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

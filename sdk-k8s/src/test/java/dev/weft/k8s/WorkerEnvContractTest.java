@@ -3,8 +3,8 @@ package dev.weft.k8s;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.k8s.PodEnvironment.Pod;
-import dev.weft.launch.ClusterEnv;
-import dev.weft.launch.HostPlan;
+import dev.weft.comm.ClusterEnv;
+import dev.weft.comm.HostPlan;
 import dev.weft.k8s.render.Renderer;
 import dev.weft.k8s.render.Target;
 import dev.weft.k8s.spec.K8sSpec;

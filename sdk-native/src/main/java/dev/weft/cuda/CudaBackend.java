@@ -1,6 +1,6 @@
 package dev.weft.cuda;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.comm.Backend;
 import dev.weft.comm.Communicator;
 import dev.weft.comm.Rendezvous;
@@ -8,7 +8,7 @@ import dev.weft.cuda.kernels.FusedShardStep;
 import dev.weft.cuda.nccl.Nccl;
 import dev.weft.cuda.nccl.NcclComm;
 import dev.weft.cuda.nccl.NcclCommunicator;
-import dev.weft.parallel.data.ShardStep;
+import dev.weft.optim.ShardStep;
 import java.time.Duration;
 
 /**

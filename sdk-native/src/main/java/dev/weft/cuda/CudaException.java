@@ -1,6 +1,6 @@
 package dev.weft.cuda;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 
 /** A CUDA runtime call failed; the message names the call, the CUDA error and what to do. */
 public final class CudaException extends WeftException {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.comm.Backend;
 import dev.weft.comm.Backends;
 import dev.weft.device.DeviceDecision;

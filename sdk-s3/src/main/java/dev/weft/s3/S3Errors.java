@@ -1,6 +1,6 @@
 package dev.weft.s3;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.checkpoint.CheckpointException;
 import dev.weft.spec.SpecException;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;

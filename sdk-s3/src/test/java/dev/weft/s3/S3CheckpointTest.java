@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.Trainer;
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.checkpoint.CheckpointStorage;
 import dev.weft.checkpoint.CheckpointStorages;

@@ -3,7 +3,7 @@ package dev.weft.data.prepare;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.spec.SpecException;
 import java.io.BufferedReader;
 import java.io.FilterInputStream;

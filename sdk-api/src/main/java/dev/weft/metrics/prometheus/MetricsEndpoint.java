@@ -1,6 +1,6 @@
 package dev.weft.metrics.prometheus;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import java.io.IOException;

@@ -22,7 +22,7 @@ public final class HfExport {
   private HfExport() {}
 
   public static Result write(Map<String, Tensor> weights, TrainingSpec spec, Path dir) throws IOException {
-    HuggingFaceFormat hf = ModelFactories.huggingFace(ModelFactories.lookup(spec.model().factory()));
+    HuggingFaceFormat hf = HuggingFaceFormat.of(ModelFactories.lookup(spec.model().factory()));
     Map<String, Tensor> out = hf.toHf(weights, spec);
     Files.createDirectories(dir);
     SafetensorsWriter.Written w = SafetensorsWriter.write(dir.resolve(HfCheckpoint.WEIGHTS), ConsolidatedWeights.items(out),

@@ -1,6 +1,8 @@
 package dev.weft.models.hf;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.weft.models.ModelFactory;
+import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 import java.util.Map;
 import org.bytedeco.pytorch.Tensor;
@@ -22,4 +24,23 @@ public interface HuggingFaceFormat {
 
   /** config.json of the exported model. */
   ObjectNode hfConfig(TrainingSpec spec);
+
+  /** The factory's Hugging Face mapping, or a spec error saying it has none. */
+  static HuggingFaceFormat of(ModelFactory f) {
+    if (f instanceof HuggingFaceFormat hf) return hf;
+    throw new SpecException("model.pretrained", "model.factory=" + f.name() + " cannot read Hugging Face weights;"
+        + " use llama or gpt, or implement dev.weft.models.hf.HuggingFaceFormat in the factory");
+  }
+
+  /** The registered factory that reads config.json's {@code model_type}. */
+  static ModelFactory factoryFor(String modelType, String field) {
+    java.util.List<String> known = new java.util.ArrayList<>();
+    for (ModelFactory f : java.util.ServiceLoader.load(ModelFactory.class)) {
+      if (f instanceof HuggingFaceFormat hf) {
+        if (hf.modelType().equals(modelType)) return f;
+        known.add(hf.modelType());
+      }
+    }
+    throw new SpecException(field, "config.json says model_type '" + modelType + "'; Weft reads " + known);
+  }
 }

@@ -8,7 +8,7 @@ import dev.weft.models.KvCache;
 import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
 import dev.weft.models.StagedModel;
-import dev.weft.parallel.pipeline.LayerPartition;
+import dev.weft.models.LayerPartition;
 import java.util.ArrayList;
 import java.util.List;
 import org.bytedeco.pytorch.DoubleOptional;

@@ -1,5 +1,7 @@
 package dev.weft.parallel.data;
 
+import dev.weft.optim.AdamArgs;
+import dev.weft.optim.ShardStep;
 import static org.bytedeco.pytorch.global.torch.zeros;
 
 import dev.weft.comm.Communicator;

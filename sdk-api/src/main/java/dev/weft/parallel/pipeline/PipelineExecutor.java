@@ -1,6 +1,6 @@
 package dev.weft.parallel.pipeline;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.comm.Communicator;
 import java.util.Objects;
 import java.util.function.IntFunction;

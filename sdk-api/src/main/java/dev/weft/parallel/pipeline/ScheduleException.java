@@ -1,6 +1,6 @@
 package dev.weft.parallel.pipeline;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 
 /** A schedule that cannot be built or cannot run: bad parameters, deadlock, or broken ordering. */
 public class ScheduleException extends WeftException {

@@ -1,6 +1,6 @@
 package dev.weft.parallel.pipeline;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import dev.weft.comm.PendingOp;
 import dev.weft.util.Tensors;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.weft.parallel.pipeline;
 
+import dev.weft.bench.PipelineBubbleBench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;

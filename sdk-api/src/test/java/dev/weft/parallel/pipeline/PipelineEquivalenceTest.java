@@ -1,5 +1,6 @@
 package dev.weft.parallel.pipeline;
 
+import dev.weft.bench.TanhStack;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,7 +1,7 @@
 package dev.weft.k8s.render;
 
-import dev.weft.WeftException;
-import dev.weft.elastic.Endpoint;
+import dev.weft.error.WeftException;
+import dev.weft.spec.Endpoint;
 import dev.weft.elastic.RendezvousBackend;
 import dev.weft.k8s.crd.PyTorchJob;
 import dev.weft.k8s.spec.K8sSpec;

@@ -1,5 +1,6 @@
 package dev.weft.k8s.spec;
 
+import dev.weft.plan.SpecCheck;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -10,7 +11,6 @@ import dev.weft.spec.DeploymentSpec;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.SpecOverrides;
-import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.Toleration;
@@ -55,7 +55,7 @@ public final class K8sSpecLoader {
     if (deploymentTree == null || !deploymentTree.isObject()) {
       throw new SpecException("deployment", "must be a section (image, namespace, nodes, ...)");
     }
-    TrainingSpec spec = SpecValidator.validate(SpecIO.bind(tree));
+    TrainingSpec spec = SpecCheck.validate(SpecIO.bind(tree));
     if (!deploymentTree.hasNonNull("nodes")) {
       // Unset: as many nodes as the mesh needs at procsPerNode processes each (the validator checks the division).
       int perNode = Math.max(1, spec.deployment().procsPerNode());

@@ -2,8 +2,8 @@ package dev.weft.cuda.check;
 
 import dev.weft.cuda.kernels.FusedShardStep;
 import dev.weft.models.Init;
-import dev.weft.parallel.data.AdamArgs;
-import dev.weft.parallel.data.ShardStep;
+import dev.weft.optim.AdamArgs;
+import dev.weft.optim.ShardStep;
 import dev.weft.util.Tensors;
 import java.util.List;
 import org.bytedeco.javacpp.PointerScope;

@@ -1,7 +1,7 @@
 package dev.weft.cuda.kernels;
 
-import dev.weft.parallel.data.AdamArgs;
-import dev.weft.parallel.data.ShardStep;
+import dev.weft.optim.AdamArgs;
+import dev.weft.optim.ShardStep;
 import org.bytedeco.pytorch.Tensor;
 
 /**

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.comm.SoloCommunicator;
 import dev.weft.models.Parameters.Param;
-import dev.weft.parallel.data.ShardStep;
+import dev.weft.optim.ShardStep;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainSpec;

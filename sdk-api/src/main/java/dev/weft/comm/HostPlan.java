@@ -1,6 +1,7 @@
-package dev.weft.launch;
+package dev.weft.comm;
 
-import dev.weft.WeftException;
+import dev.weft.comm.WorkerIdentity;
+import dev.weft.error.WeftException;
 
 /**
  * One host's part of a fixed-size run, torchrun's static rendezvous: {@code nnodes} hosts of

@@ -1,4 +1,4 @@
-package dev.weft.parallel.data;
+package dev.weft.optim;
 
 /**
  * The scalars of one Adam step. {@code step} counts from 1 (bias correction); {@code decoupled}: AdamW (weight decay

@@ -1,6 +1,6 @@
-package dev.weft.launch;
+package dev.weft.comm;
 
-import dev.weft.WeftException;
+import dev.weft.error.WeftException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -1,4 +1,4 @@
-package dev.weft;
+package dev.weft.error;
 
 /** Base of every error Weft raises on purpose. Messages say what to change, not only what went wrong. */
 public class WeftException extends RuntimeException {

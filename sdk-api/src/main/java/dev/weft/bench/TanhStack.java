@@ -1,5 +1,8 @@
-package dev.weft.parallel.pipeline;
+package dev.weft.bench;
 
+import dev.weft.parallel.pipeline.StageModule;
+import dev.weft.parallel.pipeline.Schedule;
+import dev.weft.parallel.pipeline.Schedules;
 import static org.bytedeco.pytorch.global.torch.linear;
 
 import dev.weft.models.Init;

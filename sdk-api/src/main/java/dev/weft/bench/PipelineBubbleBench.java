@@ -1,5 +1,12 @@
-package dev.weft.parallel.pipeline;
+package dev.weft.bench;
 
+import dev.weft.parallel.pipeline.Action;
+import dev.weft.parallel.pipeline.Schedule;
+import dev.weft.parallel.pipeline.PipelineExecutor;
+import dev.weft.parallel.pipeline.Schedules;
+import dev.weft.parallel.pipeline.ActivationShape;
+import dev.weft.parallel.pipeline.Simulation;
+import dev.weft.parallel.pipeline.StepResult;
 import dev.weft.comm.Communicator;
 import dev.weft.comm.Rendezvous;
 import dev.weft.comm.gloo.GlooBackend;

@@ -1,5 +1,7 @@
-package dev.weft.parallel.data;
+package dev.weft.optim;
 
+import dev.weft.optim.AdamArgs;
+import dev.weft.optim.ShardStep;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
 

@@ -1,4 +1,4 @@
-package dev.weft.parallel.data;
+package dev.weft.optim;
 
 import org.bytedeco.pytorch.Tensor;
 

@@ -1,4 +1,4 @@
-package dev.weft.device;
+package dev.weft.spec;
 
 import dev.weft.spec.SpecException;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package dev.weft.elastic;
+package dev.weft.spec;
 
 import dev.weft.spec.SpecException;
 

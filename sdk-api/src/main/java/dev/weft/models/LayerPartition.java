@@ -1,4 +1,4 @@
-package dev.weft.parallel.pipeline;
+package dev.weft.models;
 
 import java.util.List;
 

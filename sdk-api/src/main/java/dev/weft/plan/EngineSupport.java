@@ -1,4 +1,8 @@
-package dev.weft.spec;
+package dev.weft.plan;
+
+import dev.weft.spec.ParallelSpec;
+import dev.weft.spec.SpecException;
+import dev.weft.spec.TrainingSpec;
 
 /**
  * What the training engine can run today. A field whose engine is missing is refused here, by

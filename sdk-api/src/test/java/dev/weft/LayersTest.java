@@ -1,0 +1,75 @@
+package dev.weft;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.EvaluationResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layers of sdk-api's main classes, lowest first (docs/architecture.md draws them): a package may use its
+ * own layer and those below, never one above, and no two packages use each other, even through others.
+ * A new package must be given a layer here.
+ */
+class LayersTest {
+  static final List<List<String>> LAYERS = List.of(
+      List.of("error", "util", "log", "metrics", "precision", "optim"), // no Weft imports (but errors)
+      List.of("spec"),                                                  // the spec records and their own checks
+      List.of("comm", "comm.gloo", "device"),                           // process group, worker identity, backends
+      List.of("data", "data.prepare", "tokenizer"),                     // corpora and batches
+      List.of("models", "models.layers"),                               // model contracts and dense layers
+      List.of("checkpoint"),                                            // sharded checkpoints, safetensors
+      List.of("models.hf", "models.gpt", "models.llama"),               // Hugging Face formats, model families
+      List.of("parallel.tensor", "parallel.pipeline", "parallel.data"), // TP, PP schedules, ZeRO
+      List.of("plan"),                                                  // spec check, memory plan
+      List.of("train"),                                                 // one rank's training loop
+      List.of("launch", "metrics.prometheus"),                          // ranks as threads or processes
+      List.of("elastic"),                                               // agents over restarts
+      List.of(""),                                                      // dev.weft.Trainer, the API
+      List.of("eval", "report", "bench"),                               // tools over a trained run
+      List.of("cli"));                                                  // the weft command
+
+  static final JavaClasses MAIN = new ClassFileImporter()
+      .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("dev.weft");
+
+  static String pkg(String name) { return name.isEmpty() ? "dev.weft" : "dev.weft." + name; }
+
+  @Test
+  void noPackageCycles() {
+    EvaluationResult r = slices().matching("dev.(**)").namingSlices("dev.$1").should().beFreeOfCycles().evaluate(MAIN);
+    assertThat(r.hasViolation()).as(String.join("\n", r.getFailureReport().getDetails())).isFalse();
+  }
+
+  @Test
+  void noLayerUsesAHigherOne() {
+    List<String> failures = new ArrayList<>();
+    for (int i = 0; i < LAYERS.size() - 1; i++) {
+      String[] here = LAYERS.get(i).stream().map(LayersTest::pkg).toArray(String[]::new);
+      String[] above = LAYERS.subList(i + 1, LAYERS.size()).stream().flatMap(List::stream).map(LayersTest::pkg).toArray(String[]::new);
+      EvaluationResult r = noClasses().that().resideInAnyPackage(here).should().dependOnClassesThat().resideInAnyPackage(above)
+          .because("layer " + LAYERS.get(i) + " sits below " + List.of(above)).evaluate(MAIN);
+      if (r.hasViolation()) failures.addAll(r.getFailureReport().getDetails());
+    }
+    assertThat(failures).as(String.join("\n", failures)).isEmpty();
+  }
+
+  @Test
+  void everyPackageHasALayer() {
+    Set<String> placed = new TreeSet<>();
+    LAYERS.forEach(l -> l.forEach(p -> placed.add(pkg(p))));
+    Set<String> found = new TreeSet<>();
+    for (JavaClass c : MAIN) found.add(c.getPackageName());
+    found.removeAll(placed);
+    assertThat(found).as("packages with no layer in LayersTest.LAYERS").isEmpty();
+    assertThat(MAIN.contain(Trainer.class)).isTrue();
+  }
+}
