@@ -1,0 +1,153 @@
+package dev.weft.parallel.data;
+
+import static org.bytedeco.pytorch.global.torch.zeros;
+
+import dev.weft.comm.Communicator;
+import dev.weft.comm.PendingOp;
+import dev.weft.comm.ReduceOp;
+import dev.weft.models.Parameters.Param;
+import dev.weft.parallel.data.FlatLayout.Bucket;
+import dev.weft.parallel.data.FlatLayout.Slot;
+import dev.weft.util.Tensors;
+import java.util.List;
+import org.bytedeco.pytorch.NoGradGuard;
+import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.global.torch;
+import org.bytedeco.pytorch.global.torch.ScalarType;
+
+/**
+ * One bucket of {@link ShardedOptimizer}: its flat buffers (parameters, gradients, Adam moments), the
+ * range of them this rank owns, and its gradient reduction in flight. ZeRO-3's gather count and
+ * prefetch live here too; {@link UnitGathering} drives them.
+ */
+final class BucketState {
+  private final int stage;
+  private final List<Param> params;
+  private final Communicator dp;
+  private final ScalarType reduceType;
+  final Bucket b;
+  final long shardStart;
+  final long shardLen;
+  Tensor flat;          // stages 0-2: the full parameter buffer, params are views of it; stage 3: while gathered
+  final Tensor master;  // stage 3: this rank's parameter shard
+  final Tensor grad;    // stages 0-1: full reduced gradients; stages 2-3: this rank's accumulated shard
+  final Tensor m;
+  final Tensor v;
+  final boolean[] tpSharded; // per slot: is the parameter split across tensor-parallel ranks
+  int ready;
+  int launchedFor = -1;
+  PendingOp pending;
+  Tensor inflightShard;
+  int gathered;         // stage 3: how many users hold the full parameters
+  Tensor incoming;      // stage 3: full parameters being fetched ahead of use
+  PendingOp fetching;
+
+  BucketState(Bucket b, int rank, int stage, List<Param> params, Communicator dp, ScalarType reduceType) {
+    this.stage = stage;
+    this.params = params;
+    this.dp = dp;
+    this.reduceType = reduceType;
+    this.b = b;
+    boolean sharded = stage >= 1;
+    shardStart = sharded ? b.shardStart(rank) : 0;
+    shardLen = sharded ? b.shard() : b.padded();
+    Tensor full = zeros(b.padded());
+    for (Slot s : b.slots()) full.narrow(0, s.offset(), s.numel()).copy_(params.get(s.param()).tensor().detach().reshape(-1));
+    if (stage == 3) {
+      master = full.narrow(0, shardStart, shardLen).clone();
+      full.close();
+      flat = null;
+      for (Slot s : b.slots()) params.get(s.param()).tensor().set_data(torch.empty(0));
+    } else {
+      master = null;
+      flat = full;
+      bindParams(full);
+    }
+    grad = zeros(stage >= 2 ? shardLen : b.padded());
+    m = zeros(shardLen);
+    v = zeros(shardLen);
+    tpSharded = new boolean[b.slots().size()];
+    for (int i = 0; i < tpSharded.length; i++) tpSharded[i] = params.get(b.slots().get(i).param()).isSharded();
+  }
+
+  /** Points every parameter of the bucket at its slice of {@code buffer}. */
+  void bindParams(Tensor buffer) {
+    for (Slot s : b.slots()) {
+      Param p = params.get(s.param());
+      p.tensor().set_data(buffer.narrow(0, s.offset(), s.numel()).view(p.localShape()));
+    }
+  }
+
+  /** The parameter elements this rank updates. */
+  Tensor ownedParams() { return stage == 3 ? master : flat.narrow(0, shardStart, shardLen); }
+
+  /** The gradient elements this rank owns. */
+  Tensor ownedGrads() { return stage >= 2 ? grad : grad.narrow(0, shardStart, shardLen); }
+
+  /** Counts one more of the bucket's gradients accumulated; true when they all are. */
+  boolean oneReady() { return ++ready == b.slots().size(); }
+
+  /** The elements of {@code slot} inside this rank's shard, as a view of the shard-sized {@code shardBuffer}; null when none. */
+  Tensor ownedPart(Slot slot, Tensor shardBuffer) {
+    long lo = ownedLo(slot), hi = ownedHi(slot);
+    return hi <= lo ? null : shardBuffer.narrow(0, lo - shardStart, hi - lo);
+  }
+
+  long ownedLo(Slot slot) { return Math.max(slot.offset(), shardStart); }
+
+  long ownedHi(Slot slot) { return Math.min(slot.offset() + slot.numel(), shardStart + shardLen); }
+
+  void launch(int microBatch) {
+    launchedFor = microBatch;
+    Tensor full = stage >= 2 ? zeros(b.padded()) : grad;
+    try (NoGradGuard ng = new NoGradGuard()) {
+      for (Slot s : b.slots()) {
+        Tensor p = params.get(s.param()).tensor();
+        Tensor g = p.grad();
+        Tensor dst = full.narrow(0, s.offset(), s.numel());
+        if (g.defined()) dst.copy_(g.reshape(-1));
+        else dst.zero_();
+        if (g.defined()) p.mutable_grad().reset(); // the flat buffer holds it now
+      }
+      if (dp.size() > 1) full.mul_(new Scalar(1.0 / dp.size()));
+    }
+    Tensor wire = reduceType == ScalarType.Float ? full : full.to(reduceType);
+    if (stage >= 2) {
+      inflightShard = Tensors.empty(wire.scalar_type(), shardLen);
+      pending = dp.reduceScatterAsync(inflightShard, wire);
+    } else {
+      pending = dp.allReduceAsync(wire, ReduceOp.SUM);
+      if (wire != full) {
+        PendingOp p = pending;
+        boolean scoped = wire.referenceCount() > 0;
+        if (scoped) wire.retainReference(); // outlive the hook's PointerScope until copied back
+        pending = () -> {
+          p.await();
+          full.copy_(wire);
+          if (scoped) wire.releaseReference();
+        };
+      }
+    }
+    if (stage == 3) dropFull(); // its gradients are packed: backward no longer needs the full parameters
+  }
+
+  /** ZeRO-3: points the parameters at nothing again, unless a forward still uses them. */
+  void dropFull() {
+    if (flat == null || (gathered > 0 && pending == null)) return;
+    for (Slot slot : b.slots()) params.get(slot.param()).tensor().set_data(torch.empty(0));
+    flat = null;
+    gathered = 0;
+  }
+
+  void finish(int microBatch) {
+    if (launchedFor != microBatch || pending == null) launch(microBatch);
+    pending.await();
+    pending = null;
+    ready = 0;
+    if (stage >= 2) {
+      grad.add_(inflightShard.to(ScalarType.Float));
+      inflightShard = null;
+    }
+  }
+}
