@@ -5,7 +5,6 @@ import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.comm.CommException;
 import dev.weft.comm.NodeAddress;
 import dev.weft.comm.StoreCalls;
-import dev.weft.comm.StoreValues;
 import dev.weft.launch.FreePort;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.ParentWatch;
@@ -38,17 +37,11 @@ public final class ElasticAgent {
   private static final Duration POLL = Duration.ofMillis(100);
   private static final Duration STOP_GRACE = Duration.ofSeconds(2);
   private static final Duration FAILED_GRACE = Duration.ofMillis(500);
-  // a worker JVM on a crowded machine may take minutes to its first beat; its own rendezvous timeout bounds a real hang
-  private static final Duration STARTUP_GRACE = Duration.ofSeconds(180);
 
   /** The end of an agent's run: exit code 0 when training completed. */
   public record Outcome(int exitCode, String message, int restarts, int generations) {
     public boolean ok() { return exitCode == 0; }
   }
-
-  private enum End { COMPLETED, FAILED, GROW }
-
-  private record Ended(End how, String reason) {}
 
   private final ElasticOptions o;
   private final PrintStream console;
@@ -144,7 +137,8 @@ public final class ElasticAgent {
         }
         List<Integer> ranks = IntStream.range(0, o.procsPerNode()).map(l -> m.nodeRank() * o.procsPerNode() + l).boxed().toList();
         current = LocalWorkers.start(command, ranks, rank -> env(rank, m, plan, master, history.restarts()), console);
-        Ended end = supervise(m, plan, gen, rounds, every, spec.train().steps(), record, history);
+        GenerationMonitor.Ended end = new GenerationMonitor(o, current, this::say, POLL)
+            .supervise(m, plan, gen, rounds, every, spec.train().steps(), record, history);
         switch (end.how()) {
           case COMPLETED -> {
             gen.add("done", 1);
@@ -166,7 +160,7 @@ public final class ElasticAgent {
           case GROW -> {
             awaitExit(current, o.failureTimeout()); // they leave by themselves after the agreed, checkpointed step
             current.stop(STOP_GRACE);
-            rounds.close(m.round(), closeReason("scale-up", end.reason(), 0), 0); // newcomers: wait the join window
+            rounds.close(m.round(), CloseReason.scaleUp(end.reason()).json(), 0); // newcomers: wait the join window
             say("generation " + m.round() + " ended at a step boundary to take in a new node");
           }
         }
@@ -182,164 +176,13 @@ public final class ElasticAgent {
     }
   }
 
-  private Ended supervise(RendezvousRound.Membership m, MembershipPlan plan, KeyValue gen, RendezvousRound rounds, int every,
-                          long totalSteps, GenerationRecord record, MembershipLog history) {
-    // Other nodes' agents: the failure timeout (what partitions are detected by). This node's workers: the longer step
-    // timeout, since a busy JVM's beat can stall for seconds and a dead worker is seen at once by its exit anyway.
-    Watchdog nodes = new Watchdog(o.failureTimeout());
-    Watchdog beats = new Watchdog(o.stepTimeout());
-    Watchdog steps = new Watchdog(o.stepTimeout());
-    long t0 = System.nanoTime();
-    for (LocalWorkers.Worker w : current.all()) beats.watch(WorkerKeys.heartbeat(w.rank()), t0 + STARTUP_GRACE.toNanos());
-    for (int n = 0; n < m.nodes(); n++) if (n != m.nodeRank()) nodes.watch(WorkerKeys.agentHeartbeat(n), t0);
-    long nextBeat = 0;
-    boolean stopProposed = false;
-    GenerationRecord rec = record;
-    while (true) {
-      long now = System.nanoTime();
-      if (now >= nextBeat) {
-        gen.add(WorkerKeys.agentHeartbeat(m.nodeRank()), 1);
-        nextBeat = now + o.heartbeat().toNanos();
-      }
-      // 1. exits of this node's workers
-      boolean allExited = true;
-      boolean anyRejoin = false;
-      for (LocalWorkers.Worker w : current.all()) {
-        if (w.process().isAlive()) {
-          allExited = false;
-          continue;
-        }
-        int code = w.process().exitValue();
-        if (code == ElasticWorker.EXIT_REJOIN) anyRejoin = true;
-        else if (code != 0) {
-          return fail(rounds, m, history, "rank " + w.rank() + " on node " + m.nodeRank() + " " + LocalLauncher.describeExit(code), 0,
-              m.nodes());
-        }
-      }
-      if (allExited) return new Ended(anyRejoin ? End.GROW : End.COMPLETED, "");
-      // 2. another node declared the generation over
-      String closed = rounds.closedReason(m.round());
-      if (closed != null) return new Ended(closed.contains("\"scale-up\"") ? End.GROW : End.FAILED, closed);
-      // 3. heartbeats of this node's workers and of the other agents; step progress of this node's workers
-      for (LocalWorkers.Worker w : current.all()) {
-        beats.observe(WorkerKeys.heartbeat(w.rank()), gen.getOrNull(WorkerKeys.heartbeat(w.rank())), now);
-        String step = gen.getOrNull(WorkerKeys.step(w.rank()));
-        if (step != null) {
-          steps.watch(WorkerKeys.step(w.rank()), now);
-          steps.observe(WorkerKeys.step(w.rank()), step, now);
-        }
-      }
-      boolean complete = rounds.completed();
-      for (int n = 0; n < m.nodes(); n++) {
-        if (n != m.nodeRank()) nodes.observe(WorkerKeys.agentHeartbeat(n), gen.getOrNull(WorkerKeys.agentHeartbeat(n)), now);
-      }
-      for (var e : nodes.silent(now).entrySet()) {
-        if (complete) break; // a finished node stops beating
-        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "sent no heartbeat", "node lost"), e.getValue(),
-            m.nodes() - 1); // a lost node does not come back
-      }
-      for (var e : beats.silent(now).entrySet()) {
-        killLocal(e.getKey());
-        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "sent no heartbeat", "stopped or hung"), e.getValue(),
-            m.nodes());
-      }
-      for (var e : steps.silent(now).entrySet()) {
-        killLocal(e.getKey());
-        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "completed no step", "hung in a collective?"), e.getValue(),
-            m.nodes());
-      }
-      // 4. the first step of this generation (node 0 records the start-up timeline)
-      if (rec != null && rec.firstStepAtMs() == 0) rec = recordFirstStep(rec, gen, plan, history);
-      // 5. a node waiting in the next round: grow at a step boundary after a checkpoint
-      if (!stopProposed && m.nodes() < o.maxNodes() && rounds.waiting(m.round() + 1) > 0) {
-        long maxStep = 0;
-        for (int r = 0; r < plan.worldSize(); r++) {
-          String s = gen.getOrNull(WorkerKeys.step(r));
-          if (s != null) maxStep = Math.max(maxStep, StoreValues.parseLong(WorkerKeys.step(r), s));
-        }
-        if (maxStep > 0) {
-          long stopAt = ((maxStep + 3 + every - 1) / every) * every;
-          if (stopAt < totalSteps) {
-            String agreed = gen.setIfAbsent(WorkerKeys.STOP_AT, String.valueOf(stopAt));
-            say("a node is waiting to join: this generation stops after step " + agreed + " (checkpointed) and re-rendezvous");
-          }
-          stopProposed = true;
-        }
-      }
-      RendezvousRound.sleep(POLL);
-    }
-  }
-
-  /**
-   * @param silentS how long the failed party had been silent: its failure is dated back by that much
-   * @param comingBack how many nodes are expected in the next round: it seals as soon as they are there
-   */
-  private Ended fail(RendezvousRound rounds, RendezvousRound.Membership m, MembershipLog history, String reason, double silentS,
-                     int comingBack) {
-    if (rounds.close(m.round(), closeReason("failure", reason, Math.round(silentS * 1000)), comingBack)) history.countRestart();
-    return new Ended(End.FAILED, reason);
-  }
-
-  private static String silence(String key, double seconds, String what, String guess) {
-    String who = key.startsWith("hb/node/") ? "node " + key.substring("hb/node/".length()) + " (its agent)"
-        : "rank " + key.substring(key.lastIndexOf('/') + 1);
-    return String.format("%s %s for %.1f s (%s)", who, what, seconds, guess);
-  }
-
-  private void killLocal(String key) {
-    int rank = StoreValues.parseInt(key, key.substring(key.lastIndexOf('/') + 1));
-    for (LocalWorkers.Worker w : current.all()) if (w.rank() == rank) current.kill(w);
-  }
-
-  private static String closeReason(String cause, String reason, long silentMs) {
-    Map<String, Object> m = new HashMap<>();
-    long now = System.currentTimeMillis();
-    m.put("cause", cause);
-    m.put("reason", reason);
-    m.put("at_ms", now);
-    m.put("failed_at_ms", now - silentMs); // the last sign of life seen: detection time = at_ms - failed_at_ms
-    return dev.weft.metrics.MetricsJson.json(m);
-  }
-
   private GenerationRecord startRecord(RendezvousRound rounds, RendezvousRound.Membership m, MembershipPlan plan, long sealedAt,
                                        long launchedAt) {
-    String cause = "start";
-    String reason = null;
-    long closedAt = 0;
-    long failedAt = 0;
     String prev = m.round() == 0 ? null : rounds.closedReason(m.round() - 1);
-    if (prev != null) {
-      try {
-        var n = dev.weft.metrics.MetricsJson.MAPPER.readTree(prev);
-        cause = n.path("cause").asText("failure");
-        reason = n.path("reason").asText(null);
-        closedAt = n.path("at_ms").asLong(0);
-        failedAt = n.path("failed_at_ms").asLong(closedAt);
-      } catch (java.io.IOException e) {
-        reason = prev;
-      }
-    }
-    return new GenerationRecord(m.round(), m.nodes(), plan.worldSize(), plan.dp(), plan.microBatches(), cause, reason, failedAt,
-        closedAt, sealedAt, launchedAt, 0, 0, 0, 0);
-  }
-
-  private static GenerationRecord recordFirstStep(GenerationRecord rec, KeyValue gen, MembershipPlan plan, MembershipLog history) {
-    long started = 0, ready = 0, first = 0, firstStep = 0;
-    for (int r = 0; r < plan.worldSize(); r++) {
-      String f = gen.getOrNull(WorkerKeys.firstStep(r));
-      if (f == null) return rec;
-      String s = gen.getOrNull(WorkerKeys.started(r));
-      String y = gen.getOrNull(WorkerKeys.ready(r));
-      started = Math.max(started, s == null ? 0 : StoreValues.parseLong(WorkerKeys.started(r), s));
-      ready = Math.max(ready, y == null ? 0 : StoreValues.parseLong(WorkerKeys.ready(r), y));
-      long[] stepAt = StoreValues.parsePair(WorkerKeys.firstStep(r), f);
-      firstStep = stepAt[0];
-      first = Math.max(first, stepAt[1]);
-    }
-    GenerationRecord done = rec.withStart(started, ready, first, firstStep);
-    history.record(done);
-    history.writeElasticJson(rec.generation());
-    return done;
+    CloseReason why = prev == null ? null : CloseReason.parse(prev);
+    if (why == null) why = new CloseReason("start", prev, 0, 0); // the first generation, or a reason that is not JSON
+    return new GenerationRecord(m.round(), m.nodes(), plan.worldSize(), plan.dp(), plan.microBatches(), why.cause(), why.reason(),
+        why.failedAtMs(), why.atMs(), sealedAt, launchedAt, 0, 0, 0, 0);
   }
 
   private String masterAddress(KeyValue gen, RendezvousRound.Membership m) {

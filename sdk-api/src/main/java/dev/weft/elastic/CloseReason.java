@@ -1,0 +1,50 @@
+package dev.weft.elastic;
+
+import dev.weft.metrics.MetricsJson;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Why a generation's round was closed, as stored under the round (JSON): {@code cause} {@code failure} or
+ * {@code scale-up}, the reason, when it was closed and the last sign of life of what failed
+ * (detection time = {@code atMs - failedAtMs}).
+ */
+record CloseReason(String cause, String reason, long atMs, long failedAtMs) {
+  static final String FAILURE = "failure";
+  static final String SCALE_UP = "scale-up";
+
+  /** A failure now, of something silent for {@code silentMs}. */
+  static CloseReason failure(String reason, long silentMs) { return now(FAILURE, reason, silentMs); }
+
+  /** A stop at a step boundary now, to take in a waiting node. */
+  static CloseReason scaleUp(String reason) { return now(SCALE_UP, reason, 0); }
+
+  private static CloseReason now(String cause, String reason, long silentMs) {
+    long now = System.currentTimeMillis();
+    return new CloseReason(cause, reason, now, now - silentMs);
+  }
+
+  boolean scaleUp() { return SCALE_UP.equals(cause); }
+
+  String json() {
+    Map<String, Object> m = new HashMap<>();
+    m.put("cause", cause);
+    m.put("reason", reason);
+    m.put("at_ms", atMs);
+    m.put("failed_at_ms", failedAtMs);
+    return MetricsJson.json(m);
+  }
+
+  /** The stored form read back; null when it is not JSON. */
+  static CloseReason parse(String stored) {
+    try {
+      var n = MetricsJson.MAPPER.readTree(stored);
+      long closedAt = n.path("at_ms").asLong(0);
+      return new CloseReason(n.path("cause").asText(FAILURE), n.path("reason").asText(null), closedAt,
+          n.path("failed_at_ms").asLong(closedAt));
+    } catch (IOException e) {
+      return null;
+    }
+  }
+}

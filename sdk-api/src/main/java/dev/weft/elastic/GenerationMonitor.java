@@ -1,0 +1,167 @@
+package dev.weft.elastic;
+
+import dev.weft.comm.StoreValues;
+import dev.weft.launch.LocalLauncher;
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/**
+ * One generation's monitor loop on one node: beats for this agent, then reads the state each poll (this node's
+ * workers' exits, a close by another node, heartbeats and step progress, the first step, a node waiting to join)
+ * and returns how the generation ended. A failure it detects closes the round with a {@link CloseReason}.
+ */
+final class GenerationMonitor {
+  // a worker JVM on a crowded machine may take minutes to its first beat; its own rendezvous timeout bounds a real hang
+  private static final Duration STARTUP_GRACE = Duration.ofSeconds(180);
+
+  /** How a generation ended: done, failed (restart), or stopped at a step boundary to take in a node. */
+  enum End { COMPLETED, FAILED, GROW }
+
+  record Ended(End how, String reason) {}
+
+  private final ElasticOptions o;
+  private final LocalWorkers current;
+  private final Consumer<String> say;
+  private final Duration poll;
+
+  GenerationMonitor(ElasticOptions o, LocalWorkers current, Consumer<String> say, Duration poll) {
+    this.o = o;
+    this.current = current;
+    this.say = say;
+    this.poll = poll;
+  }
+
+  private static boolean isScaleUp(String closed) {
+    CloseReason why = CloseReason.parse(closed);
+    return why != null && why.scaleUp();
+  }
+
+  /** Watches until the generation ends; says how. */
+  Ended supervise(RendezvousRound.Membership m, MembershipPlan plan, KeyValue gen, RendezvousRound rounds, int every,
+                  long totalSteps, GenerationRecord record, MembershipLog history) {
+    // Other nodes' agents: the failure timeout (what partitions are detected by). This node's workers: the longer step
+    // timeout, since a busy JVM's beat can stall for seconds and a dead worker is seen at once by its exit anyway.
+    Watchdog nodes = new Watchdog(o.failureTimeout());
+    Watchdog beats = new Watchdog(o.stepTimeout());
+    Watchdog steps = new Watchdog(o.stepTimeout());
+    long t0 = System.nanoTime();
+    for (LocalWorkers.Worker w : current.all()) beats.watch(WorkerKeys.heartbeat(w.rank()), t0 + STARTUP_GRACE.toNanos());
+    for (int n = 0; n < m.nodes(); n++) if (n != m.nodeRank()) nodes.watch(WorkerKeys.agentHeartbeat(n), t0);
+    long nextBeat = 0;
+    boolean stopProposed = false;
+    GenerationRecord rec = record;
+    while (true) {
+      long now = System.nanoTime();
+      if (now >= nextBeat) {
+        gen.add(WorkerKeys.agentHeartbeat(m.nodeRank()), 1);
+        nextBeat = now + o.heartbeat().toNanos();
+      }
+      // 1. exits of this node's workers
+      boolean allExited = true;
+      boolean anyRejoin = false;
+      for (LocalWorkers.Worker w : current.all()) {
+        if (w.process().isAlive()) {
+          allExited = false;
+          continue;
+        }
+        int code = w.process().exitValue();
+        if (code == ElasticWorker.EXIT_REJOIN) anyRejoin = true;
+        else if (code != 0) {
+          return fail(rounds, m, history, "rank " + w.rank() + " on node " + m.nodeRank() + " " + LocalLauncher.describeExit(code), 0,
+              m.nodes());
+        }
+      }
+      if (allExited) return new Ended(anyRejoin ? End.GROW : End.COMPLETED, "");
+      // 2. another node declared the generation over
+      String closed = rounds.closedReason(m.round());
+      if (closed != null) return new Ended(isScaleUp(closed) ? End.GROW : End.FAILED, closed);
+      // 3. heartbeats of this node's workers and of the other agents; step progress of this node's workers
+      for (LocalWorkers.Worker w : current.all()) {
+        beats.observe(WorkerKeys.heartbeat(w.rank()), gen.getOrNull(WorkerKeys.heartbeat(w.rank())), now);
+        String step = gen.getOrNull(WorkerKeys.step(w.rank()));
+        if (step != null) {
+          steps.watch(WorkerKeys.step(w.rank()), now);
+          steps.observe(WorkerKeys.step(w.rank()), step, now);
+        }
+      }
+      boolean complete = rounds.completed();
+      for (int n = 0; n < m.nodes(); n++) {
+        if (n != m.nodeRank()) nodes.observe(WorkerKeys.agentHeartbeat(n), gen.getOrNull(WorkerKeys.agentHeartbeat(n)), now);
+      }
+      for (var e : nodes.silent(now).entrySet()) {
+        if (complete) break; // a finished node stops beating
+        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "sent no heartbeat", "node lost"), e.getValue(),
+            m.nodes() - 1); // a lost node does not come back
+      }
+      for (var e : beats.silent(now).entrySet()) {
+        killLocal(e.getKey());
+        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "sent no heartbeat", "stopped or hung"), e.getValue(),
+            m.nodes());
+      }
+      for (var e : steps.silent(now).entrySet()) {
+        killLocal(e.getKey());
+        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "completed no step", "hung in a collective?"), e.getValue(),
+            m.nodes());
+      }
+      // 4. the first step of this generation (node 0 records the start-up timeline)
+      if (rec != null && rec.firstStepAtMs() == 0) rec = recordFirstStep(rec, gen, plan, history);
+      // 5. a node waiting in the next round: grow at a step boundary after a checkpoint
+      if (!stopProposed && m.nodes() < o.maxNodes() && rounds.waiting(m.round() + 1) > 0) {
+        long maxStep = 0;
+        for (int r = 0; r < plan.worldSize(); r++) {
+          String s = gen.getOrNull(WorkerKeys.step(r));
+          if (s != null) maxStep = Math.max(maxStep, StoreValues.parseLong(WorkerKeys.step(r), s));
+        }
+        if (maxStep > 0) {
+          long stopAt = ((maxStep + 3 + every - 1) / every) * every;
+          if (stopAt < totalSteps) {
+            String agreed = gen.setIfAbsent(WorkerKeys.STOP_AT, String.valueOf(stopAt));
+            say.accept("a node is waiting to join: this generation stops after step " + agreed + " (checkpointed) and re-rendezvous");
+          }
+          stopProposed = true;
+        }
+      }
+      RendezvousRound.sleep(poll);
+    }
+  }
+
+  /**
+   * @param silentS how long the failed party had been silent: its failure is dated back by that much
+   * @param comingBack how many nodes are expected in the next round: it seals as soon as they are there
+   */
+  private Ended fail(RendezvousRound rounds, RendezvousRound.Membership m, MembershipLog history, String reason, double silentS,
+                     int comingBack) {
+    if (rounds.close(m.round(), CloseReason.failure(reason, Math.round(silentS * 1000)).json(), comingBack)) history.countRestart();
+    return new Ended(End.FAILED, reason);
+  }
+
+  private static String silence(String key, double seconds, String what, String guess) {
+    String who = key.startsWith("hb/node/") ? "node " + key.substring("hb/node/".length()) + " (its agent)"
+        : "rank " + key.substring(key.lastIndexOf('/') + 1);
+    return String.format("%s %s for %.1f s (%s)", who, what, seconds, guess);
+  }
+
+  private void killLocal(String key) {
+    int rank = StoreValues.parseInt(key, key.substring(key.lastIndexOf('/') + 1));
+    for (LocalWorkers.Worker w : current.all()) if (w.rank() == rank) current.kill(w);
+  }
+
+  private static GenerationRecord recordFirstStep(GenerationRecord rec, KeyValue gen, MembershipPlan plan, MembershipLog history) {
+    long started = 0, ready = 0, first = 0, firstStep = 0;
+    for (int r = 0; r < plan.worldSize(); r++) {
+      String f = gen.getOrNull(WorkerKeys.firstStep(r));
+      if (f == null) return rec;
+      String s = gen.getOrNull(WorkerKeys.started(r));
+      String y = gen.getOrNull(WorkerKeys.ready(r));
+      started = Math.max(started, s == null ? 0 : StoreValues.parseLong(WorkerKeys.started(r), s));
+      ready = Math.max(ready, y == null ? 0 : StoreValues.parseLong(WorkerKeys.ready(r), y));
+      long[] stepAt = StoreValues.parsePair(WorkerKeys.firstStep(r), f);
+      firstStep = stepAt[0];
+      first = Math.max(first, stepAt[1]);
+    }
+    GenerationRecord done = rec.withStart(started, ready, first, firstStep);
+    history.record(done);
+    history.writeElasticJson(rec.generation());
+    return done;
+  }
+}
