@@ -1,7 +1,6 @@
 package dev.weft.elastic;
 
 import dev.weft.spec.Endpoint;
-import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.comm.CommException;
 import dev.weft.comm.NodeAddress;
 import dev.weft.comm.StoreCalls;
@@ -69,8 +68,7 @@ public final class ElasticAgent {
   public Outcome run(TrainingSpec spec, Path runDir) {
     MembershipPlan.Shape shape = MembershipPlan.Shape.of(spec, o.procsPerNode());
     MembershipPlan.requireAllWorkable(o.minNodes(), o.maxNodes(), shape);
-    Path ownCkptDir = (spec.checkpoint().dir().isBlank() ? runDir.resolve("checkpoints") : Path.of(spec.checkpoint().dir()))
-        .toAbsolutePath();
+    String ownCkptDir = ResumeCheck.location(spec.checkpoint().dir(), runDir);
     int every = spec.checkpoint().every() > 0 ? spec.checkpoint().every() : 1;
     Path specFile = runDir.resolve("spec.yaml");
     SpecIO.write(spec, specFile);
@@ -93,7 +91,7 @@ public final class ElasticAgent {
     }
   }
 
-  private Outcome generations(TrainingSpec spec, Path runDir, KeyValue root, MembershipPlan.Shape shape, Path ownCkptDir, int every,
+  private Outcome generations(TrainingSpec spec, Path runDir, KeyValue root, MembershipPlan.Shape shape, String ownCkptDir, int every,
                               Path specFile) {
     KeyValue kv = root.under(runPrefix());
     if (o.backend() == RendezvousBackend.ETCD && kv.getOrNull("complete") != null) {
@@ -103,7 +101,7 @@ public final class ElasticAgent {
           + dev.weft.comm.RunToken.keyPrefix(dev.weft.comm.RunToken.fromEnv()) + "elastic/" + runPrefix(), 0, 0);
     }
     // every generation must resume from the same checkpoints whichever node hosts rank 0: the first agent's directory wins
-    Path ckptDir = Path.of(kv.setIfAbsent("checkpoint-dir", ownCkptDir.toString()));
+    String ckptDir = kv.setIfAbsent("checkpoint-dir", ownCkptDir);
     if (!ckptDir.equals(ownCkptDir)) {
       say("checkpoints of this run go to " + ckptDir + " (agreed with the other nodes; across hosts it must be shared storage)");
     }
@@ -114,7 +112,7 @@ public final class ElasticAgent {
     Runtime.getRuntime().addShutdownHook(stopper);
     int generations = 0;
     int lastRound = -1;
-    try {
+    try (ResumeCheck checkpoints = new ResumeCheck(ckptDir, runDir.resolve(".checkpoint-work").resolve("agent-" + nodeId), this::say)) {
       while (true) {
         say("joining rendezvous " + o.runId() + " at " + o.endpoint() + " as " + nodeId);
         RendezvousRound.Membership m = rounds.join(nodeId);
@@ -125,7 +123,7 @@ public final class ElasticAgent {
         MembershipPlan plan = MembershipPlan.forNodes(m.nodes(), shape);
         KeyValue gen = kv.under(RendezvousRound.key(m.round(), ""));
         String master = masterAddress(gen, m);
-        boolean resume = m.round() > 0 && CheckpointResolver.latest(ckptDir).isPresent();
+        boolean resume = m.round() > 0 && checkpoints.hasCheckpoint();
         List<String> command = workerCommand(specFile, runDir, plan, ckptDir, every, resume);
         say("generation " + m.round() + ": node " + m.nodeRank() + " of " + m.nodes() + ", world size " + plan.worldSize()
             + ", dp=" + plan.dp() + " microBatches=" + plan.microBatches() + (resume ? ", resuming from the latest checkpoint" : ""));
@@ -198,7 +196,7 @@ public final class ElasticAgent {
     return master;
   }
 
-  private List<String> workerCommand(Path specFile, Path runDir, MembershipPlan plan, Path ckptDir, int every, boolean resume) {
+  private List<String> workerCommand(Path specFile, Path runDir, MembershipPlan plan, String ckptDir, int every, boolean resume) {
     List<String> c = new ArrayList<>(List.of("dev.weft.cli.WeftMain", "worker", "--spec", specFile.toAbsolutePath().toString(),
         "--run-dir", runDir.toAbsolutePath().toString(), "--timeout", String.valueOf(Math.max(30, 2 * o.failureTimeout().toSeconds())),
         "--set", "parallel.dp=" + plan.dp(), "--set", "parallel.microBatches=" + plan.microBatches(),

@@ -1,0 +1,55 @@
+package dev.weft.elastic;
+
+import dev.weft.checkpoint.CheckpointException;
+import dev.weft.checkpoint.CheckpointResolver;
+import dev.weft.checkpoint.CheckpointStorage;
+import dev.weft.checkpoint.CheckpointStorages;
+import java.nio.file.Path;
+import java.util.function.Consumer;
+
+/**
+ * The agent's answer to "does a new generation resume?", asked of the run's agreed checkpoint
+ * location through the storage seam. Opened once per agent run (an object store is checked for its
+ * bucket and credentials then, before any worker starts) and closed with it.
+ */
+final class ResumeCheck implements AutoCloseable {
+  private final CheckpointStorage storage;
+  private final boolean local;
+  private final Consumer<String> say;
+
+  ResumeCheck(String location, Path localWork, Consumer<String> say) {
+    this.storage = CheckpointStorages.open(location, localWork);
+    this.local = !CheckpointStorages.isUri(location);
+    this.say = say;
+  }
+
+  /** The location as a string the workers get in {@code checkpoint.dir}: an absolute local path, or the URI unchanged. */
+  static String location(String dir, Path runDir) {
+    if (dir.isBlank()) return runDir.resolve("checkpoints").toAbsolutePath().toString();
+    return CheckpointStorages.isUri(dir) ? dir : Path.of(dir).toAbsolutePath().toString();
+  }
+
+  /** Whether the workers should start with {@code checkpoint.resume=latest}. */
+  boolean hasCheckpoint() {
+    // a local directory: the full verification with fallback the workers will repeat, so a run whose
+    // every checkpoint is damaged starts over instead of failing each generation
+    if (local) return CheckpointResolver.latest(storage, c -> {}).isPresent();
+    // an object store: verifying means downloading a whole checkpoint into the agent each generation,
+    // only for the workers to download it again. A committed step (its manifest, written last, is the
+    // commit) is the sound cheap test: the workers verify it fully and fall back past damaged ones
+    // themselves; if none of them is usable they fail loudly, bounded by elastic.maxRestarts, rather
+    // than silently retraining from step 0 over a bucket that holds the run's progress.
+    try {
+      return !storage.committedSteps().isEmpty();
+    } catch (CheckpointException e) {
+      // same reasoning: a listing that fails (the store flaking) must not restart the run from scratch
+      say.accept("cannot list " + storage.location() + " (" + e.getMessage() + "); the workers resume from its latest checkpoint");
+      return true;
+    }
+  }
+
+  @Override
+  public void close() {
+    storage.close();
+  }
+}
