@@ -84,6 +84,19 @@ class S3ElasticProcessTest {
     }
   }
 
+  @Test
+  void aMissingBucketIsOneLineBeforeAnyWorkerStarts() throws Exception {
+    try (S3Server server = S3Server.start("ckpt")) {
+      Path spec = dir.resolve("tiny.yaml");
+      SpecIO.write(tiny().checkpointEvery(4).set("checkpoint.dir", "s3://nope/elastic").toSpec(), spec);
+      agent = startAgent(spec, server);
+      assertThat(agent.waitFor(120, TimeUnit.SECONDS)).as("agent finished:\n%s", log()).isTrue();
+      assertThat(agent.exitValue()).as(log()).isEqualTo(2);
+      assertThat(log()).contains("weft: checkpoint.dir").contains("bucket 'nope' does not exist").doesNotContain("generation 0")
+          .doesNotContain("\tat ");
+    }
+  }
+
   /** {@code weft train SPEC --nnodes 1:1}; the S3 settings only in its environment (the workers inherit them). */
   private Process startAgent(Path spec, S3Server server) throws IOException {
     List<String> cmd = LocalLauncher.javaCommand(List.of("dev.weft.cli.WeftMain", "train", spec.toString(), "--nnodes", "1:1",
