@@ -50,9 +50,7 @@ class S3ElasticProcessTest {
   @Test
   void aKilledWorkerIsReplacedAndResumesFromTheBucket() throws Exception {
     try (S3Server server = S3Server.start("ckpt")) {
-      Path spec = dir.resolve("tiny.yaml");
-      SpecIO.write(tiny().checkpointEvery(4).set("checkpoint.dir", "s3://ckpt/elastic").toSpec(), spec);
-      agent = startAgent(spec, server);
+      agent = startAgent("s3://ckpt/elastic", server);
       awaitStep(6); // past the first checkpoint (step 4), so the restart has one to resume from
       ProcessHandle worker = agent.children().filter(ProcessHandle::isAlive).findFirst()
           .orElseThrow(() -> new AssertionError("no worker:\n" + log()));
@@ -87,9 +85,7 @@ class S3ElasticProcessTest {
   @Test
   void aMissingBucketIsOneLineBeforeAnyWorkerStarts() throws Exception {
     try (S3Server server = S3Server.start("ckpt")) {
-      Path spec = dir.resolve("tiny.yaml");
-      SpecIO.write(tiny().checkpointEvery(4).set("checkpoint.dir", "s3://nope/elastic").toSpec(), spec);
-      agent = startAgent(spec, server);
+      agent = startAgent("s3://nope/elastic", server);
       assertThat(agent.waitFor(120, TimeUnit.SECONDS)).as("agent finished:\n%s", log()).isTrue();
       assertThat(agent.exitValue()).as(log()).isEqualTo(2);
       assertThat(log()).contains("weft: checkpoint.dir").contains("bucket 'nope' does not exist").doesNotContain("generation 0")
@@ -97,8 +93,10 @@ class S3ElasticProcessTest {
     }
   }
 
-  /** {@code weft train SPEC --nnodes 1:1}; the S3 settings only in its environment (the workers inherit them). */
-  private Process startAgent(Path spec, S3Server server) throws IOException {
+  /** {@code weft train SPEC --nnodes 1:1} checkpointing every 4 steps to {@code checkpointDir}; the S3 settings only in its environment (the workers inherit them). */
+  private Process startAgent(String checkpointDir, S3Server server) throws IOException {
+    Path spec = dir.resolve("tiny.yaml");
+    SpecIO.write(tiny().checkpointEvery(4).set("checkpoint.dir", checkpointDir).toSpec(), spec);
     List<String> cmd = LocalLauncher.javaCommand(List.of("dev.weft.cli.WeftMain", "train", spec.toString(), "--nnodes", "1:1",
         "--rdzv-endpoint", "127.0.0.1:" + FreePort.find(), "--rdzv-id", "s3", "--run-dir", dir.resolve("run").toString(),
         "--join-window", "1"));
