@@ -9,7 +9,6 @@ import java.util.Set;
 public final class SpecValidator {
   public static final Set<String> SCHEDULES = Set.of("gpipe", "1f1b", "interleaved-1f1b");
   public static final Set<String> DTYPES = Set.of("fp32", "bf16", "fp16");
-  public static final Set<String> OPTIMIZERS = Set.of("adamw", "adam", "sgd");
 
   private SpecValidator() {}
 
@@ -39,8 +38,8 @@ public final class SpecValidator {
     require(t.warmup() >= 0, "train.warmup", t.warmup() + " must be 0 or more steps");
     require(t.clipGradNorm() >= 0, "train.clipGradNorm", t.clipGradNorm() + " must be 0 (off) or positive");
     require(t.weightDecay() >= 0, "train.weightDecay", t.weightDecay() + " must be 0 or positive");
-    require(OPTIMIZERS.contains(t.optimizer()), "train.optimizer",
-        "'" + t.optimizer() + "' is not an optimizer; use one of adamw, adam, sgd");
+    require(SpecChoice.find(OptimizerKind.class, t.optimizer()).isPresent(), "train.optimizer",
+        "'" + t.optimizer() + "' is not an optimizer; use one of " + SpecChoice.spellings(OptimizerKind.class));
     require(t.beta1() >= 0 && t.beta1() < 1, "train.beta1", t.beta1() + " must be in [0, 1)");
     require(t.beta2() >= 0 && t.beta2() < 1, "train.beta2", t.beta2() + " must be in [0, 1)");
     positive(t.logEvery(), "train.logEvery");
