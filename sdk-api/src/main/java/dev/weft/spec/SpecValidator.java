@@ -1,14 +1,10 @@
 package dev.weft.spec;
 
-import java.util.Set;
-
 /**
  * Checks a spec's own fields, up front, and names the field and what to change. The checks that need the
  * data sources, the model factory or the schedules follow in {@code dev.weft.plan.SpecCheck}, which callers use.
  */
 public final class SpecValidator {
-  public static final Set<String> SCHEDULES = Set.of("gpipe", "1f1b", "interleaved-1f1b");
-  public static final Set<String> DTYPES = Set.of("fp32", "bf16", "fp16");
 
   private SpecValidator() {}
 
@@ -22,8 +18,8 @@ public final class SpecValidator {
     positive(p.tp(), "parallel.tp");
     positive(p.pp(), "parallel.pp");
     positive(p.microBatches(), "parallel.microBatches");
-    require(SCHEDULES.contains(p.schedule()), "parallel.schedule",
-        "'" + p.schedule() + "' is not a schedule; use one of gpipe, 1f1b, interleaved-1f1b");
+    require(SpecChoice.find(PipelineSchedule.class, p.schedule()).isPresent(), "parallel.schedule",
+        "'" + p.schedule() + "' is not a schedule; use one of " + SpecChoice.spellings(PipelineSchedule.class));
     require(p.zero() >= 0 && p.zero() <= 3, "parallel.zero", p.zero() + " is not a ZeRO stage; use 0, 1, 2 or 3");
 
     TrainSpec t = s.train();
@@ -50,9 +46,8 @@ public final class SpecValidator {
     }
 
     PrecisionSpec pr = s.precision();
-    require(DTYPES.contains(pr.dtype()), "precision.dtype", "'" + pr.dtype() + "' is not a precision; use fp32, bf16 or fp16");
-    require(DTYPES.contains(pr.reduceDtype()), "precision.reduceDtype",
-        "'" + pr.reduceDtype() + "' is not a precision; use fp32, bf16 or fp16");
+    dtype(pr.dtype(), "precision.dtype");
+    dtype(pr.reduceDtype(), "precision.reduceDtype");
 
     DataSpec d = s.data();
     positive(d.seqLen(), "data.seqLen");
@@ -90,6 +85,11 @@ public final class SpecValidator {
 
   static void positive(long v, String field) {
     require(v >= 1, field, v + " must be at least 1");
+  }
+
+  private static void dtype(String value, String field) {
+    require(SpecChoice.find(PrecisionDtype.class, value).isPresent(), field,
+        "'" + value + "' is not a precision; use one of " + SpecChoice.spellings(PrecisionDtype.class));
   }
 
   public static void require(boolean ok, String field, String message) {

@@ -28,4 +28,24 @@ class SpecChoiceTest {
         .satisfies(e -> assertThat(((SpecException) e).field()).isEqualTo("train.optimizer"));
     assertThat(SpecChoice.find(OptimizerKind.class, "ADAMW")).isEmpty(); // spellings are exact, as before
   }
+
+  @Test
+  void everyScheduleAndDtypeSpellingValidates() {
+    for (PipelineSchedule k : PipelineSchedule.values())
+      assertThat(PipelineSchedule.of(SpecCheck.validate(spec("parallel.schedule=" + k.spelling())).parallel().schedule())).isEqualTo(k);
+    for (PrecisionDtype k : PrecisionDtype.values()) {
+      assertThat(PrecisionDtype.of(SpecCheck.validate(spec("precision.dtype=" + k.spelling())).precision().dtype())).isEqualTo(k);
+      assertThat(PrecisionDtype.of(SpecCheck.validate(spec("precision.reduceDtype=" + k.spelling())).precision().reduceDtype()))
+          .isEqualTo(k);
+    }
+  }
+
+  @Test
+  void anUnknownDtypeIsRefusedByItsField() {
+    for (String f : new String[] {"precision.dtype", "precision.reduceDtype"}) {
+      assertThatThrownBy(() -> SpecCheck.validate(spec(f + "=fp8"))).isInstanceOf(SpecException.class)
+          .hasMessageContaining("'fp8' is not a precision; use one of fp32, bf16, fp16")
+          .satisfies(e -> assertThat(((SpecException) e).field()).isEqualTo(f));
+    }
+  }
 }

@@ -9,6 +9,7 @@ import dev.weft.optim.ShardStep;
 import dev.weft.parallel.data.FlatLayout.Bucket;
 import dev.weft.parallel.data.FlatLayout.Slot;
 import dev.weft.spec.OptimizerKind;
+import dev.weft.spec.PrecisionDtype;
 import dev.weft.spec.TrainSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -72,10 +73,10 @@ public final class ShardedOptimizer implements AutoCloseable {
     this.dp = dp;
     this.tp = tp;
     this.train = train;
-    this.reduceType = switch (reduceDtype) {
-      case "bf16" -> ScalarType.BFloat16;
-      case "fp16" -> ScalarType.Half;
-      default -> ScalarType.Float;
+    this.reduceType = switch (PrecisionDtype.of(reduceDtype)) {
+      case BF16 -> ScalarType.BFloat16;
+      case FP16 -> ScalarType.Half;
+      case FP32 -> ScalarType.Float;
     };
     this.params = List.copyOf(params);
     this.gathering = new UnitGathering(dp);
