@@ -5,6 +5,7 @@ import dev.weft.error.WeftException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.ThreadedRun;
+import dev.weft.launch.WorkerMain;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.SpecOverrides;
 import dev.weft.spec.TrainingSpec;
@@ -176,7 +177,7 @@ public final class Trainer {
     Path file = dir.resolve("spec.yaml");
     SpecIO.write(spec, file);
     if (spec.elastic().enabled()) return dev.weft.elastic.ElasticAgent.launchLocal(spec, dir, console);
-    LocalLauncher l = new LocalLauncher(List.of("dev.weft.cli.WeftMain", "worker", "--spec", file.toString(), "--run-dir",
+    LocalLauncher l = new LocalLauncher(List.of(WorkerMain.CLASS, "worker", "--spec", file.toString(), "--run-dir",
         dir.toString(), "--timeout", String.valueOf(timeout.toSeconds())), Map.of(), console);
     return l.run(spec.worldSize(), NativeThreads.perRank(spec.worldSize()));
   }

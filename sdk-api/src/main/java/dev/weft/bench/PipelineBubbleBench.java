@@ -12,6 +12,7 @@ import dev.weft.comm.Rendezvous;
 import dev.weft.comm.gloo.GlooBackend;
 import dev.weft.launch.ThreadedRun;
 import dev.weft.models.Parameters;
+import dev.weft.util.Median;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -72,8 +73,8 @@ public final class PipelineBubbleBench {
         peak = r.peakKeptBytes();
       }
       pp.barrier();
-      double spread = forwards.stream().mapToDouble(Double::doubleValue).max().orElse(1) / median(forwards);
-      return new double[] {median(bubbles), peak, spread};
+      double spread = forwards.stream().mapToDouble(Double::doubleValue).max().orElse(1) / Median.of(forwards);
+      return new double[] {Median.of(bubbles), peak, spread};
     });
     double[] bubble = perRank.stream().mapToDouble(r -> r[0]).toArray();
     return new Measurement(name, stages, m, v, recompute, bubble, Simulation.theoreticalBubble(stages, m, v), (long) perRank.get(0)[1],
@@ -89,9 +90,5 @@ public final class PipelineBubbleBench {
     }
   }
 
-  private static double median(List<Double> xs) {
-    double[] a = xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-    return a.length == 0 ? Double.NaN : a[a.length / 2];
-  }
 
 }

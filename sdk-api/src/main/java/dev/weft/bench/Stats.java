@@ -1,5 +1,6 @@
 package dev.weft.bench;
 
+import dev.weft.util.Median;
 import java.util.Arrays;
 import java.util.Locale;
 
@@ -7,12 +8,7 @@ import java.util.Locale;
 public final class Stats {
   private Stats() {}
 
-  public static double median(double[] xs) {
-    if (xs.length == 0) return Double.NaN;
-    double[] a = xs.clone();
-    Arrays.sort(a);
-    return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
-  }
+  public static double median(double[] xs) { return Median.of(xs); }
 
   public static double min(double[] xs) { return Arrays.stream(xs).min().orElse(Double.NaN); }
 

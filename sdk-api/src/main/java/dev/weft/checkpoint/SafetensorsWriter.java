@@ -3,6 +3,7 @@ package dev.weft.checkpoint;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.weft.util.Json;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -28,7 +29,7 @@ import org.bytedeco.pytorch.Tensor;
  * file is computed on a second thread while the bytes are written, so hashing costs no extra pass.
  */
 public final class SafetensorsWriter {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.PLAIN;
   private static final int CHUNK = 8 << 20;
 
   /** One tensor to write; {@code data} is a contiguous CPU tensor of {@code dtype} holding {@code shape}. */

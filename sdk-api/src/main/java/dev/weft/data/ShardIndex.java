@@ -1,8 +1,8 @@
 package dev.weft.data;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.weft.error.WeftException;
+import dev.weft.util.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +19,7 @@ public record ShardIndex(String format, int version, String dtype, long vocabSiz
                          long documents, long tokens, List<Shard> shards) {
   public static final String FILE = "index.json";
   public static final String FORMAT = "weft-token-shards";
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final ObjectMapper JSON = Json.PRETTY;
 
   public record Shard(String file, long tokens) {}
 

@@ -7,6 +7,7 @@ import dev.weft.comm.StoreCalls;
 import dev.weft.launch.FreePort;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.ParentWatch;
+import dev.weft.launch.WorkerMain;
 import dev.weft.log.JsonLine;
 import dev.weft.log.LogFormat;
 import dev.weft.spec.SpecIO;
@@ -197,7 +198,7 @@ public final class ElasticAgent {
   }
 
   private List<String> workerCommand(Path specFile, Path runDir, MembershipPlan plan, String ckptDir, int every, boolean resume) {
-    List<String> c = new ArrayList<>(List.of("dev.weft.cli.WeftMain", "worker", "--spec", specFile.toAbsolutePath().toString(),
+    List<String> c = new ArrayList<>(List.of(WorkerMain.CLASS, "worker", "--spec", specFile.toAbsolutePath().toString(),
         "--run-dir", runDir.toAbsolutePath().toString(), "--timeout", String.valueOf(Math.max(30, 2 * o.failureTimeout().toSeconds())),
         "--set", "parallel.dp=" + plan.dp(), "--set", "parallel.microBatches=" + plan.microBatches(),
         "--set", "checkpoint.dir=" + ckptDir, "--set", "checkpoint.every=" + every));

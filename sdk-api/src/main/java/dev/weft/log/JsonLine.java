@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.weft.util.Json;
 import java.time.Instant;
 
 /**
@@ -12,7 +13,7 @@ import java.time.Instant;
  * object. Pure.
  */
 public final class JsonLine {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.PLAIN;
 
   private JsonLine() {}
 

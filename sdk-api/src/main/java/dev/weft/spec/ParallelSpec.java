@@ -18,5 +18,5 @@ public record ParallelSpec(int dp, int tp, int pp, int microBatches, String sche
   public int worldSize() { return dp * tp * pp; }
 
   /** Model chunks per pipeline rank under the chosen schedule. */
-  public int chunksPerStage() { return "interleaved-1f1b".equals(schedule) ? virtualStages : 1; }
+  public int chunksPerStage() { return PipelineSchedule.INTERLEAVED.spelling().equals(schedule) ? virtualStages : 1; }
 }

@@ -10,5 +10,5 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 public record PrecisionSpec(String dtype, String reduceDtype, double initialScale, int growthInterval,
                             double backoff) {
   @JsonIgnore
-  public boolean isLowPrecision() { return !"fp32".equals(dtype); }
+  public boolean isLowPrecision() { return !PrecisionDtype.FP32.spelling().equals(dtype); }
 }

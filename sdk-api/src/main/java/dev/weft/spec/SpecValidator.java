@@ -1,15 +1,10 @@
 package dev.weft.spec;
 
-import java.util.Set;
-
 /**
  * Checks a spec's own fields, up front, and names the field and what to change. The checks that need the
  * data sources, the model factory or the schedules follow in {@code dev.weft.plan.SpecCheck}, which callers use.
  */
 public final class SpecValidator {
-  public static final Set<String> SCHEDULES = Set.of("gpipe", "1f1b", "interleaved-1f1b");
-  public static final Set<String> DTYPES = Set.of("fp32", "bf16", "fp16");
-  public static final Set<String> OPTIMIZERS = Set.of("adamw", "adam", "sgd");
 
   private SpecValidator() {}
 
@@ -23,8 +18,8 @@ public final class SpecValidator {
     positive(p.tp(), "parallel.tp");
     positive(p.pp(), "parallel.pp");
     positive(p.microBatches(), "parallel.microBatches");
-    require(SCHEDULES.contains(p.schedule()), "parallel.schedule",
-        "'" + p.schedule() + "' is not a schedule; use one of gpipe, 1f1b, interleaved-1f1b");
+    require(SpecChoice.find(PipelineSchedule.class, p.schedule()).isPresent(), "parallel.schedule",
+        "'" + p.schedule() + "' is not a schedule; use one of " + SpecChoice.spellings(PipelineSchedule.class));
     require(p.zero() >= 0 && p.zero() <= 3, "parallel.zero", p.zero() + " is not a ZeRO stage; use 0, 1, 2 or 3");
 
     TrainSpec t = s.train();
@@ -39,8 +34,8 @@ public final class SpecValidator {
     require(t.warmup() >= 0, "train.warmup", t.warmup() + " must be 0 or more steps");
     require(t.clipGradNorm() >= 0, "train.clipGradNorm", t.clipGradNorm() + " must be 0 (off) or positive");
     require(t.weightDecay() >= 0, "train.weightDecay", t.weightDecay() + " must be 0 or positive");
-    require(OPTIMIZERS.contains(t.optimizer()), "train.optimizer",
-        "'" + t.optimizer() + "' is not an optimizer; use one of adamw, adam, sgd");
+    require(SpecChoice.find(OptimizerKind.class, t.optimizer()).isPresent(), "train.optimizer",
+        "'" + t.optimizer() + "' is not an optimizer; use one of " + SpecChoice.spellings(OptimizerKind.class));
     require(t.beta1() >= 0 && t.beta1() < 1, "train.beta1", t.beta1() + " must be in [0, 1)");
     require(t.beta2() >= 0 && t.beta2() < 1, "train.beta2", t.beta2() + " must be in [0, 1)");
     positive(t.logEvery(), "train.logEvery");
@@ -51,9 +46,8 @@ public final class SpecValidator {
     }
 
     PrecisionSpec pr = s.precision();
-    require(DTYPES.contains(pr.dtype()), "precision.dtype", "'" + pr.dtype() + "' is not a precision; use fp32, bf16 or fp16");
-    require(DTYPES.contains(pr.reduceDtype()), "precision.reduceDtype",
-        "'" + pr.reduceDtype() + "' is not a precision; use fp32, bf16 or fp16");
+    dtype(pr.dtype(), "precision.dtype");
+    dtype(pr.reduceDtype(), "precision.reduceDtype");
 
     DataSpec d = s.data();
     positive(d.seqLen(), "data.seqLen");
@@ -91,6 +85,11 @@ public final class SpecValidator {
 
   static void positive(long v, String field) {
     require(v >= 1, field, v + " must be at least 1");
+  }
+
+  private static void dtype(String value, String field) {
+    require(SpecChoice.find(PrecisionDtype.class, value).isPresent(), field,
+        "'" + value + "' is not a precision; use one of " + SpecChoice.spellings(PrecisionDtype.class));
   }
 
   public static void require(boolean ok, String field, String message) {

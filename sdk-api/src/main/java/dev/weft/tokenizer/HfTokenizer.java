@@ -3,9 +3,9 @@ package dev.weft.tokenizer;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.weft.error.WeftException;
 import dev.weft.spec.SpecException;
+import dev.weft.util.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,7 +47,7 @@ public final class HfTokenizer implements Tokenizer {
     }
     JsonNode json;
     try {
-      json = new ObjectMapper().readTree(file.toFile());
+      json = Json.PLAIN.readTree(file.toFile());
     } catch (IOException e) {
       throw new SpecException("--tokenizer", file + " is not valid JSON (" + e.getMessage().lines().findFirst().orElse("") + ")");
     }

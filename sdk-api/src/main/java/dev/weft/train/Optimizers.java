@@ -1,5 +1,6 @@
 package dev.weft.train;
 
+import dev.weft.spec.OptimizerKind;
 import dev.weft.spec.TrainSpec;
 import org.bytedeco.pytorch.Adam;
 import org.bytedeco.pytorch.AdamOptions;
@@ -15,26 +16,25 @@ public final class Optimizers {
   private Optimizers() {}
 
   public static Optimizer create(TrainSpec t, TensorVector params) {
-    return switch (t.optimizer()) {
-      case "adamw" -> {
+    return switch (OptimizerKind.of(t.optimizer())) {
+      case ADAMW -> {
         AdamWOptions o = new AdamWOptions(t.lr());
         o.betas().put(0, t.beta1()).put(1, t.beta2());
         o.weight_decay().put(t.weightDecay());
         yield new AdamW(params, o);
       }
-      case "adam" -> {
+      case ADAM -> {
         AdamOptions o = new AdamOptions(t.lr());
         o.betas().put(0, t.beta1()).put(1, t.beta2());
         o.weight_decay().put(t.weightDecay());
         yield new Adam(params, o);
       }
-      case "sgd" -> {
+      case SGD -> {
         SGDOptions o = new SGDOptions(t.lr());
         o.momentum().put(t.beta1());
         o.weight_decay().put(t.weightDecay());
         yield new SGD(params, o);
       }
-      default -> throw new IllegalArgumentException("unknown optimizer " + t.optimizer());
     };
   }
 

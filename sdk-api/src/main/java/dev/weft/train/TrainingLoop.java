@@ -19,10 +19,10 @@ import dev.weft.parallel.data.Zero3Layers;
 import dev.weft.precision.Autocast;
 import dev.weft.precision.LossScaler;
 import dev.weft.spec.TrainingSpec;
+import dev.weft.util.Median;
 import dev.weft.util.Tensors;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -153,7 +153,7 @@ public final class TrainingLoop {
       boolean consistent = ReplicaCheck.consistent(params, dp, dist.world());
       List<dev.weft.models.Weights.Slice> trained = dev.weft.models.Weights.snapshot(model.parameters());
       opt.releaseAll();
-      double medianMs = median(stepMs);
+      double medianMs = stepMs.isEmpty() ? 0 : Median.of(stepMs);
       double tps = tokensPerStep / (medianMs / 1000);
       Map<String, Integer> mesh = new LinkedHashMap<>();
       mesh.put("dp", dist.mesh().dp());
@@ -212,9 +212,4 @@ public final class TrainingLoop {
     return Tensors.toLongs(stageTotal)[0];
   }
 
-  static double median(List<Double> xs) {
-    double[] a = xs.stream().mapToDouble(Double::doubleValue).toArray();
-    Arrays.sort(a);
-    return a.length == 0 ? 0 : a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
-  }
 }

@@ -73,7 +73,7 @@ class SpecValidationProperties {
 
   @net.jqwik.api.Provide
   net.jqwik.api.Arbitrary<String> names() {
-    return net.jqwik.api.Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(8).filter(s -> !SpecValidator.SCHEDULES.contains(s));
+    return net.jqwik.api.Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(8).filter(s -> SpecChoice.find(PipelineSchedule.class, s).isEmpty());
   }
 
   @Property(tries = 30)

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.weft.error.WeftException;
 import dev.weft.spec.SpecException;
+import dev.weft.util.Json;
 import java.io.BufferedReader;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -26,7 +27,7 @@ final class Documents {
    * strings: 256 Ki-char pieces took about three times the CPU of 64 Ki (measured, 2 MB of text).
    */
   static final int PIECE_CHARS = 1 << 16;
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.PLAIN;
 
   /** Receives text: pieces of a document, then its end. */
   interface Sink {

@@ -1,10 +1,10 @@
 package dev.weft.metrics.prometheus;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.weft.spec.TrainingSpec;
+import dev.weft.util.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -17,7 +17,7 @@ import java.nio.file.Path;
  */
 public final class GrafanaDashboard {
   public static final String FILE = "grafana-dashboard.json";
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final ObjectMapper JSON = Json.PRETTY;
 
   private GrafanaDashboard() {}
 

@@ -1,11 +1,11 @@
 package dev.weft.models.gpt;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.weft.models.hf.HfCheckpoint;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
+import dev.weft.util.Json;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -118,7 +118,7 @@ final class Gpt2Format {
   }
 
   static ObjectNode hfConfig(GptConfig c) {
-    ObjectNode n = new ObjectMapper().createObjectNode();
+    ObjectNode n = Json.PLAIN.createObjectNode();
     n.putArray("architectures").add("GPT2LMHeadModel");
     n.put("model_type", "gpt2").put("vocab_size", c.vocab()).put("n_positions", c.seqLen()).put("n_ctx", c.seqLen())
         .put("n_embd", c.hidden()).put("n_layer", c.layers()).put("n_head", c.heads()).put("n_inner", c.mlpHidden())

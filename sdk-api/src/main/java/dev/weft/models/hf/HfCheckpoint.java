@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.weft.checkpoint.SafetensorsFile;
 import dev.weft.spec.SpecException;
 import dev.weft.util.Tensors;
+import dev.weft.util.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,7 @@ public final class HfCheckpoint {
   public static final String CONFIG = "config.json";
   public static final String WEIGHTS = "model.safetensors";
   public static final String INDEX = "model.safetensors.index.json";
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.PLAIN;
 
   private final Path dir;
   private final JsonNode config;

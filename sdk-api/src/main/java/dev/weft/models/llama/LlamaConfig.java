@@ -1,11 +1,11 @@
 package dev.weft.models.llama;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.weft.models.hf.HfCheckpoint;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
+import dev.weft.util.Json;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -42,7 +42,7 @@ public record LlamaConfig(int vocab, int hidden, int intermediate, int layers, i
     if (spec.model().hasPretrained()) {
       JsonNode hf = HfCheckpoint.config(Path.of(spec.model().pretrained()), "model.pretrained");
       checkArchitecture(hf);
-      new ObjectMapper().convertValue(hf, Map.class).forEach((k, v) -> merged.put(String.valueOf(k), v));
+      Json.PLAIN.convertValue(hf, Map.class).forEach((k, v) -> merged.put(String.valueOf(k), v));
     } else {
       String size = String.valueOf(user.getOrDefault("size", "tiny"));
       Map<String, Object> preset = SIZES.get(size);
@@ -76,7 +76,7 @@ public record LlamaConfig(int vocab, int hidden, int intermediate, int layers, i
 
   /** config.json for these sizes, as transformers' LlamaConfig writes it. */
   public ObjectNode toHf(String torchDtype) {
-    ObjectNode c = new ObjectMapper().createObjectNode();
+    ObjectNode c = Json.PLAIN.createObjectNode();
     c.putArray("architectures").add("LlamaForCausalLM");
     c.put("model_type", "llama");
     c.put("vocab_size", vocab).put("hidden_size", hidden).put("intermediate_size", intermediate)

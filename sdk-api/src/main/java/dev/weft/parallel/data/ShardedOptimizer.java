@@ -8,6 +8,8 @@ import dev.weft.optim.AdamArgs;
 import dev.weft.optim.ShardStep;
 import dev.weft.parallel.data.FlatLayout.Bucket;
 import dev.weft.parallel.data.FlatLayout.Slot;
+import dev.weft.spec.OptimizerKind;
+import dev.weft.spec.PrecisionDtype;
 import dev.weft.spec.TrainSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -71,10 +73,10 @@ public final class ShardedOptimizer implements AutoCloseable {
     this.dp = dp;
     this.tp = tp;
     this.train = train;
-    this.reduceType = switch (reduceDtype) {
-      case "bf16" -> ScalarType.BFloat16;
-      case "fp16" -> ScalarType.Half;
-      default -> ScalarType.Float;
+    this.reduceType = switch (PrecisionDtype.of(reduceDtype)) {
+      case BF16 -> ScalarType.BFloat16;
+      case FP16 -> ScalarType.Half;
+      case FP32 -> ScalarType.Float;
     };
     this.params = List.copyOf(params);
     this.gathering = new UnitGathering(dp);
@@ -207,20 +209,19 @@ public final class ShardedOptimizer implements AutoCloseable {
    */
   public void step(double lr, double gradScale) {
     step++;
+    OptimizerKind kind = OptimizerKind.of(train.optimizer());
     double b1 = train.beta1(), b2 = train.beta2(), wd = train.weightDecay(), eps = 1e-8;
     try (NoGradGuard ng = new NoGradGuard()) {
       for (BucketState s : states) {
         Tensor p = s.ownedParams(), g = s.ownedGrads();
         if (gradScale != 1.0) g.mul_(new Scalar(gradScale));
-        switch (train.optimizer()) {
-          case "adamw", "adam" -> shardStep.adam(
-              new AdamArgs(step, lr, b1, b2, eps, wd, "adamw".equals(train.optimizer())), p, g, s.m, s.v);
-          case "sgd" -> {
+        switch (kind) {
+          case ADAMW, ADAM -> shardStep.adam(new AdamArgs(step, lr, b1, b2, eps, wd, kind == OptimizerKind.ADAMW), p, g, s.m, s.v);
+          case SGD -> {
             if (wd > 0) g.add_(p, new Scalar(wd));
             s.m.mul_(new Scalar(b1)).add_(g);
             p.add_(s.m, new Scalar(-lr));
           }
-          default -> throw new IllegalStateException("unknown optimizer " + train.optimizer());
         }
         s.grad.zero_();
       }

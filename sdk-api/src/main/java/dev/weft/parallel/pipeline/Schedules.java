@@ -1,15 +1,16 @@
 package dev.weft.parallel.pipeline;
 
+import dev.weft.spec.PipelineSchedule;
+import dev.weft.spec.SpecChoice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntFunction;
 
 /** The schedule generators, selected by name. Pure functions: same arguments, same schedule. */
 public final class Schedules {
-  public static final String GPIPE = "gpipe";
-  public static final String ONE_F_ONE_B = "1f1b";
-  public static final String INTERLEAVED = "interleaved-1f1b";
-  public static final List<String> NAMES = List.of(GPIPE, ONE_F_ONE_B, INTERLEAVED);
+  public static final String GPIPE = PipelineSchedule.GPIPE.spelling();
+  public static final String ONE_F_ONE_B = PipelineSchedule.ONE_F_ONE_B.spelling();
+  public static final String INTERLEAVED = PipelineSchedule.INTERLEAVED.spelling();
 
   private Schedules() {}
 
@@ -17,15 +18,16 @@ public final class Schedules {
   public static Schedule of(String name, int stages, int microBatches, int virtualStages) {
     requirePositive(stages, microBatches, virtualStages);
     String n = name == null ? "" : name.strip().toLowerCase(java.util.Locale.ROOT);
-    if (!n.equals(INTERLEAVED) && virtualStages != 1 && NAMES.contains(n)) {
+    PipelineSchedule kind = SpecChoice.find(PipelineSchedule.class, n).orElseThrow(() -> new ScheduleException(
+        "unknown parallel.schedule '" + name + "'; use one of " + SpecChoice.spellings(PipelineSchedule.class)));
+    if (kind != PipelineSchedule.INTERLEAVED && virtualStages != 1) {
       throw new ScheduleException("schedule " + n + " runs one chunk per stage, but " + virtualStages
           + " virtual stages were asked for; use parallel.schedule=" + INTERLEAVED + " or 1 virtual stage");
     }
-    return switch (n) {
+    return switch (kind) {
       case GPIPE -> gpipe(stages, microBatches);
       case ONE_F_ONE_B -> oneFOneB(stages, microBatches);
       case INTERLEAVED -> interleaved(stages, microBatches, virtualStages);
-      default -> throw new ScheduleException("unknown parallel.schedule '" + name + "'; use one of " + String.join(", ", NAMES));
     };
   }
 

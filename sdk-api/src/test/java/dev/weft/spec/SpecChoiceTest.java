@@ -1,0 +1,51 @@
+package dev.weft.spec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weft.plan.SpecCheck;
+import org.junit.jupiter.api.Test;
+
+class SpecChoiceTest {
+  private static TrainingSpec spec(String set) {
+    var tree = SpecIO.defaultsTree();
+    SpecOverrides.apply(tree, set);
+    return SpecIO.bind(tree);
+  }
+
+  @Test
+  void everyOptimizerSpellingValidatesAndParsesBack() {
+    for (OptimizerKind k : OptimizerKind.values()) {
+      TrainingSpec s = SpecCheck.validate(spec("train.optimizer=" + k.spelling()));
+      assertThat(OptimizerKind.of(s.train().optimizer())).isEqualTo(k);
+    }
+  }
+
+  @Test
+  void anUnknownOptimizerIsRefusedOnceWithTheValidOnes() {
+    assertThatThrownBy(() -> SpecCheck.validate(spec("train.optimizer=nadam"))).isInstanceOf(SpecException.class)
+        .hasMessageContaining("'nadam' is not an optimizer; use one of adamw, adam, sgd")
+        .satisfies(e -> assertThat(((SpecException) e).field()).isEqualTo("train.optimizer"));
+    assertThat(SpecChoice.find(OptimizerKind.class, "ADAMW")).isEmpty(); // spellings are exact, as before
+  }
+
+  @Test
+  void everyScheduleAndDtypeSpellingValidates() {
+    for (PipelineSchedule k : PipelineSchedule.values())
+      assertThat(PipelineSchedule.of(SpecCheck.validate(spec("parallel.schedule=" + k.spelling())).parallel().schedule())).isEqualTo(k);
+    for (PrecisionDtype k : PrecisionDtype.values()) {
+      assertThat(PrecisionDtype.of(SpecCheck.validate(spec("precision.dtype=" + k.spelling())).precision().dtype())).isEqualTo(k);
+      assertThat(PrecisionDtype.of(SpecCheck.validate(spec("precision.reduceDtype=" + k.spelling())).precision().reduceDtype()))
+          .isEqualTo(k);
+    }
+  }
+
+  @Test
+  void anUnknownDtypeIsRefusedByItsField() {
+    for (String f : new String[] {"precision.dtype", "precision.reduceDtype"}) {
+      assertThatThrownBy(() -> SpecCheck.validate(spec(f + "=fp8"))).isInstanceOf(SpecException.class)
+          .hasMessageContaining("'fp8' is not a precision; use one of fp32, bf16, fp16")
+          .satisfies(e -> assertThat(((SpecException) e).field()).isEqualTo(f));
+    }
+  }
+}
