@@ -22,6 +22,12 @@ public interface Backend {
   /** The Adam update of the sharded optimizer on this backend's device: libtorch passes unless it has a fused kernel. */
   default dev.weft.optim.ShardStep shardStep() { return dev.weft.optim.ShardStep.LIBTORCH; }
 
+  /** How many devices of this backend's kind this process sees (0 for the CPU). */
+  default int deviceCount() { return 0; }
+
+  /** The caching allocator's figures for {@code device}, where this backend has one (empty on the CPU). */
+  default java.util.Optional<dev.weft.metrics.DeviceMemory> deviceMemory(RankDevice device) { return java.util.Optional.empty(); }
+
   /** What a probe found: usable or not, and a sentence a person can act on. */
   record Availability(boolean available, String detail) {
     public static Availability yes(String detail) { return new Availability(true, detail); }

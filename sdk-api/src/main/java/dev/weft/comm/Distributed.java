@@ -21,10 +21,12 @@ public final class Distributed implements AutoCloseable {
   private final Communicator pp;
   private final Communicator dp;
   private final Backend backend;
+  private final RankDevice device;
 
   private Distributed(WorkerIdentity id, DeviceMesh mesh, Rendezvous store, Communicator world, Communicator tp,
-                      Communicator pp, Communicator dp, Backend backend) {
+                      Communicator pp, Communicator dp, Backend backend, RankDevice device) {
     this.backend = backend;
+    this.device = device;
     this.id = id;
     this.mesh = mesh;
     this.store = store;
@@ -34,14 +36,20 @@ public final class Distributed implements AutoCloseable {
     this.dp = dp;
   }
 
+  /** A CPU rank. */
   public static Distributed start(WorkerIdentity id, DeviceMesh mesh, Backend backend, Duration timeout) {
+    return start(id, mesh, backend, RankDevice.CPU, timeout);
+  }
+
+  /** A rank on {@code device}, with every group made by {@code backend} (NCCL for CUDA, Gloo for the CPU). */
+  public static Distributed start(WorkerIdentity id, DeviceMesh mesh, Backend backend, RankDevice device, Duration timeout) {
     if (mesh.worldSize() != id.worldSize()) {
       throw new CommException("the mesh " + mesh + " needs " + mesh.worldSize() + " ranks but WORLD_SIZE is " + id.worldSize());
     }
     if (id.worldSize() == 1) {
       Communicator solo = new SoloCommunicator("world");
       return new Distributed(id, mesh, null, solo, new SoloCommunicator("tp"), new SoloCommunicator("pp"),
-          new SoloCommunicator("dp"), backend);
+          new SoloCommunicator("dp"), backend, device);
     }
     long t0 = System.nanoTime();
     Rendezvous store = Rendezvous.connect(id.masterAddr(), id.masterPort(), id.rank(), id.rank() == 0, timeout, id.nodeAddr());
@@ -51,7 +59,7 @@ public final class Distributed implements AutoCloseable {
     Communicator dp = group(backend, store, mesh, Dim.DP, id.rank(), timeout);
     log.info("rank {} joined mesh dp={} pp={} tp={} at {} in {} ms", id.rank(), mesh.dp(), mesh.pp(), mesh.tp(),
         mesh.coord(id.rank()), (System.nanoTime() - t0) / 1_000_000);
-    return new Distributed(id, mesh, store, world, tp, pp, dp, backend);
+    return new Distributed(id, mesh, store, world, tp, pp, dp, backend, device);
   }
 
   private static Communicator group(Backend backend, Rendezvous store, DeviceMesh mesh, Dim d, int rank, Duration timeout) {
@@ -68,6 +76,8 @@ public final class Distributed implements AutoCloseable {
   public Rendezvous store() { return store; }
   /** The backend the groups were made with (also a single rank's: it supplies the device's kernels). */
   public Backend backend() { return backend; }
+  /** The torch device this rank's parameters, gradients, optimizer state and batches live on. */
+  public RankDevice device() { return device; }
   public Communicator world() { return world; }
   public Communicator tp() { return tp; }
   public Communicator pp() { return pp; }

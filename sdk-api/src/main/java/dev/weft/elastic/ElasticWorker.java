@@ -79,6 +79,8 @@ public final class ElasticWorker implements StepListener {
     next.onMemory(rank, parameterBytes, gradientBytes, optimizerBytes);
   }
 
+  @Override public void onDeviceMemory(int rank, dev.weft.metrics.DeviceMemory m) { next.onDeviceMemory(rank, m); }
+
   @Override public void onCheckpointSaved(int rank, long step, java.time.Duration took) {
     next.onCheckpointSaved(rank, step, took);
   }

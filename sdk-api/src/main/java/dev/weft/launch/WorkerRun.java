@@ -3,7 +3,9 @@ package dev.weft.launch;
 import dev.weft.plan.SpecCheck;
 import dev.weft.comm.WorkerIdentity;
 import dev.weft.comm.DeviceMesh;
+import dev.weft.comm.Backend;
 import dev.weft.comm.Distributed;
+import dev.weft.comm.RankDevice;
 import dev.weft.device.DeviceDecision;
 import dev.weft.device.Devices;
 import dev.weft.spec.TrainingSpec;
@@ -43,7 +45,10 @@ public final class WorkerRun {
     if (id.rank() == 0) warnAboutSlowLayouts(spec, id);
     DeviceDecision device = Devices.decide(spec.device());
     if (id.rank() == 0 && !"cpu".equals(spec.device())) log.info("{}", device.note());
-    try (Distributed dist = Distributed.start(id, new DeviceMesh(p.dp(), p.pp(), p.tp()), Devices.backend(device), timeout)) {
+    Backend backend = Devices.backend(device);
+    RankDevice placement = RankDevice.of(device.backend(), id.localRank(), backend.deviceCount());
+    if (placement.cuda()) log.info("rank {} (local rank {}) trains on {}", id.rank(), id.localRank(), placement);
+    try (Distributed dist = Distributed.start(id, new DeviceMesh(p.dp(), p.pp(), p.tp()), backend, placement, timeout)) {
       return TrainingLoop.run(spec, dist, runDir, listener);
     }
   }

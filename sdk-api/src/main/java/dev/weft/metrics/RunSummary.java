@@ -25,6 +25,12 @@ public record RunSummary(String status, long steps, int worldSize, Map<String, I
         wallS, replicasConsistent, parameters, precision, zero, memory, skippedSteps, error, restarts, elastic);
   }
 
-  /** Bytes per rank. */
-  public record Memory(long parameters, long gradients, long optimizerState, long peakRss) {}
+  /** Bytes per rank; {@code device}: the CUDA caching allocator's figures, absent on CPU. */
+  public record Memory(long parameters, long gradients, long optimizerState, long peakRss,
+                       @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                       DeviceMemory device) {
+    public Memory(long parameters, long gradients, long optimizerState, long peakRss) {
+      this(parameters, gradients, optimizerState, peakRss, null);
+    }
+  }
 }

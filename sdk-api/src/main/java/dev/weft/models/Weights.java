@@ -24,7 +24,7 @@ public final class Weights {
     List<Slice> out = new ArrayList<>();
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Param p : params.list()) {
-        out.add(new Slice(p.name(), p.tensor().detach().clone(), p.isSharded() ? p.shardDim() : -1, p.shardIndex(),
+        out.add(new Slice(p.name(), dev.weft.util.Tensors.onHost(p.tensor().detach()).clone(), p.isSharded() ? p.shardDim() : -1, p.shardIndex(),
             p.isSharded() ? p.shardCount() : 1));
       }
     }

@@ -13,6 +13,16 @@ import org.bytedeco.pytorch.Tensor;
 public interface ShardStep extends AutoCloseable {
   void adam(AdamArgs a, Tensor p, Tensor g, Tensor m, Tensor v);
 
+  /**
+   * Multiplies every gradient shard by {@code factor} in place (loss-scale unscaling and clipping, before the update).
+   * libtorch: one pass per shard; the CUDA backend: one multi-tensor launch over all of them that also checks for
+   * inf/NaN. Called only after the global norm was found finite, so a non-finite gradient here is an error.
+   */
+  default void unscale(java.util.List<Tensor> grads, double factor) {
+    org.bytedeco.pytorch.Scalar f = new org.bytedeco.pytorch.Scalar(factor);
+    for (Tensor g : grads) g.mul_(f);
+  }
+
   @Override
   default void close() {}
 

@@ -41,14 +41,14 @@ final class PipelinedMicroBatches implements MicroBatches {
     int micro = data.microBatches();
     this.executor = PipelineExecutor.builder(Schedules.of(schedule, pp.size(), micro, chunks), pp)
         .module((chunk, x, mb) -> {
-          try (Autocast ac = Autocast.of(dtype)) {
+          try (Autocast ac = Autocast.of(dtype, data.device().cuda())) {
             return model.forwardChunk(chunk, x).to(ScalarType.Float);
           }
         })
         .inputs(mb -> batches.get(mb).tokens())
         .loss((h, mb) -> {
           Tensor l;
-          try (Autocast ac = Autocast.of(dtype)) {
+          try (Autocast ac = Autocast.of(dtype, data.device().cuda())) {
             l = model.headLoss(h, batches.get(mb).targets());
           }
           rawLosses.add(l.item_double());
@@ -56,6 +56,7 @@ final class PipelinedMicroBatches implements MicroBatches {
         })
         .activationShape(ActivationShape.fixed(model.activationShape(data.microBatchSize(), seqPerRank)))
         .recompute(recompute)
+        .device(data.device())
         .beforeBackward((mb, chunk, lastOfChunk) -> opt.beforeBackward(lastOfChunk ? micro - 1 : 0, micro))
         .build();
   }

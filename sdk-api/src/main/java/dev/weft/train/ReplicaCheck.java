@@ -24,7 +24,7 @@ public final class ReplicaCheck {
       MessageDigest md = MessageDigest.getInstance("SHA-256");
       byte[] chunk = new byte[1 << 16];
       for (Param p : params) {
-        Tensor c = p.tensor().detach().contiguous();
+        Tensor c = Tensors.onHost(p.tensor().detach()).contiguous();
         long n = c.numel() * c.element_size();
         BytePointer bp = new BytePointer(c.data_ptr()).capacity(n);
         for (long off = 0; off < n; off += chunk.length) {

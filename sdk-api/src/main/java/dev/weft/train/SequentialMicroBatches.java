@@ -25,18 +25,19 @@ final class SequentialMicroBatches implements MicroBatches {
   public double run(long step, double lossScale) {
     int micro = data.microBatches();
     Scalar weight = new Scalar(lossScale / micro);
-    double sum = 0;
+    Tensor sum = null; // on the device: one read-back per step, not one per micro-batch
     for (int m = 0; m < micro; m++) {
       Batches.Batch b = data.batch(step, m);
       opt.beforeBackward(m, micro);
       Tensor l;
-      try (Autocast ac = Autocast.of(dtype)) {
+      try (Autocast ac = Autocast.of(dtype, data.device().cuda())) {
         l = model.loss(b.tokens(), b.targets());
       }
-      sum += l.item_double();
+      Tensor detached = l.detach();
+      sum = sum == null ? detached : sum.add(detached);
       l.mul(weight).backward();
       opt.afterBackward(m, micro);
     }
-    return sum / micro;
+    return sum.item_double() / micro;
   }
 }

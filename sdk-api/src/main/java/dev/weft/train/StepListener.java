@@ -25,6 +25,9 @@ public interface StepListener {
   /** Every rank, once its optimizer exists: bytes it holds between steps (ZeRO shards counted as held). */
   default void onMemory(int rank, long parameterBytes, long gradientBytes, long optimizerBytes) {}
 
+  /** Every rank on a device with a caching allocator (CUDA), after every step: its allocated/reserved/peak bytes. */
+  default void onDeviceMemory(int rank, dev.weft.metrics.DeviceMemory m) {}
+
   /** Every rank, after each checkpoint save returned (the stall it caused this rank). */
   default void onCheckpointSaved(int rank, long step, java.time.Duration took) {}
 

@@ -56,6 +56,7 @@ public final class TrainingLoop {
 
     LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.coord().pp());
     List<Param> params = model.parameters().list();
+    Placement.moveParameters(params, dist.device()); // before the optimizer's flat buffers take their device from them
     int[] units = model.layers() instanceof Zero3Layers z ? z.units() : new int[params.size()];
     ShardedOptimizer opt = new ShardedOptimizer(spec.parallel().zero(), params, units, dp, dist.tp(), t,
         precision.reduceDtype(), BUCKET_ELEMENTS);
@@ -67,7 +68,7 @@ public final class TrainingLoop {
     LrSchedule schedule = new LrSchedule(t.lr(), t.minLr(), t.warmup(), t.steps());
     TokenSource data = TokenSource.of(spec.data(), t.seed());
     DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
-    StepData stepData = new StepData(data, sampler, seqLen);
+    StepData stepData = new StepData(data, sampler, seqLen, dist.device());
     MicroBatches passes = microBatches(spec, model, opt, stepData, dist);
     long tokensPerStep = (long) t.globalBatch() * seqLen;
     if (leader) {
@@ -136,6 +137,7 @@ public final class TrainingLoop {
             tps * model.trainingFlopsPerToken(), ms - commNs / 1e6, commNs / 1e6, step == 1 ? 0 : (s0 - prevEnd) / 1e6,
             dist.mesh().worldSize(), ProcessMemory.peakRssBytes(), stepScale, stepSkipped);
         listener.onRankStep(dist.rank(), sm, t.steps());
+        dist.backend().deviceMemory(dist.device()).ifPresent(m -> listener.onDeviceMemory(dist.rank(), m));
         Double evalLoss = validation != null && validation.due(step, t.steps(), t.evalEvery()) ? validation.run() : null;
         if (leader) {
           out.step(sm, evalLoss);
@@ -164,7 +166,8 @@ public final class TrainingLoop {
       RunSummary summary = new RunSummary("completed", t.steps(), dist.mesh().worldSize(), mesh, initialLoss,
           losses.get(losses.size() - 1), tps, medianMs, tps * model.trainingFlopsPerToken(),
           (System.nanoTime() - wallStart) / 1e9, consistent, globalParameterCount(model, dist), precision.dtype(), opt.stage(),
-          new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes()),
+          new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes(),
+              dist.backend().deviceMemory(dist.device()).orElse(null)),
           skipped, null, 0, null);
       if (leader) MetricsJson.writeSummary(runDir, summary);
       return new RunResult(losses, summary, spec, trained, null);

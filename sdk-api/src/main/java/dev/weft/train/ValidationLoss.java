@@ -52,9 +52,9 @@ final class ValidationLoss {
     try (PointerScope scope = new PointerScope(); NoGradGuard ng = new NoGradGuard()) {
       long first = dist.coord().dp() * perRank;
       for (long i = 0; i < perRank; i += batch) {
-        Batches.Batch b = Batches.make(source, first + i, batch, seqLen);
+        Batches.Batch b = StepData.place(Batches.make(source, first + i, batch, seqLen), dist.device());
         Tensor l;
-        try (Autocast ac = Autocast.of(dtype)) {
+        try (Autocast ac = Autocast.of(dtype, dist.device().cuda())) {
           l = model.loss(b.tokens(), b.targets());
         }
         sums[0] += l.item_double() * batch;

@@ -18,6 +18,33 @@ public final class Tensors {
     return torch.empty(shape, new TensorOptions(type), new MemoryFormatOptional());
   }
 
+  /** Zeros of {@code like}'s dtype on {@code like}'s device (flat buffers next to the parameters they hold). */
+  public static Tensor zerosLike(Tensor like, long... shape) {
+    return torch.zeros(shape, like.options());
+  }
+
+  /** Uninitialised, of {@code type}, on {@code like}'s device (receive buffers of a collective on that device). */
+  public static Tensor emptyLike(Tensor like, ScalarType type, long... shape) {
+    return torch.empty(shape, like.options().dtype(new org.bytedeco.pytorch.ScalarTypeOptional(type)), new MemoryFormatOptional());
+  }
+
+  /** Uninitialised, of {@code type}, on {@code device}. */
+  public static Tensor empty(org.bytedeco.pytorch.Device device, ScalarType type, long... shape) {
+    return torch.empty(shape, new TensorOptions(type).device(new org.bytedeco.pytorch.DeviceOptional(device)), new MemoryFormatOptional());
+  }
+
+  /** {@code t} taken out of the innermost PointerScope, so it outlives the step that made it (cached tables). */
+  public static Tensor keep(Tensor t) {
+    org.bytedeco.javacpp.PointerScope scope = org.bytedeco.javacpp.PointerScope.getInnerScope();
+    if (scope != null) scope.detach(t);
+    return t;
+  }
+
+  /** {@code t} itself when it is in host memory, else a copy there (reading a device tensor's elements from Java). */
+  public static Tensor onHost(Tensor t) {
+    return t.is_cpu() ? t : t.to(new org.bytedeco.pytorch.Device("cpu"), t.scalar_type());
+  }
+
   /** A 1-D double tensor holding {@code values}. */
   public static Tensor ofDoubles(double... values) {
     Tensor t = empty(ScalarType.Double, values.length);
@@ -26,7 +53,7 @@ public final class Tensors {
   }
 
   public static double[] toDoubles(Tensor t) {
-    Tensor c = t.contiguous().to(ScalarType.Double);
+    Tensor c = onHost(t).contiguous().to(ScalarType.Double);
     double[] out = new double[(int) c.numel()];
     new org.bytedeco.javacpp.DoublePointer(c.data_ptr()).get(out);
     return out;
@@ -40,14 +67,14 @@ public final class Tensors {
   }
 
   public static long[] toLongs(Tensor t) {
-    Tensor c = t.contiguous().to(ScalarType.Long);
+    Tensor c = onHost(t).contiguous().to(ScalarType.Long);
     long[] out = new long[(int) c.numel()];
     new org.bytedeco.javacpp.LongPointer(c.data_ptr()).get(out);
     return out;
   }
 
   public static float[] toFloats(Tensor t) {
-    Tensor c = t.contiguous().to(ScalarType.Float);
+    Tensor c = onHost(t).contiguous().to(ScalarType.Float);
     float[] out = new float[(int) c.numel()];
     new org.bytedeco.javacpp.FloatPointer(c.data_ptr()).get(out);
     return out;

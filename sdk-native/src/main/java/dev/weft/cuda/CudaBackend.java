@@ -3,13 +3,16 @@ package dev.weft.cuda;
 import dev.weft.error.WeftException;
 import dev.weft.comm.Backend;
 import dev.weft.comm.Communicator;
+import dev.weft.comm.RankDevice;
 import dev.weft.comm.Rendezvous;
 import dev.weft.cuda.kernels.FusedShardStep;
 import dev.weft.cuda.nccl.Nccl;
 import dev.weft.cuda.nccl.NcclComm;
 import dev.weft.cuda.nccl.NcclCommunicator;
 import dev.weft.optim.ShardStep;
+import dev.weft.metrics.DeviceMemory;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * {@code device: cuda}: libtorch CUDA tensors, one device per local rank, NCCL collectives. Rank 0 of each group
@@ -18,18 +21,18 @@ import java.time.Duration;
 public final class CudaBackend implements Backend {
   @Override public String name() { return "cuda"; }
 
-  /**
-   * The piece still missing where everything else is present: the training loop keeps the model, batches and
-   * optimizer state in host memory (docs/native.md, "Training on GPUs"), so {@code device: cuda} cannot train yet.
-   */
-  static final String NO_PLACEMENT = "Weft's training loop does not place the model on CUDA yet (see docs/native.md)";
-
+  /** Usable where a device, the driver, NCCL and libtorch's CUDA build are all present; else names each missing one. */
   @Override
   public Availability probe() {
     CudaStatus s = CudaStatus.current();
-    if (s.available()) return Availability.no(NO_PLACEMENT + "\n" + CudaDoctor.summary());
-    return Availability.no(CudaDoctor.summary());
+    return s.available() ? Availability.yes(CudaDoctor.summary()) : Availability.no(CudaDoctor.summary());
   }
+
+  @Override
+  public int deviceCount() { return CudaStatus.current().devices().size(); }
+
+  @Override
+  public Optional<DeviceMemory> deviceMemory(RankDevice device) { return CudaMemory.of(device); }
 
   /** Weft's fused AdamW kernel on each flat shard (its own stream per optimizer). */
   @Override
@@ -39,7 +42,8 @@ public final class CudaBackend implements Backend {
   public Communicator createGroup(Rendezvous store, String groupName, int groupRank, int groupSize, Duration timeout) {
     CudaStatus s = CudaStatus.current();
     if (!s.available()) throw new WeftException("device: cuda is not usable here: " + s.missing());
-    CudaRuntime.setDevice(LocalDevice.index(s.devices().size()));
+    int device = LocalDevice.index(s.devices().size());
+    CudaRuntime.setDevice(device);
     String key = "weft/nccl/" + groupName + "/unique-id";
     byte[] id;
     if (groupRank == 0) {
@@ -48,6 +52,7 @@ public final class CudaBackend implements Backend {
     } else {
       id = store.get(key);
     }
-    return new NcclCommunicator(groupName, groupRank, groupSize, timeout, NcclComm.init(groupName, id, groupRank, groupSize, timeout));
+    return new NcclCommunicator(groupName, groupRank, groupSize, timeout, NcclComm.init(groupName, id, groupRank, groupSize, timeout),
+        new RankDevice("cuda", device));
   }
 }

@@ -1,5 +1,6 @@
 package dev.weft.metrics.prometheus;
 
+import dev.weft.metrics.DeviceMemory;
 import dev.weft.metrics.ProcessMemory;
 import dev.weft.metrics.StepMetrics;
 import dev.weft.spec.TrainingSpec;
@@ -28,7 +29,7 @@ public final class WeftMetrics {
 
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final String optimizer;
-  private final Gauge step, totalSteps, loss, lr, gradNorm, tokensPerS, modelFlops, mfu, lastStep, memory, peakRss,
+  private final Gauge step, totalSteps, loss, lr, gradNorm, tokensPerS, modelFlops, mfu, lastStep, memory, deviceMemory, peakRss,
       lossScale, restarts, worldSize;
   private final Info info;
   private final Counter steps, tokens, time, skipped;
@@ -51,6 +52,9 @@ public final class WeftMetrics {
     time = Counter.builder().name("weft_step_time_seconds").help("Cumulative step time by phase: compute, communication, idle.")
         .labelNames("phase").constLabels(constant).register(registry);
     memory = Gauge.builder().name("weft_memory_bytes").help("Training state held by this rank: parameters, gradients, optimizer_state.")
+        .labelNames("kind").constLabels(constant).register(registry);
+    deviceMemory = Gauge.builder().name("weft_device_memory_bytes")
+        .help("CUDA caching allocator of this rank's device: allocated, reserved, peak_allocated (absent on CPU).")
         .labelNames("kind").constLabels(constant).register(registry);
     peakRss = gauge("weft_peak_rss_bytes", "Peak resident memory of this worker process.", constant);
     lossScale = gauge("weft_loss_scale", "Current loss scale (1 when loss scaling is off).", constant);
@@ -129,6 +133,13 @@ public final class WeftMetrics {
     memory.labelValues("optimizer_state").set(optimizerStateBytes);
   }
 
+  /** The device's allocator figures (CUDA runs only: CPU runs never set them, so the series stay absent). */
+  public void setDeviceMemory(DeviceMemory m) {
+    deviceMemory.labelValues("allocated").set(m.allocated());
+    deviceMemory.labelValues("reserved").set(m.reserved());
+    deviceMemory.labelValues("peak_allocated").set(m.peakAllocated());
+  }
+
   public void setLossScale(double scale) { lossScale.set(scale); }
 
   public void recordSkippedStep() { skipped.inc(); }
@@ -164,6 +175,12 @@ public final class WeftMetrics {
       public void onMemory(int rank, long parameterBytes, long gradientBytes, long optimizerBytes) {
         setMemory(parameterBytes, gradientBytes, optimizerBytes);
         next.onMemory(rank, parameterBytes, gradientBytes, optimizerBytes);
+      }
+
+      @Override
+      public void onDeviceMemory(int rank, DeviceMemory m) {
+        setDeviceMemory(m);
+        next.onDeviceMemory(rank, m);
       }
 
       @Override

@@ -115,7 +115,9 @@ public final class Gpt implements StagedModel, CausalLm {
     int k = partition.virtualStage(stage, chunk);
     Tensor x = input;
     long start = cache == null ? 0 : cache.length();
-    if (k == 0) x = tok.forward(input).add(pos.forward(arange(new Scalar(start), new Scalar(start + input.size(1)))));
+    if (k == 0) x = tok.forward(input).add(pos.forward(arange(new Scalar(start), new Scalar(start + input.size(1)),
+        new org.bytedeco.pytorch.TensorOptions(org.bytedeco.pytorch.global.torch.ScalarType.Long).device(
+            new org.bytedeco.pytorch.DeviceOptional(input.device())))));
     for (Block blk : chunks.get(chunk)) x = blk.forward(x, cache);
     return k == partition.virtualStages() - 1 ? lnF.forward(x) : x;
   }

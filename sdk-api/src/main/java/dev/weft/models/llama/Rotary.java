@@ -47,9 +47,19 @@ final class Rotary {
     return new Tensor[] {cos.narrow(0, start, length), sin.narrow(0, start, length)};
   }
 
+  /** As {@link #table}, on {@code x}'s device: the tables move there once (models stay device-agnostic). */
+  private Tensor[] tableFor(Tensor x, long start, long length) {
+    if (start + length > cos.size(0)) build(Math.max(2 * cos.size(0), start + length));
+    if (x.is_cuda() != cos.is_cuda()) {
+      cos = Tensors.keep(cos.to(x.device(), ScalarType.Float));
+      sin = Tensors.keep(sin.to(x.device(), ScalarType.Float));
+    }
+    return new Tensor[] {cos.narrow(0, start, length), sin.narrow(0, start, length)};
+  }
+
   /** Applies the rotation to x [B, heads, T, headDim] at positions {@code start ..}. */
   Tensor apply(Tensor x, long start) {
-    Tensor[] cs = table(start, x.size(2));
+    Tensor[] cs = tableFor(x, start, x.size(2));
     Tensor c = cs[0].to(x.scalar_type()), s = cs[1].to(x.scalar_type());
     long half = x.size(3) / 2;
     Tensor rotated = torch.cat(new TensorVector(x.narrow(3, half, half).neg(), x.narrow(3, 0, half)), 3);

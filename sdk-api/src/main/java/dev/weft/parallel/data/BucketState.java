@@ -1,6 +1,5 @@
 package dev.weft.parallel.data;
 
-import static org.bytedeco.pytorch.global.torch.zeros;
 
 import dev.weft.comm.Communicator;
 import dev.weft.comm.PendingOp;
@@ -13,7 +12,6 @@ import java.util.List;
 import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
-import org.bytedeco.pytorch.global.torch;
 import org.bytedeco.pytorch.global.torch.ScalarType;
 
 /**
@@ -52,21 +50,21 @@ final class BucketState {
     boolean sharded = stage >= 1;
     shardStart = sharded ? b.shardStart(rank) : 0;
     shardLen = sharded ? b.shard() : b.padded();
-    Tensor full = zeros(b.padded());
+    Tensor full = Tensors.zerosLike(params.get(b.slots().get(0).param()).tensor(), b.padded());
     for (Slot s : b.slots()) full.narrow(0, s.offset(), s.numel()).copy_(params.get(s.param()).tensor().detach().reshape(-1));
     if (stage == 3) {
       master = full.narrow(0, shardStart, shardLen).clone();
       full.close();
       flat = null;
-      for (Slot s : b.slots()) params.get(s.param()).tensor().set_data(torch.empty(0));
+      for (Slot s : b.slots()) params.get(s.param()).tensor().set_data(Tensors.zerosLike(params.get(s.param()).tensor(), 0));
     } else {
       master = null;
       flat = full;
       bindParams(full);
     }
-    grad = zeros(stage >= 2 ? shardLen : b.padded());
-    m = zeros(shardLen);
-    v = zeros(shardLen);
+    grad = Tensors.zerosLike(ownedParams(), stage >= 2 ? shardLen : b.padded());
+    m = Tensors.zerosLike(ownedParams(), shardLen);
+    v = Tensors.zerosLike(ownedParams(), shardLen);
     tpSharded = new boolean[b.slots().size()];
     for (int i = 0; i < tpSharded.length; i++) tpSharded[i] = params.get(b.slots().get(i).param()).isSharded();
   }
@@ -100,7 +98,7 @@ final class BucketState {
 
   void launch(int microBatch) {
     launchedFor = microBatch;
-    Tensor full = stage >= 2 ? zeros(b.padded()) : grad;
+    Tensor full = stage >= 2 ? Tensors.zerosLike(grad, b.padded()) : grad;
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Slot s : b.slots()) {
         Tensor p = params.get(s.param()).tensor();
@@ -114,7 +112,7 @@ final class BucketState {
     }
     Tensor wire = reduceType == ScalarType.Float ? full : full.to(reduceType);
     if (stage >= 2) {
-      inflightShard = Tensors.empty(wire.scalar_type(), shardLen);
+      inflightShard = Tensors.emptyLike(wire, wire.scalar_type(), shardLen);
       pending = dp.reduceScatterAsync(inflightShard, wire);
     } else {
       pending = dp.allReduceAsync(wire, ReduceOp.SUM);
@@ -135,7 +133,7 @@ final class BucketState {
   /** ZeRO-3: points the parameters at nothing again, unless a forward still uses them. */
   void dropFull() {
     if (flat == null || (gathered > 0 && pending == null)) return;
-    for (Slot slot : b.slots()) params.get(slot.param()).tensor().set_data(torch.empty(0));
+    for (Slot slot : b.slots()) params.get(slot.param()).tensor().set_data(Tensors.zerosLike(flat, 0));
     flat = null;
     gathered = 0;
   }

@@ -212,9 +212,9 @@ public final class ShardedOptimizer implements AutoCloseable {
     OptimizerKind kind = OptimizerKind.of(train.optimizer());
     double b1 = train.beta1(), b2 = train.beta2(), wd = train.weightDecay(), eps = 1e-8;
     try (NoGradGuard ng = new NoGradGuard()) {
+      if (gradScale != 1.0) shardStep.unscale(states.stream().map(BucketState::ownedGrads).toList(), gradScale);
       for (BucketState s : states) {
         Tensor p = s.ownedParams(), g = s.ownedGrads();
-        if (gradScale != 1.0) g.mul_(new Scalar(gradScale));
         switch (kind) {
           case ADAMW, ADAM -> shardStep.adam(new AdamArgs(step, lr, b1, b2, eps, wd, kind == OptimizerKind.ADAMW), p, g, s.m, s.v);
           case SGD -> {
@@ -274,6 +274,20 @@ public final class ShardedOptimizer implements AutoCloseable {
   public long stepCount() { return step; }
 
   public void restoreStepCount(long steps) { this.step = steps; }
+
+  /** Every flat buffer this rank holds, by name ({@code bucket 3 grad}), for placement audits. */
+  public Map<String, Tensor> buffers() {
+    Map<String, Tensor> out = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < states.size(); i++) {
+      BucketState s = states.get(i);
+      if (s.flat != null) out.put("bucket " + i + " parameters", s.flat);
+      if (s.master != null) out.put("bucket " + i + " parameter shard", s.master);
+      out.put("bucket " + i + " gradients", s.grad);
+      out.put("bucket " + i + " exp_avg", s.m);
+      out.put("bucket " + i + " exp_avg_sq", s.v);
+    }
+    return out;
+  }
 
   public Memory memory() {
     long p = 0, g = 0, o = 0;

@@ -1,6 +1,6 @@
 package dev.weft.parallel.data;
 
-import static org.bytedeco.pytorch.global.torch.zeros;
+import dev.weft.util.Tensors;
 
 import dev.weft.comm.Communicator;
 import java.util.ArrayList;
@@ -31,7 +31,7 @@ final class UnitGathering {
   private void startFetch(BucketState s) {
     if (s.flat != null || s.fetching != null) return;
     try (NoGradGuard ng = new NoGradGuard()) {
-      s.incoming = zeros(s.b.padded());
+      s.incoming = Tensors.zerosLike(s.master, s.b.padded());
       s.fetching = dp.allGatherAsync(s.incoming, s.master);
     }
   }

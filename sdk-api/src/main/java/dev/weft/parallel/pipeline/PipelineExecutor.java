@@ -22,6 +22,7 @@ public final class PipelineExecutor {
   final MicroBatchLoss loss;
   final ActivationShape shape;
   final ScalarType dtype;
+  final dev.weft.comm.RankDevice device;
   final boolean recompute;
   final BackwardListener backwardListener;
 
@@ -33,6 +34,7 @@ public final class PipelineExecutor {
     this.loss = b.loss;
     this.shape = b.shape;
     this.dtype = b.dtype;
+    this.device = b.device;
     this.recompute = b.recompute;
     this.backwardListener = b.backwardListener;
     if (pp.size() != schedule.stages()) {
@@ -63,6 +65,7 @@ public final class PipelineExecutor {
     private MicroBatchLoss loss = MicroBatchLoss.IDENTITY;
     private ActivationShape shape;
     private ScalarType dtype = ScalarType.Float;
+    private dev.weft.comm.RankDevice device = dev.weft.comm.RankDevice.CPU;
     private boolean recompute;
     private BackwardListener backwardListener = BackwardListener.NONE;
 
@@ -83,6 +86,9 @@ public final class PipelineExecutor {
 
     /** Element type of activations and their gradients on the wire (default float32). */
     public Builder activationType(ScalarType t) { this.dtype = Objects.requireNonNull(t); return this; }
+
+    /** Where receive buffers are allocated: the stage's device (default the CPU). */
+    public Builder device(dev.weft.comm.RankDevice d) { this.device = Objects.requireNonNull(d); return this; }
 
     /** Keep only each micro-batch's stage input and run the forward again right before its backward. */
     public Builder recompute(boolean on) { this.recompute = on; return this; }

@@ -97,7 +97,7 @@ final class StepRun {
       if (j < actions.size() && !receives.containsKey(j)) {
         Action a = actions.get(j);
         int vs = s.virtualStage(stage, a.chunk());
-        Tensor buf = held.keep(Tensors.empty(x.dtype, x.shape.shape(a.microBatch(), kind == Action.Kind.RECV_ACT ? vs : vs + 1)));
+        Tensor buf = held.keep(Tensors.empty(x.device.torch(), x.dtype, x.shape.shape(a.microBatch(), kind == Action.Kind.RECV_ACT ? vs : vs + 1)));
         receives.put(j, new Posted(buf, x.pp.recvAsync(buf, a.peer(), TransferTags.of(a, s, stage))));
       }
     }

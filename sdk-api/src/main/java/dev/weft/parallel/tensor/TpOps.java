@@ -127,7 +127,7 @@ public final class TpOps {
     Tensor seqFirst = x.transpose(0, 1).contiguous();
     long[] shape = seqFirst.sizes().vec().get();
     shape[0] *= tp.size();
-    Tensor out = torch.empty(shape);
+    Tensor out = dev.weft.util.Tensors.emptyLike(seqFirst, seqFirst.scalar_type(), shape);
     tp.allGather(out, seqFirst);
     return out.transpose(0, 1).contiguous();
   }
@@ -136,7 +136,7 @@ public final class TpOps {
     Tensor seqFirst = full.transpose(0, 1).contiguous();
     long[] shape = seqFirst.sizes().vec().get();
     shape[0] /= tp.size();
-    Tensor out = torch.empty(shape);
+    Tensor out = dev.weft.util.Tensors.emptyLike(seqFirst, seqFirst.scalar_type(), shape);
     tp.reduceScatter(out, seqFirst);
     return out.transpose(0, 1).contiguous();
   }

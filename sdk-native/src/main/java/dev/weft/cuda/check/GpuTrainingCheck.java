@@ -12,8 +12,10 @@ import org.bytedeco.pytorch.Device;
 /**
  * The libtorch half of the GPU check, run by {@code native/gpu-check.sh run} once the presets' glue has linked
  * against the GPU machine's libtorch: libtorch CUDA tensors from Java, the sharded optimizer's fused step against
- * libtorch's AdamW on the device, and a bf16 GEMM measurement. Exit status 0 all passed, 1 a check failed, 2 no CUDA
- * device, 4 libtorch's CUDA build is not usable here (the script then runs {@link GpuCheck} alone).
+ * libtorch's AdamW on the device, a bf16 GEMM measurement, then Weft's training loop with {@code device: cuda}
+ * ({@link TrainingRunCheck}: GPT small against the same run on the CPU, and a ~1.2B GPT's step time and MFU).
+ * Exit status 0 all passed, 1 a check failed, 2 no CUDA device, 4 libtorch's CUDA build is not usable here (the
+ * script then runs {@link GpuCheck} alone). {@code WEFT_GPU_CHECK_SKIP_1B=1} leaves out the 1B benchmark.
  */
 public final class GpuTrainingCheck {
   /** Flat-shard length of the optimizer comparison: 16 Mi + 3 (the kernel's vector path and its scalar tail). */
@@ -46,9 +48,13 @@ public final class GpuTrainingCheck {
     section("sharded optimizer step on the device",
         new OptimizerCheck(device, "cuda:" + index).run(OPTIMIZER_ELEMENTS, 5), results);
     section("speed", List.of(torch.bf16Gemm(8192, 10)), results);
-    System.out.println("-- not run yet (Weft does not place a model on CUDA yet; see docs/native.md)");
-    System.out.println("  SKIP gpt small dp=1: cuda vs cpu losses");
-    System.out.println("  SKIP step time / MFU of a ~1B-parameter model in bf16");
+    TrainingRunCheck training = new TrainingRunCheck(Runtime.getRuntime().availableProcessors());
+    section("weft training loop, device: cuda vs cpu", training.cudaAgainstCpu(), results);
+    if ("1".equals(System.getenv("WEFT_GPU_CHECK_SKIP_1B"))) {
+      System.out.println("-- speed of a ~1B model\n  SKIP (WEFT_GPU_CHECK_SKIP_1B=1)");
+    } else {
+      section("speed of a ~1B model", List.of(training.mfu()), results);
+    }
     long failed = results.stream().filter(r -> !r.passed()).count();
     System.out.println("== " + (results.size() - failed) + " passed, " + failed + " failed ==");
     return failed == 0;

@@ -3,6 +3,7 @@ package dev.weft.cuda.nccl;
 import dev.weft.comm.CommException;
 import dev.weft.comm.Communicator;
 import dev.weft.comm.PendingOp;
+import dev.weft.comm.RankDevice;
 import dev.weft.comm.ReduceOp;
 import dev.weft.cuda.CudaEvent;
 import dev.weft.cuda.CudaStream;
@@ -17,7 +18,7 @@ import org.bytedeco.pytorch.Tensor;
  * ordered with libtorch's default stream through events ({@link CollectiveOrder}): each waits for the compute queued
  * before it, compute queued after it runs alongside (backward overlaps the gradient reduction), and compute queued
  * after an await reads its result. NCCL has no message tags: sends and receives between two ranks match in the
- * order they are issued.
+ * order they are issued. Host tensors are staged through the group's device ({@link HostStaging}).
  */
 public final class NcclCommunicator implements Communicator {
   private final String name;
@@ -28,13 +29,21 @@ public final class NcclCommunicator implements Communicator {
   private final CudaStream stream;
   private final DeviceBuffer barrierWord;
   private final CollectiveOrder<Long, CudaEvent> order;
+  private final HostStaging staging;
 
+  /** Without a libtorch device: CUDA tensors only (host tensors are refused). */
   public NcclCommunicator(String name, int rank, int size, Duration timeout, NcclComm comm) {
+    this(name, rank, size, timeout, comm, null);
+  }
+
+  /** On {@code device} ({@code cuda:i}, the device the communicator was initialised on): host tensors are staged there. */
+  public NcclCommunicator(String name, int rank, int size, Duration timeout, NcclComm comm, RankDevice device) {
     this.name = name;
     this.rank = rank;
     this.size = size;
     this.timeout = timeout;
     this.comm = comm;
+    this.staging = new HostStaging(device);
     this.stream = CudaStream.createNonBlocking();
     this.barrierWord = DeviceBuffer.allocate(4);
     this.order = new CollectiveOrder<>(new CudaStreamOps(), CudaStreamOps.LIBTORCH_DEFAULT_STREAM, stream.handle(), name,
@@ -50,42 +59,51 @@ public final class NcclCommunicator implements Communicator {
   @Override public Duration timeout() { return timeout; }
 
   @Override
-  public PendingOp allReduceAsync(Tensor t, ReduceOp op) {
+  public PendingOp allReduceAsync(Tensor host, ReduceOp op) {
+    Tensor t = staging.in(host);
     long a = address(t, "allReduce");
-    return order.launch("allReduce", () -> comm.allReduce(a, a, t.numel(), type(t), op, stream.handle()));
+    return HostStaging.back(order.launch("allReduce", () -> comm.allReduce(a, a, t.numel(), type(t), op, stream.handle())), host, t);
   }
 
   @Override
-  public PendingOp allGatherAsync(Tensor out, Tensor in) {
-    requireNumel(out, in.numel() * size, "allGather output");
+  public PendingOp allGatherAsync(Tensor hostOut, Tensor hostIn) {
+    requireNumel(hostOut, hostIn.numel() * size, "allGather output");
+    Tensor in = staging.in(hostIn), out = staging.in(hostOut);
     long src = address(in, "allGather"), dst = address(out, "allGather");
-    return order.launch("allGather", () -> comm.allGather(src, dst, in.numel(), type(in), stream.handle()));
+    return HostStaging.back(order.launch("allGather", () -> comm.allGather(src, dst, in.numel(), type(in), stream.handle())),
+        hostOut, out);
   }
 
   @Override
-  public PendingOp reduceScatterAsync(Tensor out, Tensor in) {
-    requireNumel(in, out.numel() * size, "reduceScatter input");
+  public PendingOp reduceScatterAsync(Tensor hostOut, Tensor hostIn) {
+    requireNumel(hostIn, hostOut.numel() * size, "reduceScatter input");
+    Tensor in = staging.in(hostIn), out = staging.in(hostOut);
     long src = address(in, "reduceScatter"), dst = address(out, "reduceScatter");
-    return order.launch("reduceScatter",
-        () -> comm.reduceScatter(src, dst, out.numel(), type(in), ReduceOp.SUM, stream.handle()));
+    return HostStaging.back(order.launch("reduceScatter",
+        () -> comm.reduceScatter(src, dst, out.numel(), type(in), ReduceOp.SUM, stream.handle())), hostOut, out);
   }
 
   @Override
-  public void broadcast(Tensor t, int root) {
+  public void broadcast(Tensor host, int root) {
+    Tensor t = staging.in(host);
     long a = address(t, "broadcast");
-    order.launch("broadcast from " + root, () -> comm.broadcast(a, a, t.numel(), type(t), root, stream.handle())).await();
+    HostStaging.back(order.launch("broadcast from " + root, () -> comm.broadcast(a, a, t.numel(), type(t), root, stream.handle())),
+        host, t).await();
   }
 
   @Override
-  public PendingOp sendAsync(Tensor t, int dst, int tag) {
+  public PendingOp sendAsync(Tensor host, int dst, int tag) {
+    Tensor t = staging.in(host);
     long a = address(t, "send");
-    return order.launch("send to " + dst, () -> comm.send(a, t.numel(), type(t), dst, stream.handle()));
+    // a staged copy must live until the send completed: the await that copies it back holds it (same bytes)
+    return HostStaging.back(order.launch("send to " + dst, () -> comm.send(a, t.numel(), type(t), dst, stream.handle())), host, t);
   }
 
   @Override
-  public PendingOp recvAsync(Tensor t, int src, int tag) {
+  public PendingOp recvAsync(Tensor host, int src, int tag) {
+    Tensor t = staging.in(host);
     long a = address(t, "recv");
-    return order.launch("recv from " + src, () -> comm.recv(a, t.numel(), type(t), src, stream.handle()));
+    return HostStaging.back(order.launch("recv from " + src, () -> comm.recv(a, t.numel(), type(t), src, stream.handle())), host, t);
   }
 
   @Override

@@ -92,6 +92,54 @@ class FusedShardStepTest {
     }
   }
 
+  @ParameterizedTest(name = "zero={0}")
+  @CsvSource({"0", "2", "3"})
+  void unscalingGoesThroughTheMultiTensorKernelOncePerStepAndMatchesLibtorch(int zero) {
+    TrainSpec t = SpecIO.parse("train: {optimizer: adamw, lr: 0.01, weightDecay: 0.1}\n").train();
+    List<Tensor> fused = params(), plain = params();
+    int[] unscaleCalls = {0};
+    FusedShardStep kernel = new FusedShardStep();
+    ShardStep counted = new ShardStep() {
+      @Override public void adam(dev.weft.optim.AdamArgs a, Tensor p, Tensor g, Tensor m, Tensor v) { kernel.adam(a, p, g, m, v); }
+      @Override public void unscale(List<Tensor> grads, double factor) {
+        unscaleCalls[0]++;
+        kernel.unscale(grads, factor);
+      }
+    };
+    double gradScale = 1.0 / 1024 * 0.7; // fp16 loss scale 1024 and a clip factor of 0.7, as TrainingLoop passes them
+    try (kernel; ShardedOptimizer viaKernel = sharded(zero, fused, t, counted);
+         ShardedOptimizer viaLibtorchPasses = sharded(zero, plain, t, ShardStep.LIBTORCH)) {
+      for (int step = 0; step < 4; step++) {
+        train(viaKernel, fused, targets(step), 0.01, 1024, gradScale);
+        train(viaLibtorchPasses, plain, targets(step), 0.01, 1024, gradScale);
+      }
+      if (zero == 3) {
+        viaKernel.gatherAll();
+        viaLibtorchPasses.gatherAll();
+      }
+      for (int i = 0; i < SHAPES.length; i++) {
+        assertClose(TorchData.toFloats(fused.get(i).detach()), TorchData.toFloats(plain.get(i).detach()), 2e-6, 2e-5,
+            "parameter " + i);
+      }
+    }
+    assertThat(unscaleCalls[0]).as("one multi-tensor launch per step, over every bucket shard").isEqualTo(4);
+  }
+
+  @Test
+  void theInfCheckFlagsANonFiniteShardAndTheStepRefusesIt() {
+    try (PointerScope scope = new PointerScope(); TensorUnscale unscale = new TensorUnscale()) {
+      Tensor a = org.bytedeco.pytorch.global.torch.ones(5), b = org.bytedeco.pytorch.global.torch.ones(3);
+      assertThat(unscale.apply(List.of(a, b), 0.5f)).as("all finite").isFalse();
+      assertThat(TorchData.toFloats(a)).containsOnly(0.5f);
+      b.narrow(0, 1, 1).fill_(new org.bytedeco.pytorch.Scalar(Double.POSITIVE_INFINITY));
+      assertThat(unscale.apply(List.of(a, b), 2f)).as("an inf in the second tensor").isTrue();
+      try (FusedShardStep step = new FusedShardStep()) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> step.unscale(List.of(a, b), 1.0))
+            .hasMessageContaining("inf or NaN");
+      }
+    }
+  }
+
   private static Optimizer libtorchAdam(TrainSpec t, List<Tensor> params) {
     TensorVector ps = new TensorVector(params.toArray(new Tensor[0]));
     if ("adamw".equals(t.optimizer())) {
@@ -115,12 +163,18 @@ class FusedShardStepTest {
   }
 
   private static void train(ShardedOptimizer opt, List<Tensor> ps, List<Tensor> targets, double lr) {
+    train(opt, ps, targets, lr, 1, 1.0);
+  }
+
+  /** One step of the loss multiplied by {@code lossScale}, stepped with gradients multiplied by {@code gradScale}. */
+  private static void train(ShardedOptimizer opt, List<Tensor> ps, List<Tensor> targets, double lr, double lossScale,
+                            double gradScale) {
     try (PointerScope scope = new PointerScope()) {
       if (opt.stage() == 3) opt.gatherAll();
       opt.beforeBackward(0, 1);
-      loss(ps, targets).backward();
+      loss(ps, targets).mul(new org.bytedeco.pytorch.Scalar(lossScale)).backward();
       opt.afterBackward(0, 1);
-      opt.step(lr, 1.0);
+      opt.step(lr, gradScale);
     }
   }
 
