@@ -22,6 +22,12 @@ public interface Backend {
   /** The Adam update of the sharded optimizer on this backend's device: libtorch passes unless it has a fused kernel. */
   default dev.weft.optim.ShardStep shardStep() { return dev.weft.optim.ShardStep.LIBTORCH; }
 
+  /**
+   * Makes {@code device} this thread's current device before any group or kernel is made (CUDA: Weft's runtime and
+   * libtorch's), so a single rank, which makes no group, still runs its kernels where its tensors are.
+   */
+  default void useDevice(RankDevice device) {}
+
   /** How many devices of this backend's kind this process sees (0 for the CPU). */
   default int deviceCount() { return 0; }
 

@@ -19,6 +19,9 @@ import java.util.Optional;
  * creates the NCCL unique id and publishes it in the rendezvous store; the others read it from there.
  */
 public final class CudaBackend implements Backend {
+  /** The device {@link #useDevice} chose (WorkerRun does, from the rank's identity); else LOCAL_RANK's. */
+  private volatile RankDevice chosen;
+
   @Override public String name() { return "cuda"; }
 
   /** Usable where a device, the driver, NCCL and libtorch's CUDA build are all present; else names each missing one. */
@@ -26,6 +29,14 @@ public final class CudaBackend implements Backend {
   public Availability probe() {
     CudaStatus s = CudaStatus.current();
     return s.available() ? Availability.yes(CudaDoctor.summary()) : Availability.no(CudaDoctor.summary());
+  }
+
+  @Override
+  public void useDevice(RankDevice device) {
+    if (!device.cuda()) return;
+    chosen = device;
+    CudaRuntime.setDevice(device.index());
+    TorchCuda.setDevice(device.index());
   }
 
   @Override
@@ -42,7 +53,9 @@ public final class CudaBackend implements Backend {
   public Communicator createGroup(Rendezvous store, String groupName, int groupRank, int groupSize, Duration timeout) {
     CudaStatus s = CudaStatus.current();
     if (!s.available()) throw new WeftException("device: cuda is not usable here: " + s.missing());
-    int device = LocalDevice.index(s.devices().size());
+    // in-process rank threads share one environment: the identity's local rank (via useDevice) decides, not LOCAL_RANK
+    RankDevice picked = chosen;
+    int device = picked != null ? picked.index() : LocalDevice.index(s.devices().size());
     CudaRuntime.setDevice(device);
     String key = "weft/nccl/" + groupName + "/unique-id";
     byte[] id;

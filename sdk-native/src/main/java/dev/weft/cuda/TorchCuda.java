@@ -17,6 +17,19 @@ public final class TorchCuda {
     return status;
   }
 
+  /**
+   * libtorch's current CUDA device for this thread (its own runtime state: Weft's kernels link cudart statically, so
+   * {@link CudaRuntime#setDevice} does not set it). By reflection: {@code torch_cuda} loads only with the CUDA build.
+   */
+  public static void setDevice(int index) {
+    if (!status().usable()) return;
+    try {
+      Class.forName("org.bytedeco.pytorch.global.torch_cuda").getMethod("set_device", byte.class).invoke(null, (byte) index);
+    } catch (ReflectiveOperationException e) {
+      throw new CudaException("libtorch could not select cuda:" + index + ": " + e.getCause(), -1);
+    }
+  }
+
   private static Status probe() {
     ClassLoader cl = TorchCuda.class.getClassLoader();
     if (cl.getResource("org/bytedeco/pytorch/global/torch.class") == null) {
