@@ -11,6 +11,7 @@ import dev.weft.parallel.pipeline.StepResult;
 import dev.weft.precision.Autocast;
 import java.util.ArrayList;
 import java.util.List;
+import dev.weft.util.Tensors;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.global.torch.ScalarType;
@@ -27,7 +28,8 @@ final class PipelinedMicroBatches implements MicroBatches {
   private final String dtype;
   private final PipelineExecutor executor;
   private final List<Batches.Batch> batches = new ArrayList<>();
-  private final List<Double> rawLosses = new ArrayList<>();
+  private Tensor lossSum; // this step's micro-batch losses, summed on the device: one read-back per step
+  private int losses;
   private double lossScale = 1;
   private StepResult last;
 
@@ -51,7 +53,8 @@ final class PipelinedMicroBatches implements MicroBatches {
           try (Autocast ac = Autocast.of(dtype, data.device().cuda())) {
             l = model.headLoss(h, batches.get(mb).targets());
           }
-          rawLosses.add(l.item_double());
+          lossSum.add_(l.detach());
+          losses++;
           return l.mul(new Scalar(lossScale));
         })
         .activationShape(ActivationShape.fixed(model.activationShape(data.microBatchSize(), seqPerRank)))
@@ -65,11 +68,12 @@ final class PipelinedMicroBatches implements MicroBatches {
   public double run(long step, double scale) {
     this.lossScale = scale;
     batches.clear();
-    rawLosses.clear();
+    lossSum = Tensors.empty(data.device().torch(), ScalarType.Float).zero_(); // a 0-d sum, where the losses are
+    losses = 0;
     for (int m = 0; m < data.microBatches(); m++) batches.add(data.batch(step, m));
     last = executor.step();
     opt.afterBackward(data.microBatches() - 1, data.microBatches());
-    return rawLosses.isEmpty() ? Double.NaN : rawLosses.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
+    return losses == 0 ? Double.NaN : lossSum.item_double() / losses; // stages without the head have no loss
   }
 
   /** The executor's record of the last step (timeline, kept activation bytes). */

@@ -22,6 +22,21 @@ class WeftMetricsTest {
   }
 
   @Test
+  void deviceMemoryIsExportedOnlyWhereAnAllocatorReportsIt() throws Exception {
+    WeftMetrics m = new WeftMetrics("t", 1, "adamw");
+    var l = m.listener((s, n) -> {});
+    l.onMemory(1, 4000, 4000, 8000);
+    var cpu = PromText.parse(scrape(m));
+    var none = PromText.familyOf(cpu, "weft_device_memory_bytes");
+    assertThat(none == null ? java.util.List.of() : none.samples()).as("a CPU run exports no device series").isEmpty();
+    l.onDeviceMemory(1, new dev.weft.metrics.DeviceMemory("cuda:1", 3L << 30, 4L << 30, 5L << 30));
+    var f = PromText.parse(scrape(m));
+    assertThat(PromText.value(f, "weft_device_memory_bytes", Map.of("kind", "allocated", "rank", "1"))).isEqualTo(3L << 30);
+    assertThat(PromText.value(f, "weft_device_memory_bytes", Map.of("kind", "reserved"))).isEqualTo(4L << 30);
+    assertThat(PromText.value(f, "weft_device_memory_bytes", Map.of("kind", "peak_allocated"))).isEqualTo(5L << 30);
+  }
+
+  @Test
   void stepsFeedTheGaugesAndEngineFiguresNotProducedYetReadHonestDefaults() throws Exception {
     WeftMetrics m = new WeftMetrics("t", 3, "adamw");
     var l = m.listener((s, n) -> {});
