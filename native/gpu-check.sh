@@ -13,7 +13,9 @@
 #                                          (missing-symbols.txt, also copied to $OUT when set);
 #                                       3. if nothing is missing: dev.weft.cuda.check.GpuTrainingCheck (libtorch CUDA
 #                                          from Java, the sharded optimizer's fused step vs libtorch's AdamW on the
-#                                          device, a bf16 GEMM measurement);
+#                                          device, a bf16 GEMM measurement, Weft's training loop with device: cuda:
+#                                          GPT small vs the same run on the CPU in fp32 and bf16, and the step time /
+#                                          MFU of a ~1.2B GPT in bf16; WEFT_GPU_CHECK_SKIP_1B=1 leaves that out);
 #                                       4. always: dev.weft.cuda.check.GpuCheck (every kernel against its CPU
 #                                          reference, an NCCL single-rank round trip, the fused AdamW bandwidth).
 #

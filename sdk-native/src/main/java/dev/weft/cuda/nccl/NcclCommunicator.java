@@ -6,6 +6,7 @@ import dev.weft.comm.PendingOp;
 import dev.weft.comm.RankDevice;
 import dev.weft.comm.ReduceOp;
 import dev.weft.cuda.CudaEvent;
+import dev.weft.cuda.CudaRuntime;
 import dev.weft.cuda.CudaStream;
 import dev.weft.cuda.DeviceBuffer;
 import dev.weft.cuda.streams.CollectiveOrder;
@@ -30,6 +31,7 @@ public final class NcclCommunicator implements Communicator {
   private final DeviceBuffer barrierWord;
   private final CollectiveOrder<Long, CudaEvent> order;
   private final HostStaging staging;
+  private final RankDevice device;
 
   /** Without a libtorch device: CUDA tensors only (host tensors are refused). */
   public NcclCommunicator(String name, int rank, int size, Duration timeout, NcclComm comm) {
@@ -43,6 +45,7 @@ public final class NcclCommunicator implements Communicator {
     this.size = size;
     this.timeout = timeout;
     this.comm = comm;
+    this.device = device;
     this.staging = new HostStaging(device);
     this.stream = CudaStream.createNonBlocking();
     this.barrierWord = DeviceBuffer.allocate(4);
@@ -60,7 +63,7 @@ public final class NcclCommunicator implements Communicator {
 
   @Override
   public PendingOp allReduceAsync(Tensor host, ReduceOp op) {
-    Tensor t = staging.in(host);
+    Tensor t = stage(host);
     long a = address(t, "allReduce");
     return HostStaging.back(order.launch("allReduce", () -> comm.allReduce(a, a, t.numel(), type(t), op, stream.handle())), host, t);
   }
@@ -68,7 +71,7 @@ public final class NcclCommunicator implements Communicator {
   @Override
   public PendingOp allGatherAsync(Tensor hostOut, Tensor hostIn) {
     requireNumel(hostOut, hostIn.numel() * size, "allGather output");
-    Tensor in = staging.in(hostIn), out = staging.in(hostOut);
+    Tensor in = stage(hostIn), out = stage(hostOut);
     long src = address(in, "allGather"), dst = address(out, "allGather");
     return HostStaging.back(order.launch("allGather", () -> comm.allGather(src, dst, in.numel(), type(in), stream.handle())),
         hostOut, out);
@@ -77,7 +80,7 @@ public final class NcclCommunicator implements Communicator {
   @Override
   public PendingOp reduceScatterAsync(Tensor hostOut, Tensor hostIn) {
     requireNumel(hostIn, hostOut.numel() * size, "reduceScatter input");
-    Tensor in = staging.in(hostIn), out = staging.in(hostOut);
+    Tensor in = stage(hostIn), out = stage(hostOut);
     long src = address(in, "reduceScatter"), dst = address(out, "reduceScatter");
     return HostStaging.back(order.launch("reduceScatter",
         () -> comm.reduceScatter(src, dst, out.numel(), type(in), ReduceOp.SUM, stream.handle())), hostOut, out);
@@ -85,7 +88,7 @@ public final class NcclCommunicator implements Communicator {
 
   @Override
   public void broadcast(Tensor host, int root) {
-    Tensor t = staging.in(host);
+    Tensor t = stage(host);
     long a = address(t, "broadcast");
     HostStaging.back(order.launch("broadcast from " + root, () -> comm.broadcast(a, a, t.numel(), type(t), root, stream.handle())),
         host, t).await();
@@ -93,7 +96,7 @@ public final class NcclCommunicator implements Communicator {
 
   @Override
   public PendingOp sendAsync(Tensor host, int dst, int tag) {
-    Tensor t = staging.in(host);
+    Tensor t = stage(host);
     long a = address(t, "send");
     // a staged copy must live until the send completed: the await that copies it back holds it (same bytes)
     return HostStaging.back(order.launch("send to " + dst, () -> comm.send(a, t.numel(), type(t), dst, stream.handle())), host, t);
@@ -101,7 +104,7 @@ public final class NcclCommunicator implements Communicator {
 
   @Override
   public PendingOp recvAsync(Tensor host, int src, int tag) {
-    Tensor t = staging.in(host);
+    Tensor t = stage(host);
     long a = address(t, "recv");
     return HostStaging.back(order.launch("recv from " + src, () -> comm.recv(a, t.numel(), type(t), src, stream.handle())), host, t);
   }
@@ -110,6 +113,16 @@ public final class NcclCommunicator implements Communicator {
   public void barrier() {
     long a = barrierWord.address();
     order.launch("barrier", () -> comm.allReduce(a, a, 1, NcclDataType.INT32, ReduceOp.SUM, stream.handle())).await();
+  }
+
+  /**
+   * {@code t} ready for NCCL on this group's device, which is also made current for this thread: collectives are
+   * launched from autograd hooks, and libtorch runs a CUDA backward on its own device thread, whose current device in
+   * Weft's (static) CUDA runtime is otherwise 0.
+   */
+  private Tensor stage(Tensor t) {
+    if (device != null) CudaRuntime.setDevice(device.index());
+    return staging.in(t);
   }
 
   private long address(Tensor t, String op) {
