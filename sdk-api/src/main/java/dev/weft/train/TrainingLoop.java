@@ -102,9 +102,9 @@ public final class TrainingLoop {
         double gradNorm;
         double stepScale = scaler.scale();
         boolean stepSkipped;
+        StepMetrics.ZeroComm zeroComm;
         try (PointerScope scope = new PointerScope()) {
           double localLoss = passes.run(step, scaler.scale());
-          commNs += opt.takeWaitNanos();
           opt.sumOverTp(model.parameters().partialGradParams());
           double scale = scaler.scale();
           gradNorm = opt.gradNorm(scale);
@@ -117,6 +117,8 @@ public final class TrainingLoop {
             double clip = t.clipGradNorm() > 0 && gradNorm > t.clipGradNorm() ? t.clipGradNorm() / (gradNorm + 1e-6) : 1.0;
             opt.step(lr, clip / scale);
           }
+          zeroComm = opt.takeComm(); // forward/backward gathers, reductions and stage 1-2's parameter gather
+          commNs += (long) (zeroComm.exposedMs() * 1e6);
           long c1 = System.nanoTime();
           Tensor lossT = Tensors.ofDoubles(Double.isNaN(localLoss) ? 0 : localLoss);
           dist.pp().allReduce(lossT, ReduceOp.SUM); // only the last stage has a loss
@@ -134,7 +136,7 @@ public final class TrainingLoop {
         double tps = tokensPerStep / (ms / 1000);
         StepMetrics sm = new StepMetrics(step, loss, lr, gradNorm, tokensPerStep, ms, tps,
             tps * model.trainingFlopsPerToken(), ms - commNs / 1e6, commNs / 1e6, step == 1 ? 0 : (s0 - prevEnd) / 1e6,
-            dist.mesh().worldSize(), ProcessMemory.peakRssBytes(), stepScale, stepSkipped);
+            dist.mesh().worldSize(), ProcessMemory.peakRssBytes(), stepScale, stepSkipped, zeroComm);
         listener.onRankStep(dist.rank(), sm, t.steps());
         Double evalLoss = validation != null && validation.due(step, t.steps(), t.evalEvery()) ? validation.run() : null;
         if (leader) {

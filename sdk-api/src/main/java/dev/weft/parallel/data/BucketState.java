@@ -26,6 +26,7 @@ final class BucketState {
   private final List<Param> params;
   private final Communicator dp;
   private final ScalarType reduceType;
+  private final CommClock clock;
   final Bucket b;
   final long shardStart;
   final long shardLen;
@@ -43,8 +44,9 @@ final class BucketState {
   Tensor incoming;      // stage 3: full parameters being fetched ahead of use
   PendingOp fetching;
 
-  BucketState(Bucket b, int rank, int stage, List<Param> params, Communicator dp, ScalarType reduceType) {
+  BucketState(Bucket b, int rank, int stage, List<Param> params, Communicator dp, ScalarType reduceType, CommClock clock) {
     this.stage = stage;
+    this.clock = clock;
     this.params = params;
     this.dp = dp;
     this.reduceType = reduceType;
@@ -113,6 +115,7 @@ final class BucketState {
       if (dp.size() > 1) full.mul_(new Scalar(1.0 / dp.size()));
     }
     Tensor wire = reduceType == ScalarType.Float ? full : full.to(reduceType);
+    clock.reductionIssued();
     if (stage >= 2) {
       inflightShard = Tensors.empty(wire.scalar_type(), shardLen);
       pending = dp.reduceScatterAsync(inflightShard, wire);
@@ -142,7 +145,7 @@ final class BucketState {
 
   void finish(int microBatch) {
     if (launchedFor != microBatch || pending == null) launch(microBatch);
-    pending.await();
+    clock.await(CommClock.Wait.REDUCE, pending);
     pending = null;
     ready = 0;
     if (stage >= 2) {

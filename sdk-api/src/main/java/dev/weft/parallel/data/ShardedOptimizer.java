@@ -3,6 +3,7 @@ package dev.weft.parallel.data;
 import dev.weft.checkpoint.StateEntry;
 import dev.weft.comm.Communicator;
 import dev.weft.comm.PendingOp;
+import dev.weft.metrics.StepMetrics.ZeroComm;
 import dev.weft.models.Parameters.Param;
 import dev.weft.optim.AdamArgs;
 import dev.weft.optim.ShardStep;
@@ -59,6 +60,7 @@ public final class ShardedOptimizer implements AutoCloseable {
   private final List<BucketState> states = new ArrayList<>();
   private final UnitGathering gathering;
   private final List<Object> keepAlive = new ArrayList<>();
+  private final CommClock clock = new CommClock();
   private boolean syncEnabled = true;
   private long step;
 
@@ -79,7 +81,7 @@ public final class ShardedOptimizer implements AutoCloseable {
       case FP32 -> ScalarType.Float;
     };
     this.params = List.copyOf(params);
-    this.gathering = new UnitGathering(dp);
+    this.gathering = new UnitGathering(dp, clock);
     long[] numels = params.stream().mapToLong(Param::numel).toArray();
     this.layout = FlatLayout.plan(numels, units, bucketElements, stage >= 1 ? dp.size() : 1);
     // AccumulateGrad nodes record the parameter's shape when created: hook them while parameters are whole
@@ -92,7 +94,7 @@ public final class ShardedOptimizer implements AutoCloseable {
     }
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Bucket b : layout.buckets()) {
-        BucketState s = new BucketState(b, dp.rank(), stage, this.params, dp, reduceType);
+        BucketState s = new BucketState(b, dp.rank(), stage, this.params, dp, reduceType, clock);
         states.add(s);
         gathering.add(units[b.slots().get(0).param()], s);
         for (Slot slot : b.slots()) if (nodes.containsKey(slot.param())) hook(nodes.get(slot.param()), s);
@@ -136,26 +138,14 @@ public final class ShardedOptimizer implements AutoCloseable {
     if (dp.size() == 1) syncEnabled = false;
   }
 
-  private long waitNanos;
-
-  /** Time spent waiting for gradient reductions since the last call (communication not hidden by backward). */
-  public long takeWaitNanos() {
-    long w = waitNanos;
-    waitNanos = 0;
-    return w;
-  }
+  /**
+   * The data-parallel communication since the last call: the time blocked on gathers and reductions
+   * (communication that compute did not hide) and what was issued.
+   */
+  public ZeroComm takeComm() { return clock.take(); }
 
   /** After a micro-batch's backward: waits for the reductions it launched (and launches any left over). */
   public void afterBackward(int micro, int count) {
-    long t0 = System.nanoTime();
-    try {
-      finishBackward(micro, count);
-    } finally {
-      waitNanos += System.nanoTime() - t0;
-    }
-  }
-
-  private void finishBackward(int micro, int count) {
     boolean sync = stage >= 2 || micro == count - 1;
     if (!sync) return;
     if (dp.size() == 1) {
@@ -163,12 +153,12 @@ public final class ShardedOptimizer implements AutoCloseable {
       if (stage == 3) {
         for (BucketState s : states) s.gathered = Math.min(s.gathered, 1);
         releaseAll();
-        UnitGathering.drainFetches(states);
+        gathering.drainFetches(states);
       }
       return;
     }
     for (BucketState s : states) s.finish(micro);
-    if (stage == 3) UnitGathering.drainFetches(states);
+    if (stage == 3) gathering.drainFetches(states);
   }
 
   /** Single rank: move gradients into the flat buffers without communication. */
@@ -227,8 +217,11 @@ public final class ShardedOptimizer implements AutoCloseable {
       }
       if (stage == 1 || stage == 2) {
         List<PendingOp> gathers = new ArrayList<>();
-        for (BucketState s : states) gathers.add(dp.allGatherAsync(s.flat, s.ownedParams().clone()));
-        gathers.forEach(PendingOp::await);
+        for (BucketState s : states) {
+          gathers.add(dp.allGatherAsync(s.flat, s.ownedParams().clone()));
+          clock.gatherIssued(4 * s.b.padded());
+        }
+        for (PendingOp g : gathers) clock.await(CommClock.Wait.PARAM_GATHER, g);
       }
     }
   }

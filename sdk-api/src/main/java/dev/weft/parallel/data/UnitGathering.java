@@ -15,9 +15,13 @@ import org.bytedeco.pytorch.NoGradGuard;
  */
 final class UnitGathering {
   private final Communicator dp;
+  private final CommClock clock;
   private final Map<Integer, List<BucketState>> byUnit = new HashMap<>();
 
-  UnitGathering(Communicator dp) { this.dp = dp; }
+  UnitGathering(Communicator dp, CommClock clock) {
+    this.dp = dp;
+    this.clock = clock;
+  }
 
   void add(int unit, BucketState s) { byUnit.computeIfAbsent(unit, k -> new ArrayList<>()).add(s); }
 
@@ -33,6 +37,7 @@ final class UnitGathering {
     try (NoGradGuard ng = new NoGradGuard()) {
       s.incoming = zeros(s.b.padded());
       s.fetching = dp.allGatherAsync(s.incoming, s.master);
+      clock.gatherIssued(4 * s.b.padded());
     }
   }
 
@@ -40,7 +45,7 @@ final class UnitGathering {
   private void ensureFull(BucketState s) {
     if (s.flat != null) return;
     startFetch(s);
-    s.fetching.await();
+    clock.await(CommClock.Wait.GATHER, s.fetching);
     s.flat = s.incoming;
     s.incoming = null;
     s.fetching = null;
@@ -48,10 +53,10 @@ final class UnitGathering {
   }
 
   /** Fetches nobody consumed (the step ended first) are waited for and dropped. */
-  static void drainFetches(List<BucketState> states) {
+  void drainFetches(List<BucketState> states) {
     for (BucketState s : states) {
       if (s.fetching == null) continue;
-      s.fetching.await();
+      clock.await(CommClock.Wait.GATHER, s.fetching);
       s.fetching = null;
       s.incoming = null;
     }
