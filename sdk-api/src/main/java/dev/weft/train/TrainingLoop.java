@@ -41,7 +41,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TrainingLoop {
   private static final Logger log = LoggerFactory.getLogger(TrainingLoop.class);
-  private static final long BUCKET_ELEMENTS = 1 << 18; // 1 MiB of fp32
 
   private TrainingLoop() {}
 
@@ -58,7 +57,7 @@ public final class TrainingLoop {
     List<Param> params = model.parameters().list();
     int[] units = model.layers() instanceof Zero3Layers z ? z.units() : new int[params.size()];
     ShardedOptimizer opt = new ShardedOptimizer(spec.parallel().zero(), params, units, dp, dist.tp(), t,
-        precision.reduceDtype(), BUCKET_ELEMENTS);
+        precision.reduceDtype(), spec.parallel().zeroBucketElements(), spec.parallel().zeroPrefetch());
     if (model.layers() instanceof Zero3Layers z) z.bind(opt);
     opt.pipelineGroup(dist.pp());
     opt.shardStep(dist.backend().shardStep());

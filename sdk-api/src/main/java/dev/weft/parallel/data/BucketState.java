@@ -139,6 +139,7 @@ final class BucketState {
   void dropFull() {
     if (flat == null || (gathered > 0 && pending == null)) return;
     for (Slot slot : b.slots()) params.get(slot.param()).tensor().set_data(torch.empty(0));
+    flat.releaseReference(); // held since its fetch began (UnitGathering)
     flat = null;
     gathered = 0;
   }

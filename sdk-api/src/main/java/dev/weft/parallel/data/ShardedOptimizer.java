@@ -65,12 +65,21 @@ public final class ShardedOptimizer implements AutoCloseable {
   private long step;
 
 
-  /**
-   * @param units unit id per parameter (layer, for ZeRO-3 gathering); buckets never span units
-   * @param bucketElements target bucket size in elements
-   */
+  /** With no prefetching (ZeRO-3 gathers each group when a layer needs it). */
   public ShardedOptimizer(int stage, List<Param> params, int[] units, Communicator dp, Communicator tp, TrainSpec train,
                           String reduceDtype, long bucketElements) {
+    this(stage, params, units, dp, tp, train, reduceDtype, bucketElements, 0);
+  }
+
+  /**
+   * @param units unit id per parameter (a layer, numbered in forward order); consecutive units are
+   *     merged into gather groups of at least {@code bucketElements} ({@link UnitGroups}), one bucket
+   *     each; with a single unit, buckets close at {@code bucketElements}
+   * @param bucketElements target bucket size in elements
+   * @param prefetch ZeRO-3: gather groups fetched ahead of the one computing
+   */
+  public ShardedOptimizer(int stage, List<Param> params, int[] units, Communicator dp, Communicator tp, TrainSpec train,
+                          String reduceDtype, long bucketElements, int prefetch) {
     this.stage = stage;
     this.dp = dp;
     this.tp = tp;
@@ -81,9 +90,12 @@ public final class ShardedOptimizer implements AutoCloseable {
       case FP32 -> ScalarType.Float;
     };
     this.params = List.copyOf(params);
-    this.gathering = new UnitGathering(dp, clock);
     long[] numels = params.stream().mapToLong(Param::numel).toArray();
-    this.layout = FlatLayout.plan(numels, units, bucketElements, stage >= 1 ? dp.size() : 1);
+    UnitGroups groups = UnitGroups.plan(numels, units, bucketElements);
+    int[] groupOfParam = groups.ofParams(units);
+    this.gathering = new UnitGathering(dp, clock, groups, prefetch);
+    long closeAt = groups.count() > 1 ? Long.MAX_VALUE : bucketElements; // a group is one bucket
+    this.layout = FlatLayout.plan(numels, groupOfParam, closeAt, stage >= 1 ? dp.size() : 1);
     // AccumulateGrad nodes record the parameter's shape when created: hook them while parameters are whole
     Map<Integer, Node> nodes = new HashMap<>();
     if (dp.size() > 1) {
@@ -96,7 +108,7 @@ public final class ShardedOptimizer implements AutoCloseable {
       for (Bucket b : layout.buckets()) {
         BucketState s = new BucketState(b, dp.rank(), stage, this.params, dp, reduceType, clock);
         states.add(s);
-        gathering.add(units[b.slots().get(0).param()], s);
+        gathering.add(groupOfParam[b.slots().get(0).param()], s);
         for (Slot slot : b.slots()) if (nodes.containsKey(slot.param())) hook(nodes.get(slot.param()), s);
       }
     }
@@ -150,15 +162,11 @@ public final class ShardedOptimizer implements AutoCloseable {
     if (!sync) return;
     if (dp.size() == 1) {
       localGradients();
-      if (stage == 3) {
-        for (BucketState s : states) s.gathered = Math.min(s.gathered, 1);
-        releaseAll();
-        gathering.drainFetches(states);
-      }
+      if (stage == 3) releaseAll();
       return;
     }
     for (BucketState s : states) s.finish(micro);
-    if (stage == 3) gathering.drainFetches(states);
+    if (stage == 3) gathering.drainFetches();
   }
 
   /** Single rank: move gradients into the flat buffers without communication. */
@@ -224,6 +232,10 @@ public final class ShardedOptimizer implements AutoCloseable {
         for (PendingOp g : gathers) clock.await(CommClock.Wait.PARAM_GATHER, g);
       }
     }
+    if (stage == 3) {
+      gathering.releaseAll(); // whole groups hold the parameters from before the update
+      gathering.prefetchStart();
+    }
   }
 
   /** Skips a step (overflow): drops the gradients. */
@@ -232,18 +244,21 @@ public final class ShardedOptimizer implements AutoCloseable {
   }
 
   /** ZeRO-3: makes the full parameters of {@code unit} available (re-entrant). */
-  public void gather(int unit) { gather(unit, -1); }
-
-  /**
-   * ZeRO-3: makes the full parameters of {@code unit} available (re-entrant) and starts fetching
-   * those of {@code next} (the unit expected to run after it; -1 for none), so that all-gather runs
-   * while this unit computes.
-   */
-  public void gather(int unit, int next) {
-    if (stage == 3) gathering.gather(unit, next);
+  public void gather(int unit) {
+    if (stage == 3) gathering.gather(unit, UnitGathering.Pass.NONE);
   }
 
-  /** ZeRO-3: drops the full parameters of {@code unit} once nobody uses them. */
+  /** ZeRO-3, before {@code unit}'s forward: its parameters whole, the next groups' fetches started. */
+  public void gatherForward(int unit) {
+    if (stage == 3) gathering.gather(unit, UnitGathering.Pass.FORWARD);
+  }
+
+  /** ZeRO-3, when backward reaches {@code unit}'s output: its parameters whole again, the previous groups' fetches started. */
+  public void gatherBackward(int unit) {
+    if (stage == 3) gathering.gather(unit, UnitGathering.Pass.BACKWARD);
+  }
+
+  /** ZeRO-3: {@code unit}'s forward is done; its group is dropped once forward leaves it. */
   public void release(int unit) {
     if (stage == 3) gathering.release(unit);
   }

@@ -36,7 +36,7 @@ public final class Zero3Layers implements Layers {
     TensorTensorHook regather = new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase grad) {
-        optimizer.gather(unit, unit - 1); // backward runs the units in reverse: fetch the previous one
+        optimizer.gatherBackward(unit); // backward runs the units in reverse: fetch the previous groups
         return new TensorBase(); // undefined: keep the gradient as it is
       }
     };
@@ -56,7 +56,7 @@ public final class Zero3Layers implements Layers {
 
     Tensor run(java.util.function.Supplier<Tensor> f) {
       if (optimizer == null || optimizer.stage() != 3) return f.get();
-      optimizer.gather(unit, unit + 1); // units are numbered in forward order: fetch the next one
+      optimizer.gatherForward(unit); // units are numbered in forward order: fetch the next groups
       Tensor y;
       try {
         y = f.get();
