@@ -55,10 +55,13 @@ public final class TrainingLoop {
 
     LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.coord().pp());
     List<Param> params = model.parameters().list();
-    int[] units = model.layers() instanceof Zero3Layers z ? z.units() : new int[params.size()];
-    ShardedOptimizer opt = new ShardedOptimizer(spec.parallel().zero(), params, units, dp, dist.tp(), t,
+    int zero = spec.parallel().zero();
+    // ZeRO-3 needs every parameter in a layer unit; stages 1-2 gate per layer only when that holds
+    boolean perLayer = model.layers() instanceof Zero3Layers z && (zero == 3 || z.units().length == params.size());
+    int[] units = perLayer ? ((Zero3Layers) model.layers()).units() : new int[params.size()];
+    ShardedOptimizer opt = new ShardedOptimizer(zero, params, units, dp, dist.tp(), t,
         precision.reduceDtype(), spec.parallel().zeroBucketElements(), spec.parallel().zeroPrefetch());
-    if (model.layers() instanceof Zero3Layers z) z.bind(opt);
+    if (perLayer) ((Zero3Layers) model.layers()).bind(opt);
     opt.pipelineGroup(dist.pp());
     opt.shardStep(dist.backend().shardStep());
     LossScaler scaler = new LossScaler("fp16".equals(precision.dtype()), precision.initialScale(),

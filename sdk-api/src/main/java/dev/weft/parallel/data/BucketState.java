@@ -43,6 +43,7 @@ final class BucketState {
   int gathered;         // stage 3: how many users hold the full parameters
   Tensor incoming;      // stage 3: full parameters being fetched ahead of use
   PendingOp fetching;
+  PendingOp paramGather; // stages 1-2: the updated parameters on their way into flat
 
   BucketState(Bucket b, int rank, int stage, List<Param> params, Communicator dp, ScalarType reduceType, CommClock clock) {
     this.stage = stage;
@@ -133,6 +134,13 @@ final class BucketState {
       }
     }
     if (stage == 3) dropFull(); // its gradients are packed: backward no longer needs the full parameters
+  }
+
+  /** Stages 1–2: waits for the bucket's updated parameters (all-gathered after the step) before anyone reads them. */
+  void settleParams() {
+    if (paramGather == null) return;
+    clock.await(CommClock.Wait.PARAM_GATHER, paramGather);
+    paramGather = null;
   }
 
   /** ZeRO-3: points the parameters at nothing again, unless a forward still uses them. */

@@ -31,7 +31,8 @@ import org.bytedeco.pytorch.global.torch.ScalarType;
  *   <li>Stage 0: gradients all-reduced in buckets as they fill; every rank updates everything.
  *   <li>Stage 1: the same reduction; each rank keeps and updates only its shard of the optimizer
  *       state, then the updated parameters are all-gathered (straight into the flat buffer that the
- *       parameters are views of).
+ *       parameters are views of); under {@link #gateByUnits} each layer of the next forward waits
+ *       for its own bucket only, so the gather runs behind compute.
  *   <li>Stage 2: each bucket is reduce-scattered into its owner's gradient shard as it fills (every
  *       micro-batch) and the full gradients are dropped.
  *   <li>Stage 3: parameters live only as shards; {@link #gather} / {@link #release} bring a unit's
@@ -62,6 +63,7 @@ public final class ShardedOptimizer implements AutoCloseable {
   private final List<Object> keepAlive = new ArrayList<>();
   private final CommClock clock = new CommClock();
   private boolean syncEnabled = true;
+  private boolean paramsGated; // stages 1-2: every layer waits for its own parameters (Zero3Layers), so the post-step gather runs behind the next forward
   private long step;
 
 
@@ -130,6 +132,23 @@ public final class ShardedOptimizer implements AutoCloseable {
   }
 
   public int stage() { return stage; }
+
+  /**
+   * Every parameter is used only inside a layer that calls {@link #awaitParams} first (what
+   * {@link Zero3Layers} does): stages 1–2 then leave the post-step all-gather running and each layer
+   * waits for its own bucket, instead of the step waiting for all of them.
+   */
+  public void gateByUnits() { this.paramsGated = true; }
+
+  /** Stages 1–2, before {@code unit}'s forward: waits for its updated parameters to arrive. */
+  public void awaitParams(int unit) {
+    if (stage == 1 || stage == 2) for (BucketState s : gathering.bucketsOf(unit)) s.settleParams();
+  }
+
+  /** Stages 1–2: every bucket's updated parameters arrived (before reading or writing them wholesale). */
+  private void settleAllParams() {
+    for (BucketState s : states) s.settleParams();
+  }
 
   /** Pipeline group: other stages hold other parameters, so the gradient norm sums over it too. */
   public void pipelineGroup(Communicator pipeline) { this.pp = pipeline; }
@@ -209,6 +228,7 @@ public final class ShardedOptimizer implements AutoCloseable {
     step++;
     OptimizerKind kind = OptimizerKind.of(train.optimizer());
     double b1 = train.beta1(), b2 = train.beta2(), wd = train.weightDecay(), eps = 1e-8;
+    settleAllParams(); // a forward that skipped a layer left its gather unawaited
     try (NoGradGuard ng = new NoGradGuard()) {
       for (BucketState s : states) {
         Tensor p = s.ownedParams(), g = s.ownedGrads();
@@ -224,12 +244,13 @@ public final class ShardedOptimizer implements AutoCloseable {
         s.grad.zero_();
       }
       if (stage == 1 || stage == 2) {
-        List<PendingOp> gathers = new ArrayList<>();
-        for (BucketState s : states) {
-          gathers.add(dp.allGatherAsync(s.flat, s.ownedParams().clone()));
+        // in forward order (buckets are in backward order): the first layer's parameters arrive first
+        for (int i = states.size() - 1; i >= 0; i--) {
+          BucketState s = states.get(i);
+          s.paramGather = dp.allGatherAsync(s.flat, s.ownedParams().clone());
           clock.gatherIssued(4 * s.b.padded());
         }
-        for (PendingOp g : gathers) clock.await(CommClock.Wait.PARAM_GATHER, g);
+        if (!paramsGated) settleAllParams();
       }
     }
     if (stage == 3) {
@@ -265,6 +286,7 @@ public final class ShardedOptimizer implements AutoCloseable {
 
   /** ZeRO-3: gather every unit (for a consistency check or a save), then {@link #releaseAll()}. */
   public void gatherAll() {
+    settleAllParams();
     if (stage == 3) gathering.gatherAll();
   }
 
@@ -276,7 +298,10 @@ public final class ShardedOptimizer implements AutoCloseable {
    * This rank's part of the training state, for checkpoints (see {@link ShardStateEntries}). The entries
    * are views: loading into them restores in place.
    */
-  public List<StateEntry> stateEntries() { return ShardStateEntries.of(states, params, stage, dp.rank() == 0, tp.rank() == 0); }
+  public List<StateEntry> stateEntries() {
+    settleAllParams();
+    return ShardStateEntries.of(states, params, stage, dp.rank() == 0, tp.rank() == 0);
+  }
 
   /** Optimizer steps taken (Adam's bias correction counts them). */
   public long stepCount() { return step; }
@@ -295,6 +320,7 @@ public final class ShardedOptimizer implements AutoCloseable {
 
   @Override
   public void close() {
+    settleAllParams();
     keepAlive.clear();
     shardStep.close();
   }

@@ -41,6 +41,9 @@ final class UnitGathering {
 
   void add(int group, BucketState s) { byGroup.get(group).add(s); }
 
+  /** The buckets of {@code unit}'s group. */
+  List<BucketState> bucketsOf(int unit) { return byGroup.get(groups.of(unit)); }
+
   /** Makes {@code unit}'s group whole (re-entrant) and starts fetching the next {@code depth} groups in {@code pass}'s direction. */
   void gather(int unit, Pass pass) {
     int g = groups.of(unit);
