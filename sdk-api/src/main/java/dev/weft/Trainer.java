@@ -99,7 +99,7 @@ public final class Trainer {
   /** ZeRO-3: gather groups fetched ahead of the one computing ({@code parallel.zeroPrefetch}). */
   public Trainer zeroPrefetch(int groups) { return set("parallel.zeroPrefetch", groups); }
 
-  /** Gradient bucket and least ZeRO gather group, in MiB of fp32 ({@code parallel.zeroBucketMiB}). */
+  /** ZeRO-2/3: reduce-scatter bucket and least gather group, in MiB of fp32 ({@code parallel.zeroBucketMiB}). */
   public Trainer zeroBucketMiB(double mib) { return set("parallel.zeroBucketMiB", mib); }
   /** bf16 compute with fp32 master weights. */
   public Trainer mixedPrecision() { return precision("bf16"); }

@@ -10,8 +10,8 @@ import java.util.List;
  * stage instead of an even split.
  *
  * <p>ZeRO tuning: {@code zeroPrefetch} is how many gather groups ahead ZeRO-3 fetches parameters while
- * compute runs; {@code zeroBucketMiB} the size of a gradient reduction bucket (every stage) and the
- * least size of a ZeRO gather group (consecutive layers whose parameters are gathered as one buffer).
+ * compute runs; {@code zeroBucketMiB} (ZeRO-2/3) the size of a gradient reduce-scatter bucket and the
+ * least size of a gather group (consecutive layers whose parameters are gathered as one buffer).
  */
 public record ParallelSpec(int dp, int tp, int pp, int microBatches, String schedule, int zero,
                            boolean sequenceParallel, int virtualStages, List<Integer> stages,

@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
 public final class TrainingLoop {
   private static final Logger log = LoggerFactory.getLogger(TrainingLoop.class);
 
+  private static final long ALL_REDUCE_BUCKET_ELEMENTS = 1 << 18; // stages 0-1: 1 MiB of fp32 (parallel.zeroBucketMiB is ZeRO-2/3's)
+
   private TrainingLoop() {}
 
   public static RunResult run(TrainingSpec spec, Distributed dist, Path runDir, StepListener listener) {
@@ -60,7 +62,8 @@ public final class TrainingLoop {
     boolean perLayer = model.layers() instanceof Zero3Layers z && (zero == 3 || z.units().length == params.size());
     int[] units = perLayer ? ((Zero3Layers) model.layers()).units() : new int[params.size()];
     ShardedOptimizer opt = new ShardedOptimizer(zero, params, units, dp, dist.tp(), t,
-        precision.reduceDtype(), spec.parallel().zeroBucketElements(), spec.parallel().zeroPrefetch());
+        precision.reduceDtype(), zero >= 2 ? spec.parallel().zeroBucketElements() : ALL_REDUCE_BUCKET_ELEMENTS,
+        spec.parallel().zeroPrefetch());
     if (perLayer) ((Zero3Layers) model.layers()).bind(opt);
     opt.pipelineGroup(dist.pp());
     opt.shardStep(dist.backend().shardStep());
