@@ -95,6 +95,12 @@ public final class Trainer {
   public Trainer microBatches(int n) { return set("parallel.microBatches", n); }
   public Trainer schedule(String name) { return set("parallel.schedule", name); }
   public Trainer zero(int stage) { return set("parallel.zero", stage); }
+
+  /** ZeRO-3: gather groups fetched ahead of the one computing ({@code parallel.zeroPrefetch}). */
+  public Trainer zeroPrefetch(int groups) { return set("parallel.zeroPrefetch", groups); }
+
+  /** ZeRO-2/3: reduce-scatter bucket and least gather group, in MiB of fp32 ({@code parallel.zeroBucketMiB}). */
+  public Trainer zeroBucketMiB(double mib) { return set("parallel.zeroBucketMiB", mib); }
   /** bf16 compute with fp32 master weights. */
   public Trainer mixedPrecision() { return precision("bf16"); }
   public Trainer precision(String dtype) { return set("precision", dtype); }

@@ -40,7 +40,10 @@ public final class BenchSuite {
     if (sel.contains("tp")) {
       rows.addAll(TpBench.rows(TpBench.measure(tinyGpt(), 2, quick ? 2 : 16)));
     }
-    if (sel.contains("zero")) rows.addAll(ZeroBench.rows(ZeroBench.measure(ZeroBench.Config.of(quick))));
+    if (sel.contains("zero")) {
+      rows.addAll(ZeroBench.rows(ZeroBench.measure(ZeroBench.Config.of(quick))));
+      rows.addAll(ZeroStepBench.rows(ZeroStepBench.measure(ZeroStepBench.Config.of(quick))));
+    }
     if (sel.contains("pipeline")) rows.addAll(PipelineBench.rows(PipelineBench.measure(PipelineBench.Config.of(quick))));
     if (sel.contains("checkpoint")) rows.addAll(CheckpointPart.rows(CheckpointPart.measure(CheckpointPart.Config.of(quick))));
     return rows;

@@ -8,12 +8,21 @@ import java.util.List;
  * (Megatron's meaning). {@code virtualStages} is the number of model chunks per pipeline rank for the
  * interleaved schedule; {@code stages}, when not empty, gives the number of layers of each (virtual)
  * stage instead of an even split.
+ *
+ * <p>ZeRO tuning: {@code zeroPrefetch} is how many gather groups ahead ZeRO-3 fetches parameters while
+ * compute runs; {@code zeroBucketMiB} (ZeRO-2/3) the size of a gradient reduce-scatter bucket and the
+ * least size of a gather group (consecutive layers whose parameters are gathered as one buffer).
  */
 public record ParallelSpec(int dp, int tp, int pp, int microBatches, String schedule, int zero,
-                           boolean sequenceParallel, int virtualStages, List<Integer> stages) {
+                           boolean sequenceParallel, int virtualStages, List<Integer> stages,
+                           // ZeRO tuning
+                           int zeroPrefetch, double zeroBucketMiB) {
   public ParallelSpec {
     stages = stages == null ? List.of() : List.copyOf(stages);
   }
+
+  /** {@link #zeroBucketMiB} in fp32 elements (at least one). */
+  public long zeroBucketElements() { return Math.max(1, (long) (zeroBucketMiB * (1 << 20) / 4)); }
 
   public int worldSize() { return dp * tp * pp; }
 

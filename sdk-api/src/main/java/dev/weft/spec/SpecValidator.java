@@ -21,6 +21,10 @@ public final class SpecValidator {
     require(SpecChoice.find(PipelineSchedule.class, p.schedule()).isPresent(), "parallel.schedule",
         "'" + p.schedule() + "' is not a schedule; use one of " + SpecChoice.spellings(PipelineSchedule.class));
     require(p.zero() >= 0 && p.zero() <= 3, "parallel.zero", p.zero() + " is not a ZeRO stage; use 0, 1, 2 or 3");
+    require(p.zeroPrefetch() >= 0 && p.zeroPrefetch() <= 64, "parallel.zeroPrefetch",
+        p.zeroPrefetch() + " groups ahead is out of range; use 0 (gather on use) to 64");
+    require(p.zeroBucketMiB() > 0 && p.zeroBucketMiB() <= 1024, "parallel.zeroBucketMiB",
+        p.zeroBucketMiB() + " MiB is not a bucket size; use more than 0 and at most 1024");
 
     TrainSpec t = s.train();
     positive(t.steps(), "train.steps");

@@ -24,13 +24,13 @@ import java.nio.file.Path;
 public final class ModelBuilder {
   private ModelBuilder() {}
 
-  /** Layers for this rank: split over {@code tp} when it has more than one rank, gathered per layer under ZeRO-3. */
+  /** Layers for this rank: split over {@code tp} when it has more than one rank, gathered (ZeRO-3) or awaited (ZeRO-1/2) per layer. */
   public static Layers layersFor(TrainingSpec spec, Communicator tp) {
     var p = spec.parallel();
     long seed = spec.train().seed();
     Layers layers = tp == null || tp.size() == 1 ? new DenseLayers(seed)
         : new TensorParallelLayers(seed, new TpOps(tp), p.sequenceParallel());
-    return p.zero() == 3 ? new Zero3Layers(layers) : layers;
+    return p.zero() >= 1 ? new Zero3Layers(layers, p.zero() == 3) : layers;
   }
 
   /** This rank's part of the model, with pretrained weights when the spec names them. */

@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class TrainingLoop {
   private static final Logger log = LoggerFactory.getLogger(TrainingLoop.class);
-  private static final long BUCKET_ELEMENTS = 1 << 18; // 1 MiB of fp32
+
+  private static final long ALL_REDUCE_BUCKET_ELEMENTS = 1 << 18; // stages 0-1: 1 MiB of fp32 (parallel.zeroBucketMiB is ZeRO-2/3's)
 
   private TrainingLoop() {}
 
@@ -57,10 +58,14 @@ public final class TrainingLoop {
     LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.coord().pp());
     List<Param> params = model.parameters().list();
     Placement.moveParameters(params, dist.device()); // before the optimizer's flat buffers take their device from them
-    int[] units = model.layers() instanceof Zero3Layers z ? z.units() : new int[params.size()];
-    ShardedOptimizer opt = new ShardedOptimizer(spec.parallel().zero(), params, units, dp, dist.tp(), t,
-        precision.reduceDtype(), BUCKET_ELEMENTS);
-    if (model.layers() instanceof Zero3Layers z) z.bind(opt);
+    int zero = spec.parallel().zero();
+    // ZeRO-3 needs every parameter in a layer unit; stages 1-2 gate per layer only when that holds
+    boolean perLayer = model.layers() instanceof Zero3Layers z && (zero == 3 || z.units().length == params.size());
+    int[] units = perLayer ? ((Zero3Layers) model.layers()).units() : new int[params.size()];
+    ShardedOptimizer opt = new ShardedOptimizer(zero, params, units, dp, dist.tp(), t,
+        precision.reduceDtype(), zero >= 2 ? spec.parallel().zeroBucketElements() : ALL_REDUCE_BUCKET_ELEMENTS,
+        spec.parallel().zeroPrefetch());
+    if (perLayer) ((Zero3Layers) model.layers()).bind(opt);
     opt.pipelineGroup(dist.pp());
     opt.shardStep(dist.backend().shardStep());
     LossScaler scaler = new LossScaler("fp16".equals(precision.dtype()), precision.initialScale(),
@@ -103,9 +108,9 @@ public final class TrainingLoop {
         double gradNorm;
         double stepScale = scaler.scale();
         boolean stepSkipped;
+        StepMetrics.ZeroComm zeroComm;
         try (PointerScope scope = new PointerScope()) {
           double localLoss = passes.run(step, scaler.scale());
-          commNs += opt.takeWaitNanos();
           opt.sumOverTp(model.parameters().partialGradParams());
           double scale = scaler.scale();
           gradNorm = opt.gradNorm(scale);
@@ -118,6 +123,8 @@ public final class TrainingLoop {
             double clip = t.clipGradNorm() > 0 && gradNorm > t.clipGradNorm() ? t.clipGradNorm() / (gradNorm + 1e-6) : 1.0;
             opt.step(lr, clip / scale);
           }
+          zeroComm = opt.takeComm(); // forward/backward gathers, reductions and stage 1-2's parameter gather
+          commNs += (long) (zeroComm.exposedMs() * 1e6);
           long c1 = System.nanoTime();
           Tensor lossT = Tensors.ofDoubles(Double.isNaN(localLoss) ? 0 : localLoss);
           dist.pp().allReduce(lossT, ReduceOp.SUM); // only the last stage has a loss
@@ -135,7 +142,7 @@ public final class TrainingLoop {
         double tps = tokensPerStep / (ms / 1000);
         StepMetrics sm = new StepMetrics(step, loss, lr, gradNorm, tokensPerStep, ms, tps,
             tps * model.trainingFlopsPerToken(), ms - commNs / 1e6, commNs / 1e6, step == 1 ? 0 : (s0 - prevEnd) / 1e6,
-            dist.mesh().worldSize(), ProcessMemory.peakRssBytes(), stepScale, stepSkipped);
+            dist.mesh().worldSize(), ProcessMemory.peakRssBytes(), stepScale, stepSkipped, zeroComm);
         listener.onRankStep(dist.rank(), sm, t.steps());
         dist.backend().deviceMemory(dist.device()).ifPresent(m -> listener.onDeviceMemory(dist.rank(), m));
         Double evalLoss = validation != null && validation.due(step, t.steps(), t.evalEvery()) ? validation.run() : null;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.plan.SpecCheck;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class SpecChoiceTest {
@@ -47,5 +48,16 @@ class SpecChoiceTest {
           .hasMessageContaining("'fp8' is not a precision; use one of fp32, bf16, fp16")
           .satisfies(e -> assertThat(((SpecException) e).field()).isEqualTo(f));
     }
+  }
+
+  @Test
+  void zeroTuningOutOfRangeIsRefusedNamingTheField() {
+    for (String set : List.of("parallel.zeroPrefetch=-1", "parallel.zeroBucketMiB=0")) {
+      String field = set.substring(0, set.indexOf('='));
+      assertThatThrownBy(() -> SpecCheck.validate(spec(set))).isInstanceOf(SpecException.class)
+          .satisfies(e -> assertThat(((SpecException) e).field()).isEqualTo(field));
+    }
+    TrainingSpec ok = SpecCheck.validate(spec("parallel.zeroBucketMiB=0.5"));
+    assertThat(ok.parallel().zeroBucketElements()).isEqualTo(131072);
   }
 }

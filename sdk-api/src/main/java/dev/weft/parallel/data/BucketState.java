@@ -24,6 +24,7 @@ final class BucketState {
   private final List<Param> params;
   private final Communicator dp;
   private final ScalarType reduceType;
+  private final CommClock clock;
   final Bucket b;
   final long shardStart;
   final long shardLen;
@@ -40,9 +41,11 @@ final class BucketState {
   int gathered;         // stage 3: how many users hold the full parameters
   Tensor incoming;      // stage 3: full parameters being fetched ahead of use
   PendingOp fetching;
+  PendingOp paramGather; // stages 1-2: the updated parameters on their way into flat
 
-  BucketState(Bucket b, int rank, int stage, List<Param> params, Communicator dp, ScalarType reduceType) {
+  BucketState(Bucket b, int rank, int stage, List<Param> params, Communicator dp, ScalarType reduceType, CommClock clock) {
     this.stage = stage;
+    this.clock = clock;
     this.params = params;
     this.dp = dp;
     this.reduceType = reduceType;
@@ -111,6 +114,7 @@ final class BucketState {
       if (dp.size() > 1) full.mul_(new Scalar(1.0 / dp.size()));
     }
     Tensor wire = reduceType == ScalarType.Float ? full : full.to(reduceType);
+    clock.reductionIssued();
     if (stage >= 2) {
       inflightShard = Tensors.emptyLike(wire, wire.scalar_type(), shardLen);
       pending = dp.reduceScatterAsync(inflightShard, wire);
@@ -130,17 +134,25 @@ final class BucketState {
     if (stage == 3) dropFull(); // its gradients are packed: backward no longer needs the full parameters
   }
 
+  /** Stages 1–2: waits for the bucket's updated parameters (all-gathered after the step) before anyone reads them. */
+  void settleParams() {
+    if (paramGather == null) return;
+    clock.await(CommClock.Wait.PARAM_GATHER, paramGather);
+    paramGather = null;
+  }
+
   /** ZeRO-3: points the parameters at nothing again, unless a forward still uses them. */
   void dropFull() {
     if (flat == null || (gathered > 0 && pending == null)) return;
     for (Slot slot : b.slots()) params.get(slot.param()).tensor().set_data(Tensors.zerosLike(flat, 0));
+    flat.releaseReference(); // held since its fetch began (UnitGathering)
     flat = null;
     gathered = 0;
   }
 
   void finish(int microBatch) {
     if (launchedFor != microBatch || pending == null) launch(microBatch);
-    pending.await();
+    clock.await(CommClock.Wait.REDUCE, pending);
     pending = null;
     ready = 0;
     if (stage >= 2) {

@@ -3,6 +3,7 @@ package dev.weft.parallel.data;
 import dev.weft.checkpoint.StateEntry;
 import dev.weft.comm.Communicator;
 import dev.weft.comm.PendingOp;
+import dev.weft.metrics.StepMetrics.ZeroComm;
 import dev.weft.models.Parameters.Param;
 import dev.weft.optim.AdamArgs;
 import dev.weft.optim.ShardStep;
@@ -30,7 +31,8 @@ import org.bytedeco.pytorch.global.torch.ScalarType;
  *   <li>Stage 0: gradients all-reduced in buckets as they fill; every rank updates everything.
  *   <li>Stage 1: the same reduction; each rank keeps and updates only its shard of the optimizer
  *       state, then the updated parameters are all-gathered (straight into the flat buffer that the
- *       parameters are views of).
+ *       parameters are views of); under {@link #gateByUnits} each layer of the next forward waits
+ *       for its own bucket only, so the gather runs behind compute.
  *   <li>Stage 2: each bucket is reduce-scattered into its owner's gradient shard as it fills (every
  *       micro-batch) and the full gradients are dropped.
  *   <li>Stage 3: parameters live only as shards; {@link #gather} / {@link #release} bring a unit's
@@ -59,16 +61,27 @@ public final class ShardedOptimizer implements AutoCloseable {
   private final List<BucketState> states = new ArrayList<>();
   private final UnitGathering gathering;
   private final List<Object> keepAlive = new ArrayList<>();
+  private final CommClock clock = new CommClock();
   private boolean syncEnabled = true;
+  private boolean paramsGated; // stages 1-2: every layer waits for its own parameters (Zero3Layers), so the post-step gather runs behind the next forward
   private long step;
 
 
-  /**
-   * @param units unit id per parameter (layer, for ZeRO-3 gathering); buckets never span units
-   * @param bucketElements target bucket size in elements
-   */
+  /** With no prefetching (ZeRO-3 gathers each group when a layer needs it). */
   public ShardedOptimizer(int stage, List<Param> params, int[] units, Communicator dp, Communicator tp, TrainSpec train,
                           String reduceDtype, long bucketElements) {
+    this(stage, params, units, dp, tp, train, reduceDtype, bucketElements, 0);
+  }
+
+  /**
+   * @param units unit id per parameter (a layer, numbered in forward order); consecutive units are
+   *     merged into gather groups of at least {@code bucketElements} ({@link UnitGroups}), one bucket
+   *     each; with a single unit, buckets close at {@code bucketElements}
+   * @param bucketElements target bucket size in elements
+   * @param prefetch ZeRO-3: gather groups fetched ahead of the one computing
+   */
+  public ShardedOptimizer(int stage, List<Param> params, int[] units, Communicator dp, Communicator tp, TrainSpec train,
+                          String reduceDtype, long bucketElements, int prefetch) {
     this.stage = stage;
     this.dp = dp;
     this.tp = tp;
@@ -79,9 +92,12 @@ public final class ShardedOptimizer implements AutoCloseable {
       case FP32 -> ScalarType.Float;
     };
     this.params = List.copyOf(params);
-    this.gathering = new UnitGathering(dp);
     long[] numels = params.stream().mapToLong(Param::numel).toArray();
-    this.layout = FlatLayout.plan(numels, units, bucketElements, stage >= 1 ? dp.size() : 1);
+    UnitGroups groups = UnitGroups.plan(numels, units, bucketElements);
+    int[] groupOfParam = groups.ofParams(units);
+    this.gathering = new UnitGathering(dp, clock, groups, prefetch);
+    long closeAt = groups.count() > 1 ? Long.MAX_VALUE : bucketElements; // a group is one bucket
+    this.layout = FlatLayout.plan(numels, groupOfParam, closeAt, stage >= 1 ? dp.size() : 1);
     // AccumulateGrad nodes record the parameter's shape when created: hook them while parameters are whole
     Map<Integer, Node> nodes = new HashMap<>();
     if (dp.size() > 1) {
@@ -92,9 +108,9 @@ public final class ShardedOptimizer implements AutoCloseable {
     }
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Bucket b : layout.buckets()) {
-        BucketState s = new BucketState(b, dp.rank(), stage, this.params, dp, reduceType);
+        BucketState s = new BucketState(b, dp.rank(), stage, this.params, dp, reduceType, clock);
         states.add(s);
-        gathering.add(units[b.slots().get(0).param()], s);
+        gathering.add(groupOfParam[b.slots().get(0).param()], s);
         for (Slot slot : b.slots()) if (nodes.containsKey(slot.param())) hook(nodes.get(slot.param()), s);
       }
     }
@@ -117,6 +133,23 @@ public final class ShardedOptimizer implements AutoCloseable {
 
   public int stage() { return stage; }
 
+  /**
+   * Every parameter is used only inside a layer that calls {@link #awaitParams} first (what
+   * {@link Zero3Layers} does): stages 1–2 then leave the post-step all-gather running and each layer
+   * waits for its own bucket, instead of the step waiting for all of them.
+   */
+  public void gateByUnits() { this.paramsGated = true; }
+
+  /** Stages 1–2, before {@code unit}'s forward: waits for its updated parameters to arrive. */
+  public void awaitParams(int unit) {
+    if (stage == 1 || stage == 2) for (BucketState s : gathering.bucketsOf(unit)) s.settleParams();
+  }
+
+  /** Stages 1–2: every bucket's updated parameters arrived (before reading or writing them wholesale). */
+  private void settleAllParams() {
+    for (BucketState s : states) s.settleParams();
+  }
+
   /** Pipeline group: other stages hold other parameters, so the gradient norm sums over it too. */
   public void pipelineGroup(Communicator pipeline) { this.pp = pipeline; }
   /** The Adam update of each shard: libtorch passes by default, the backend's fused kernel where it has one. */
@@ -136,39 +169,23 @@ public final class ShardedOptimizer implements AutoCloseable {
     if (dp.size() == 1) syncEnabled = false;
   }
 
-  private long waitNanos;
-
-  /** Time spent waiting for gradient reductions since the last call (communication not hidden by backward). */
-  public long takeWaitNanos() {
-    long w = waitNanos;
-    waitNanos = 0;
-    return w;
-  }
+  /**
+   * The data-parallel communication since the last call: the time blocked on gathers and reductions
+   * (communication that compute did not hide) and what was issued.
+   */
+  public ZeroComm takeComm() { return clock.take(); }
 
   /** After a micro-batch's backward: waits for the reductions it launched (and launches any left over). */
   public void afterBackward(int micro, int count) {
-    long t0 = System.nanoTime();
-    try {
-      finishBackward(micro, count);
-    } finally {
-      waitNanos += System.nanoTime() - t0;
-    }
-  }
-
-  private void finishBackward(int micro, int count) {
     boolean sync = stage >= 2 || micro == count - 1;
     if (!sync) return;
     if (dp.size() == 1) {
       localGradients();
-      if (stage == 3) {
-        for (BucketState s : states) s.gathered = Math.min(s.gathered, 1);
-        releaseAll();
-        UnitGathering.drainFetches(states);
-      }
+      if (stage == 3) releaseAll();
       return;
     }
     for (BucketState s : states) s.finish(micro);
-    if (stage == 3) UnitGathering.drainFetches(states);
+    if (stage == 3) gathering.drainFetches();
   }
 
   /** Single rank: move gradients into the flat buffers without communication. */
@@ -211,6 +228,7 @@ public final class ShardedOptimizer implements AutoCloseable {
     step++;
     OptimizerKind kind = OptimizerKind.of(train.optimizer());
     double b1 = train.beta1(), b2 = train.beta2(), wd = train.weightDecay(), eps = 1e-8;
+    settleAllParams(); // a forward that skipped a layer left its gather unawaited
     try (NoGradGuard ng = new NoGradGuard()) {
       if (gradScale != 1.0) shardStep.unscale(states.stream().map(BucketState::ownedGrads).toList(), gradScale);
       for (BucketState s : states) {
@@ -226,10 +244,18 @@ public final class ShardedOptimizer implements AutoCloseable {
         s.grad.zero_();
       }
       if (stage == 1 || stage == 2) {
-        List<PendingOp> gathers = new ArrayList<>();
-        for (BucketState s : states) gathers.add(dp.allGatherAsync(s.flat, s.ownedParams().clone()));
-        gathers.forEach(PendingOp::await);
+        // in forward order (buckets are in backward order): the first layer's parameters arrive first
+        for (int i = states.size() - 1; i >= 0; i--) {
+          BucketState s = states.get(i);
+          s.paramGather = dp.allGatherAsync(s.flat, s.ownedParams().clone());
+          clock.gatherIssued(4 * s.b.padded());
+        }
+        if (!paramsGated) settleAllParams();
       }
+    }
+    if (stage == 3) {
+      gathering.releaseAll(); // whole groups hold the parameters from before the update
+      gathering.prefetchStart();
     }
   }
 
@@ -239,24 +265,28 @@ public final class ShardedOptimizer implements AutoCloseable {
   }
 
   /** ZeRO-3: makes the full parameters of {@code unit} available (re-entrant). */
-  public void gather(int unit) { gather(unit, -1); }
-
-  /**
-   * ZeRO-3: makes the full parameters of {@code unit} available (re-entrant) and starts fetching
-   * those of {@code next} (the unit expected to run after it; -1 for none), so that all-gather runs
-   * while this unit computes.
-   */
-  public void gather(int unit, int next) {
-    if (stage == 3) gathering.gather(unit, next);
+  public void gather(int unit) {
+    if (stage == 3) gathering.gather(unit, UnitGathering.Pass.NONE);
   }
 
-  /** ZeRO-3: drops the full parameters of {@code unit} once nobody uses them. */
+  /** ZeRO-3, before {@code unit}'s forward: its parameters whole, the next groups' fetches started. */
+  public void gatherForward(int unit) {
+    if (stage == 3) gathering.gather(unit, UnitGathering.Pass.FORWARD);
+  }
+
+  /** ZeRO-3, when backward reaches {@code unit}'s output: its parameters whole again, the previous groups' fetches started. */
+  public void gatherBackward(int unit) {
+    if (stage == 3) gathering.gather(unit, UnitGathering.Pass.BACKWARD);
+  }
+
+  /** ZeRO-3: {@code unit}'s forward is done; its group is dropped once forward leaves it. */
   public void release(int unit) {
     if (stage == 3) gathering.release(unit);
   }
 
   /** ZeRO-3: gather every unit (for a consistency check or a save), then {@link #releaseAll()}. */
   public void gatherAll() {
+    settleAllParams();
     if (stage == 3) gathering.gatherAll();
   }
 
@@ -268,7 +298,10 @@ public final class ShardedOptimizer implements AutoCloseable {
    * This rank's part of the training state, for checkpoints (see {@link ShardStateEntries}). The entries
    * are views: loading into them restores in place.
    */
-  public List<StateEntry> stateEntries() { return ShardStateEntries.of(states, params, stage, dp.rank() == 0, tp.rank() == 0); }
+  public List<StateEntry> stateEntries() {
+    settleAllParams();
+    return ShardStateEntries.of(states, params, stage, dp.rank() == 0, tp.rank() == 0);
+  }
 
   /** Optimizer steps taken (Adam's bias correction counts them). */
   public long stepCount() { return step; }
@@ -301,6 +334,7 @@ public final class ShardedOptimizer implements AutoCloseable {
 
   @Override
   public void close() {
+    settleAllParams();
     keepAlive.clear();
     shardStep.close();
   }

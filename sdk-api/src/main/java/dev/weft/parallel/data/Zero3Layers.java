@@ -9,22 +9,34 @@ import org.bytedeco.pytorch.TensorBase;
 import org.bytedeco.pytorch.TensorTensorHook;
 
 /**
- * ZeRO-3 around any {@link Layers}: every layer is a unit whose parameters are gathered just before
- * its forward and released right after, and gathered again when backward reaches it (a hook on the
- * layer's output fires before the layer's own backward); {@link ShardedOptimizer} releases them
- * once their gradients are reduced. Without a bound optimizer (other stages) it only records units.
+ * ZeRO around any {@link Layers}: every layer is a unit. Under ZeRO-3 a unit's parameters are gathered
+ * just before its forward and released right after, and gathered again when backward reaches it (a
+ * hook on the layer's output fires before the layer's own backward); {@link ShardedOptimizer} releases
+ * them once their gradients are reduced. Under ZeRO-1/2 a unit's forward first waits for its
+ * parameters' post-step all-gather ({@link ShardedOptimizer#awaitParams}). Without a bound optimizer
+ * it only records units.
  */
 public final class Zero3Layers implements Layers {
   private final Layers inner;
+  private final boolean zero3;
   private final List<Integer> unitOfParam = new ArrayList<>();
   private final List<Object> keepAlive = new ArrayList<>();
   private ShardedOptimizer optimizer;
   private int units;
 
-  public Zero3Layers(Layers inner) { this.inner = inner; }
+  public Zero3Layers(Layers inner) { this(inner, true); }
 
-  /** Connects the optimizer that owns the shards (after the model is built). */
-  public void bind(ShardedOptimizer opt) { this.optimizer = opt; }
+  /** @param zero3 parameters live as shards (stage 3); else (stages 1–2) they are whole and only awaited */
+  public Zero3Layers(Layers inner, boolean zero3) {
+    this.inner = inner;
+    this.zero3 = zero3;
+  }
+
+  /** Connects the optimizer that owns the shards (after the model is built); its layers now gate their parameters. */
+  public void bind(ShardedOptimizer opt) {
+    this.optimizer = opt;
+    opt.gateByUnits();
+  }
 
   /** Unit id of each parameter, in {@link Parameters#list()} order. */
   public int[] units() { return unitOfParam.stream().mapToInt(Integer::intValue).toArray(); }
@@ -36,7 +48,7 @@ public final class Zero3Layers implements Layers {
     TensorTensorHook regather = new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase grad) {
-        optimizer.gather(unit, unit - 1); // backward runs the units in reverse: fetch the previous one
+        optimizer.gatherBackward(unit); // backward runs the units in reverse: fetch the previous groups
         return new TensorBase(); // undefined: keep the gradient as it is
       }
     };
@@ -55,8 +67,12 @@ public final class Zero3Layers implements Layers {
     }
 
     Tensor run(java.util.function.Supplier<Tensor> f) {
-      if (optimizer == null || optimizer.stage() != 3) return f.get();
-      optimizer.gather(unit, unit + 1); // units are numbered in forward order: fetch the next one
+      if (optimizer == null) return f.get();
+      if (optimizer.stage() != 3) {
+        optimizer.awaitParams(unit);
+        return f.get();
+      }
+      optimizer.gatherForward(unit); // units are numbered in forward order: fetch the next groups
       Tensor y;
       try {
         y = f.get();
@@ -98,7 +114,10 @@ public final class Zero3Layers implements Layers {
   /** A tied head would use parameters of another unit; the model factory refuses ZeRO-3 with tied embeddings. */
   @Override
   public LmHead tiedLmHead(String embeddingName, long dim, long vocab) {
-    throw new UnsupportedOperationException("tied embeddings under ZeRO-3");
+    if (zero3) throw new UnsupportedOperationException("tied embeddings under ZeRO-3");
+    int before = inner.parameters().size();
+    LmHead l = inner.tiedLmHead(embeddingName, dim, vocab); // its weight is the embedding's, awaited by the embedding's forward
+    return gated(before, l);
   }
 
   @Override
@@ -114,7 +133,10 @@ public final class Zero3Layers implements Layers {
   @Override
   public LmHead lmHead(String name, long dim, long vocab, double std) {
     int before = inner.parameters().size();
-    LmHead l = inner.lmHead(name, dim, vocab, std);
+    return gated(before, inner.lmHead(name, dim, vocab, std));
+  }
+
+  private LmHead gated(int before, LmHead l) {
     Gate g = gate(before);
     return new LmHead() {
       @Override public Tensor loss(Tensor hidden, Tensor targets) { return g.run(() -> l.loss(hidden, targets)); }
