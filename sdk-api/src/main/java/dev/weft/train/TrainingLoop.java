@@ -16,6 +16,8 @@ import dev.weft.models.Parameters.Param;
 import dev.weft.models.StagedModel;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.data.Zero3Layers;
+import dev.weft.parallel.tensor.TensorParallelLayers;
+import dev.weft.parallel.tensor.TpOps;
 import dev.weft.precision.Autocast;
 import dev.weft.precision.LossScaler;
 import dev.weft.spec.TrainingSpec;
@@ -60,6 +62,7 @@ public final class TrainingLoop {
     ShardedOptimizer opt = new ShardedOptimizer(spec.parallel().zero(), params, units, dp, dist.tp(), t,
         precision.reduceDtype(), BUCKET_ELEMENTS);
     if (model.layers() instanceof Zero3Layers z) z.bind(opt);
+    TpOps tpOps = model.layers() instanceof TensorParallelLayers tpl ? tpl.ops() : null;
     opt.pipelineGroup(dist.pp());
     opt.shardStep(dist.backend().shardStep());
     LossScaler scaler = new LossScaler("fp16".equals(precision.dtype()), precision.initialScale(),
@@ -105,7 +108,13 @@ public final class TrainingLoop {
         try (PointerScope scope = new PointerScope()) {
           double localLoss = passes.run(step, scaler.scale());
           commNs += opt.takeWaitNanos();
+          if (tpOps != null) {
+            commNs += tpOps.takeWaitNanos(); // tensor-parallel collectives the step waited for
+            tpOps.dropPendingHooks();
+          }
+          long p0 = System.nanoTime();
           opt.sumOverTp(model.parameters().partialGradParams());
+          commNs += System.nanoTime() - p0;
           double scale = scaler.scale();
           gradNorm = opt.gradNorm(scale);
           boolean skip = scaler.update(gradNorm) || !Double.isFinite(gradNorm);
