@@ -28,7 +28,7 @@ public final class TpStepBench {
       Trainer mini = Trainer.model("gpt").set("model.config.layers", 2).set("model.config.hidden", 64)
           .set("model.config.heads", 4).seqLen(32).globalBatch(8).warmup(1).lr(1e-3).seed(7);
       return quick ? new Config(mini, "GPT 2 layers h=64 seq 32 batch 8", 1, 3, 1)
-          : new Config(small, "GPT small (8 layers h=512 seq 256 batch 8)", 3, 7, 2);
+          : new Config(small, "GPT small (8 layers h=512 seq 256 batch 8)", 3, 5, 1);
     }
   }
 

@@ -119,7 +119,7 @@ final class ColumnLinear {
   }
 
   private TpOps.PendingGrad startInputCollective(Tensor grad) {
-    if (sequenceParallel) return ops.startReduceScatterPlaced(grad);
+    if (sequenceParallel) return ops.startReduceScatterPlaced(grad, true);
     var op = ops.startAllReduce(grad);
     return () -> {
       ops.await(op);

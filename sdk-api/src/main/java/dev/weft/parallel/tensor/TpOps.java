@@ -10,6 +10,7 @@ import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorBase;
 import org.bytedeco.pytorch.TensorTensorHook;
+import org.bytedeco.pytorch.TensorVector;
 import org.bytedeco.pytorch.global.torch;
 
 /**
@@ -52,18 +53,18 @@ public final class TpOps {
         return t;
       }
     });
-    // grad of the padded full-sequence tensor → this rank's chunk of the sum over ranks, placed back in position
+    // grad of the gathered sequence → this rank's chunk of the sum over ranks, in position
     reduceScatterSeqGrad = keep(new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase g) {
-        return startReduceScatterPlaced(new Tensor(g)).await();
+        return startReduceScatterPlaced(new Tensor(g), false).await(); // the hook's argument may be shared
       }
     });
     // grad of the full-sequence tensor, zero outside this rank's chunk → the all-gather of every rank's chunk
     allGatherSeqGrad = keep(new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase g) {
-        return allGatherSeq(chunk(new Tensor(g)).contiguous());
+        return allGatherSeq(chunk(new Tensor(g)).contiguous(), null);
       }
     });
   }
@@ -145,28 +146,20 @@ public final class TpOps {
 
   /** [B, T/tp, H] → [B, T, H]: all-gather forward, reduce-scatter backward. */
   public Tensor gatherSequence(Tensor x) {
-    if (tp.size() == 1) return x;
-    Gathered g = gather(x);
-    if (g.padded() != null) g.padded().register_hook(reduceScatterSeqGrad);
-    return g.out();
+    Tensor full = gatherSequenceUnhooked(x);
+    if (tp.size() > 1 && full.requires_grad()) full.register_hook(reduceScatterSeqGrad);
+    return full;
   }
 
   /**
-   * The forward of {@link #gatherSequence} without its backward collective: the gradient arriving at
-   * the result must already be this rank's chunk of the sum, placed in position and zero elsewhere
-   * (what {@link #startReduceScatterPlaced} produces).
+   * The forward of {@link #gatherSequence} without its backward collective: every rank's chunk from
+   * one all-gather, concatenated along the sequence with this rank's own chunk being {@code x}
+   * itself, so x's gradient is its chunk of the gradient arriving here, which must already be summed
+   * over the group (what {@link #startReduceScatterPlaced} produces).
    */
-  Tensor gatherSequenceUnhooked(Tensor x) { return tp.size() == 1 ? x : gather(x).out(); }
-
-  /** The gathered sequence, and (when x needs a gradient) x zero-padded to it: the path its gradient takes. */
-  private record Gathered(Tensor out, Tensor padded) {}
-
-  private Gathered gather(Tensor x) {
-    Tensor gathered = allGatherSeq(x.detach().contiguous());
-    if (!x.requires_grad()) return new Gathered(gathered, null);
-    // place x in its chunk differentiably: d(padded)/dx is the chunk of the incoming gradient
-    Tensor padded = placeInChunk(x, gathered);
-    return new Gathered(gathered.add(padded.sub(padded.detach())), padded);
+  Tensor gatherSequenceUnhooked(Tensor x) {
+    if (tp.size() == 1) return x;
+    return allGatherSeq(x.detach().contiguous(), x);
   }
 
   /** A gradient collective in flight; {@link #await} returns the gradient to pass on. */
@@ -174,17 +167,19 @@ public final class TpOps {
     Tensor await();
   }
 
-  /** Reduce-scatter of a full-sequence gradient, its result placed in this rank's chunk of a zero tensor. */
-  PendingGrad startReduceScatterPlaced(Tensor full) {
-    Tensor seqFirst = full.transpose(0, 1).contiguous();
-    long[] shape = seqFirst.sizes().vec().get();
-    shape[0] /= tp.size();
-    Tensor mine = torch.empty(shape);
-    PendingOp op = timedStart(() -> tp.reduceScatterAsync(mine, seqFirst));
+  /**
+   * Reduce-scatter of the gradient of a gathered sequence: its result is this rank's chunk of the sum,
+   * in position; the other chunks are left unspecified (they belong to the other ranks' chunks, which
+   * are constants here). With {@code owned} the result is written into {@code full} itself.
+   */
+  PendingGrad startReduceScatterPlaced(Tensor full, boolean owned) {
+    Tensor ranksFirst = ranksFirst(full);
+    Tensor mine = torch.empty(new long[] {full.size(0), full.size(1) / tp.size(), full.size(2)});
+    PendingOp op = timedStart(() -> tp.reduceScatterAsync(mine, ranksFirst));
     return () -> {
       await(op);
-      Tensor out = torch.zeros_like(full);
-      chunk(out).copy_(mine.transpose(0, 1));
+      Tensor out = owned ? full : torch.empty_like(full);
+      chunk(out).copy_(mine);
       return out;
     };
   }
@@ -192,7 +187,9 @@ public final class TpOps {
   /** [B, T, H] (partial sums) → [B, T/tp, H]: reduce-scatter forward, all-gather backward. */
   public Tensor scatterSequence(Tensor z) {
     if (tp.size() == 1) return z;
-    Tensor mine = reduceScatterSeq(z.detach().contiguous());
+    Tensor mine = torch.empty(new long[] {z.size(0), z.size(1) / tp.size(), z.size(2)});
+    Tensor ranksFirst = ranksFirst(z.detach());
+    await(timedStart(() -> tp.reduceScatterAsync(mine, ranksFirst)));
     if (!z.requires_grad()) return mine;
     Tensor zh = z.view_as(z);
     zh.register_hook(allGatherSeqGrad);
@@ -206,28 +203,25 @@ public final class TpOps {
     return full.narrow(1, tp.rank() * n, n);
   }
 
-  private Tensor placeInChunk(Tensor x, Tensor like) {
-    long n = x.size(1), t = like.size(1);
-    long before = tp.rank() * n, after = t - before - n;
-    return torch.constant_pad_nd(x, new long[] {0, 0, before, after}, new org.bytedeco.pytorch.Scalar(0.0));
+  /**
+   * Collectives split dim 0 by rank: [B, T, H] → [tp·B, T/tp, H], rank r's sequence chunk in rows
+   * r·B to (r+1)·B (one copy; the gather side needs none, see {@link #allGatherSeq}).
+   */
+  private Tensor ranksFirst(Tensor full) {
+    long b = full.size(0), n = full.size(1) / tp.size(), h = full.size(2);
+    return full.reshape(b, tp.size(), n, h).transpose(0, 1).contiguous().view(tp.size() * b, n, h);
   }
 
-  // Collectives work on dim 0: move the sequence there and back.
-  private Tensor allGatherSeq(Tensor x) {
-    Tensor seqFirst = x.transpose(0, 1).contiguous();
-    long[] shape = seqFirst.sizes().vec().get();
-    shape[0] *= tp.size();
-    Tensor out = torch.empty(shape);
-    await(timedStart(() -> tp.allGatherAsync(out, seqFirst)));
-    return out.transpose(0, 1).contiguous();
-  }
-
-  private Tensor reduceScatterSeq(Tensor full) {
-    Tensor seqFirst = full.transpose(0, 1).contiguous();
-    long[] shape = seqFirst.sizes().vec().get();
-    shape[0] /= tp.size();
-    Tensor out = torch.empty(shape);
-    await(timedStart(() -> tp.reduceScatterAsync(out, seqFirst)));
-    return out.transpose(0, 1).contiguous();
+  /**
+   * Every rank's [B, T/tp, H] chunk gathered into [tp·B, T/tp, H] (dim 0 by rank) and concatenated
+   * along the sequence: one copy. {@code own}, when given, stands in for this rank's chunk.
+   */
+  private Tensor allGatherSeq(Tensor mine, Tensor own) {
+    long b = mine.size(0);
+    Tensor all = torch.empty(new long[] {tp.size() * b, mine.size(1), mine.size(2)});
+    await(timedStart(() -> tp.allGatherAsync(all, mine)));
+    TensorVector parts = new TensorVector();
+    for (int r = 0; r < tp.size(); r++) parts.push_back(r == tp.rank() && own != null ? own : all.narrow(0, r * b, b));
+    return torch.cat(parts, 1);
   }
 }
