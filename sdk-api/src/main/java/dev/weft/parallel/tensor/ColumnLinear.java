@@ -4,6 +4,7 @@ import static org.bytedeco.pytorch.global.torch.linear;
 
 import org.bytedeco.pytorch.GradMode;
 import org.bytedeco.pytorch.NoGradGuard;
+import org.bytedeco.pytorch.global.torch.ScalarType;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorBase;
 import org.bytedeco.pytorch.TensorOptional;
@@ -39,7 +40,7 @@ final class ColumnLinear {
       Tensor in = sequenceParallel ? ops.gatherSequence(x) : ops.copyToTp(x);
       return linear(in, w, b == null ? new TensorOptional() : new TensorOptional(b));
     }
-    Pass pass = new Pass(w);
+    Pass pass = new Pass(w.scalar_type());
     Tensor wv = w.view_as(w);
     wv.register_hook(pass.weightHook);
     Tensor first = wv.view(-1).narrow(0, 0, 1);
@@ -48,22 +49,23 @@ final class ColumnLinear {
     Tensor in = sequenceParallel ? ops.gatherSequenceUnhooked(x) : x;
     Tensor xin = in.view_as(in);
     xin.register_hook(pass.inputHook);
-    pass.input = in.detach();
+    pass.keepInput(in.detach());
     Tensor y = linear(xin, w.detach(), new TensorOptional(bias));
     y.register_hook(pass.outputHook);
-    ops.holdUntilBackward(pass);
+    ops.holds().hold(pass.held);
     return y;
   }
 
   /** One forward call's backward state and hooks. */
   private final class Pass {
-    final Tensor weight;
+    final ScalarType weightType; // not the weight itself: a PointerScope may free its wrapper before backward
     Tensor input;
+    boolean inputRetained;
     Tensor outputGrad;
     Tensor weightGrad;
     int fired;
 
-    Pass(Tensor weight) { this.weight = weight; }
+    Pass(ScalarType weightType) { this.weightType = weightType; }
 
     final TensorTensorHook outputHook = new TensorTensorHook() {
       @Override
@@ -96,12 +98,20 @@ final class ColumnLinear {
         if (weightGrad == null) weightGrad = weightGradient();
         Tensor out = weightGrad;
         weightGrad = null;
-        input = null;
         outputGrad = null;
         fired();
         return out;
       }
     };
+
+    final BackwardHolds.Held held = new BackwardHolds.Held(outputHook, inputHook, weightHook);
+
+    /** The input outlives a PointerScope closing between forward and backward, until dW is computed. */
+    void keepInput(Tensor x) {
+      input = x;
+      inputRetained = BackwardHolds.scoped(x);
+      if (inputRetained) x.retainReference();
+    }
 
     /** dW = dYᵀ·X over every token, in the output gradient's precision, stored in the weight's. */
     Tensor weightGradient() {
@@ -109,12 +119,15 @@ final class ColumnLinear {
         long out = outputGrad.size(-1), in = input.size(-1);
         Tensor dy = outputGrad.reshape(-1, out);
         Tensor x = input.reshape(-1, in).to(dy.scalar_type());
-        return dy.t().mm(x).to(weight.scalar_type());
+        Tensor dw = dy.t().mm(x).to(weightType);
+        if (inputRetained) input.releaseReference();
+        input = null;
+        return dw;
       }
     }
 
     private void fired() {
-      if (++fired == 3) ops.backwardDone(this);
+      if (++fired == 3) ops.holds().finished(held);
     }
   }
 

@@ -38,7 +38,7 @@ public final class TpOps {
   private final List<Object> keepAlive = new ArrayList<>();
   private final AtomicLong waitNanos = new AtomicLong();
   private final AtomicLong overlapped = new AtomicLong();
-  private final java.util.Set<Object> awaitingBackward = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final BackwardHolds holds = new BackwardHolds();
   private final TensorTensorHook allReduceGrad;
   private final TensorTensorHook reduceScatterSeqGrad;
   private final TensorTensorHook allGatherSeqGrad;
@@ -89,16 +89,14 @@ public final class TpOps {
 
   void countOverlapped() { overlapped.incrementAndGet(); }
 
-  /** Keeps a forward's per-call hooks reachable until its backward has run them all. */
-  void holdUntilBackward(Object hooks) { awaitingBackward.add(hooks); }
-
-  void backwardDone(Object hooks) { awaitingBackward.remove(hooks); }
+  /** The per-call hooks of {@link ColumnLinear}, held until their backward has run. */
+  BackwardHolds holds() { return holds; }
 
   /**
-   * Drops the hooks of forwards whose backward never ran (a forward under grad mode whose loss was
-   * not differentiated). Call between steps, when no backward is pending.
+   * Releases the hooks of finished forwards and of forwards whose backward never ran (a forward under
+   * grad mode whose loss was not differentiated). Call between steps, when no backward is pending.
    */
-  public void dropPendingHooks() { awaitingBackward.clear(); }
+  public void dropPendingHooks() { holds.dropAll(); }
 
   /** Waits for {@code op}, counting the wait as exposed communication. */
   void await(PendingOp op) {

@@ -13,13 +13,14 @@ import dev.weft.models.gpt.GptConfig;
 import java.time.Duration;
 import java.util.List;
 import org.bytedeco.javacpp.PointerScope;
+import org.bytedeco.pytorch.Tensor;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every column-parallel layer of a GPT computes its weight gradient while its input-gradient
- * collective is in flight (the hook order {@link ColumnLinear} relies on holds), on every micro-batch,
- * and the wait on the group is counted.
+ * collective is in flight (the hook order {@link ColumnLinear} relies on holds), on every pass, also
+ * when the forward ran in a PointerScope that closed before backward, and the wait on the group is counted.
  */
 class ColumnLinearOverlapTest {
   private static final Duration T = Duration.ofSeconds(60);
@@ -35,11 +36,19 @@ class ColumnLinearOverlapTest {
       TpOps ops = new TpOps(c);
       Gpt model = new Gpt(cfg, new TensorParallelLayers(5, ops, sp));
       for (int i = 0; i < passes; i++) {
-        try (PointerScope scope = new PointerScope()) {
+        try (PointerScope step = new PointerScope()) {
           Batches.Batch b = Batches.make(new ArithmeticCorpus(5), i * 2L, 2, cfg.seqLen());
-          model.loss(b.tokens(), b.targets()).backward();
+          Tensor loss;
+          // as a pipeline action does: the forward's own scope closes before backward runs
+          try (PointerScope forward = new PointerScope()) {
+            loss = model.loss(b.tokens(), b.targets());
+            loss.retainReference();
+          }
+          loss.backward();
+          loss.releaseReference();
         }
       }
+      ops.dropPendingHooks();
       return new long[] {ops.overlappedWeightGradients(), ops.takeWaitNanos()};
     });
     long columnLayers = 2L * cfg.layers() + 1; // QKV and MLP up per layer, and the LM head
