@@ -39,6 +39,7 @@ public final class BenchSuite {
     }
     if (sel.contains("tp")) {
       rows.addAll(TpBench.rows(TpBench.measure(tinyGpt(), 2, quick ? 2 : 16)));
+      rows.addAll(TpStepBench.rows(TpStepBench.measure(TpStepBench.Config.of(quick))));
     }
     if (sel.contains("zero")) {
       rows.addAll(ZeroBench.rows(ZeroBench.measure(ZeroBench.Config.of(quick))));

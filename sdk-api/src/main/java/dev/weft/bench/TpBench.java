@@ -55,8 +55,8 @@ public final class TpBench {
    * Per micro-batch of b×t tokens, with A = b·t·h fp32 activations (4 bytes each) and L layers.
    * Without sequence parallelism, all-reduces of A: forward at the vocab-parallel embedding and after
    * each attention projection and MLP down projection (1 + 2L); backward at each fused QKV input, each
-   * MLP up input and the LM-head input (2L + 1); plus the vocab-parallel cross-entropy's three all-reduces
-   * of b·t values (max, sum of exponentials, target logit). With sequence parallelism each forward
+   * MLP up input and the LM-head input (2L + 1); plus the vocab-parallel cross-entropy's 3·b·t values in two
+   * all-reduces (the max; then the sum of exponentials and the target logit together). With sequence parallelism each forward
    * all-reduce becomes a reduce-scatter of A and each backward one an all-gather, and every column
    * layer's input (QKV, MLP up, LM head: 2L + 1) is all-gathered forward and reduce-scattered backward;
    * the replicated parameters whose gradients are partial per rank (LayerNorms, row biases, position

@@ -3,7 +3,9 @@ package dev.weft.metrics;
 /**
  * One optimizer step as it appears in {@code metrics.jsonl} (snake_case keys). {@code commMs} is the
  * communication the step waited for (gradient buckets not yet reduced when backward ended, ZeRO's
- * parameter gathers not yet arrived when a layer needed them, and the loss all-reduce),
+ * parameter gathers not yet arrived when a layer needed them, the tensor-parallel collectives — forward
+ * ones whole, backward ones where the weight gradients did not hide them — the sequence-parallel
+ * partial-gradient sum, and the loss all-reduce),
  * {@code computeMs = stepMs - commMs}, {@code idleMs} the time between the previous step's end and
  * this one's start; {@code peakRssBytes} is this process's peak resident memory. {@code lossScale}
  * is the fp16 loss scale the step used (1 otherwise) and {@code skipped} whether the step was skipped

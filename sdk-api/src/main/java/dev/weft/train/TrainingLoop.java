@@ -16,6 +16,8 @@ import dev.weft.models.Parameters.Param;
 import dev.weft.models.StagedModel;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.data.Zero3Layers;
+import dev.weft.parallel.tensor.TensorParallelLayers;
+import dev.weft.parallel.tensor.TpOps;
 import dev.weft.precision.Autocast;
 import dev.weft.precision.LossScaler;
 import dev.weft.spec.TrainingSpec;
@@ -66,6 +68,7 @@ public final class TrainingLoop {
         precision.reduceDtype(), zero >= 2 ? spec.parallel().zeroBucketElements() : ALL_REDUCE_BUCKET_ELEMENTS,
         spec.parallel().zeroPrefetch());
     if (perLayer) ((Zero3Layers) model.layers()).bind(opt);
+    TpOps tpOps = model.layers() instanceof TensorParallelLayers tpl ? tpl.ops() : null;
     opt.pipelineGroup(dist.pp());
     opt.shardStep(dist.backend().shardStep());
     LossScaler scaler = new LossScaler("fp16".equals(precision.dtype()), precision.initialScale(),
@@ -111,7 +114,13 @@ public final class TrainingLoop {
         StepMetrics.ZeroComm zeroComm;
         try (PointerScope scope = new PointerScope()) {
           double localLoss = passes.run(step, scaler.scale());
+          if (tpOps != null) {
+            commNs += tpOps.takeWaitNanos(); // tensor-parallel collectives the step waited for
+            tpOps.dropPendingHooks();
+          }
+          long p0 = System.nanoTime();
           opt.sumOverTp(model.parameters().partialGradParams());
+          commNs += System.nanoTime() - p0;
           double scale = scaler.scale();
           gradNorm = opt.gradNorm(scale);
           boolean skip = scaler.update(gradNorm) || !Double.isFinite(gradNorm);

@@ -67,7 +67,8 @@ class BenchSmokeTest {
   void cliWritesTheTableAndRefusesUnknownNames() throws Exception {
     Path out = dir.resolve("bench.md");
     assertThat(WeftMain.commandLine().execute("bench", "tp", "--quick", "--out", out.toString())).isZero();
-    assertThat(Files.readString(out)).contains("| tp | tp=2 + SP: bytes per forward+backward");
+    assertThat(Files.readString(out)).contains("| tp | tp=2 + SP: bytes per forward+backward")
+        .contains("| tp | step_ms: tp=2 vs dp=2, 2 processes").contains("| tp | tp=2: exposed communication per step");
     assertThat(WeftMain.commandLine().execute("bench", "nope")).isEqualTo(WeftMain.EXIT_BAD_INPUT);
   }
 }

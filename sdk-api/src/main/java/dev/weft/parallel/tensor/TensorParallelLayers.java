@@ -16,14 +16,16 @@ import org.bytedeco.pytorch.global.torch;
 /**
  * Megatron-style split layers. Every rank draws the full initial weight from the same seeded
  * generator and keeps its slice, so tp = k starts from exactly the weights of tp = 1.
- * Column-parallel: output features split, input passes through f. Row-parallel: input features
- * split, partial outputs summed by g, bias added once after the sum.
+ * Column-parallel ({@link ColumnLinear}): output features split, input passes through f, whose
+ * gradient all-reduce overlaps the weight gradient. Row-parallel: input features split, partial
+ * outputs summed by g, bias added once after the sum.
  */
 public final class TensorParallelLayers implements Layers {
   private final long seed;
   private final TpOps ops;
   private final boolean sequenceParallel;
   private final Parameters params = new Parameters();
+  private final ColumnLinear column;
 
   /**
    * @param sequenceParallel keep activations outside the split layers sharded along the sequence
@@ -33,11 +35,7 @@ public final class TensorParallelLayers implements Layers {
     this.seed = seed;
     this.ops = ops;
     this.sequenceParallel = sequenceParallel;
-  }
-
-  /** Input of a column layer: whole sequence, gradient summed over the group. */
-  private Tensor enterSplit(Tensor x) {
-    return sequenceParallel ? ops.gatherSequence(x) : ops.copyToTp(x);
+    this.column = new ColumnLinear(ops, sequenceParallel);
   }
 
   /** Output of a row layer: partial sums reduced (and, under sequence parallelism, scattered). */
@@ -65,8 +63,8 @@ public final class TensorParallelLayers implements Layers {
       ws.push_back(sliced(n + ".weight", Init.normalFull(seed, n + ".weight", std, outs[i], in), 0));
       if (bias) bs.push_back(sliced(n + ".bias", zeros(outs[i]), 0));
     }
-    Linear local = DenseLayers.linear(ws, bs);
-    return x -> local.forward(enterSplit(x));
+    boolean one = ws.size() == 1;
+    return x -> column.forward(x, one ? ws.get(0) : torch.cat(ws), !bias ? null : one ? bs.get(0) : torch.cat(bs));
   }
 
   @Override
@@ -127,8 +125,11 @@ public final class TensorParallelLayers implements Layers {
 
   private LmHead head(Tensor w, long vocab) {
     VocabParallelCrossEntropy ce = new VocabParallelCrossEntropy(ops, VocabRange.of(vocab, ops.rank(), ops.size()));
-    return (h, targets) -> ce.loss(linear(enterSplit(h), w), targets);
+    return (h, targets) -> ce.loss(column.forward(h, w, null), targets);
   }
+
+  /** The group's operators (their exposed-communication clock). */
+  public TpOps ops() { return ops; }
 
   @Override public int splits() { return ops.size(); }
   @Override public Parameters parameters() { return params; }

@@ -1,14 +1,16 @@
 package dev.weft.parallel.tensor;
 
 import dev.weft.comm.ReduceOp;
-import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.ScalarTypeOptional;
 import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.TensorVector;
 import org.bytedeco.pytorch.global.torch;
 
 /**
  * Cross-entropy over logits whose vocabulary is split across the tensor-parallel group, without
- * ever forming the full logits on one rank: the max, the sum of exponentials and the target logit
- * are each reduced across ranks (max detached: a constant shift changes no gradient).
+ * ever forming the full logits on one rank: the max is reduced across ranks (detached: a constant
+ * shift changes no gradient), then the sum of exponentials and the target logit together, in one
+ * all-reduce of both (the same sums as two).
  */
 final class VocabParallelCrossEntropy {
   private final TpOps ops;
@@ -24,20 +26,13 @@ final class VocabParallelCrossEntropy {
     Tensor logits = localLogits.reshape(-1, range.size());
     Tensor tg = targets.reshape(-1);
     Tensor max = logits.detach().amax(new long[] {-1}, true);
-    if (ops.size() > 1) maxAcross(max);
+    if (ops.size() > 1) ops.allReduce(max, ReduceOp.MAX);
     Tensor shifted = logits.sub(max);
-    Tensor sumExp = ops.reduceFromTp(shifted.exp().sum(new long[] {-1}, false, new org.bytedeco.pytorch.ScalarTypeOptional()));
+    Tensor sumExp = shifted.exp().sum(new long[] {-1}, false, new ScalarTypeOptional());
     Tensor owned = range.owns(tg);
     Tensor picked = shifted.gather(1, range.localIds(tg, owned).unsqueeze(1)).squeeze(1);
-    Tensor targetLogit = ops.reduceFromTp(picked.mul(owned.to(picked.scalar_type())));
-    return sumExp.log().sub(targetLogit).mean();
+    Tensor targetPart = picked.mul(owned.to(picked.scalar_type()));
+    Tensor both = ops.reduceFromTp(torch.stack(new TensorVector(sumExp, targetPart)));
+    return both.select(0, 0).log().sub(both.select(0, 1)).mean();
   }
-
-  private void maxAcross(Tensor max) {
-    Tensor c = max.contiguous();
-    opsComm().allReduce(c, ReduceOp.MAX);
-    max.copy_(c);
-  }
-
-  private dev.weft.comm.Communicator opsComm() { return ops.communicator(); }
 }

@@ -1,0 +1,57 @@
+package dev.weft.parallel.tensor;
+
+import java.util.Arrays;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.bytedeco.javacpp.Pointer;
+
+/**
+ * Keeps one forward call's hook objects alive until its backward has run them. libtorch holds
+ * JavaCPP callbacks only weakly, and a forward may run inside a PointerScope that closes before its
+ * backward (a pipeline action), so objects a scope owns get an extra reference here. They are
+ * released at the next forward call or step boundary, never from inside their own call.
+ */
+final class BackwardHolds {
+  private final Set<Held> awaiting = ConcurrentHashMap.newKeySet();
+  private final Queue<Held> done = new ConcurrentLinkedQueue<>();
+
+  /** Native objects of one call; those a PointerScope owns are retained until {@link #release}. */
+  static final class Held {
+    private final Pointer[] retained;
+
+    Held(Pointer... objects) {
+      retained = Arrays.stream(objects).filter(BackwardHolds::scoped).toArray(Pointer[]::new);
+      for (Pointer p : retained) p.retainReference();
+    }
+
+    private void release() {
+      for (Pointer p : retained) p.releaseReference();
+    }
+  }
+
+  /** Whether a PointerScope owns {@code p} (reference count above zero): it would free p when it closes. */
+  static boolean scoped(Pointer p) { return p.referenceCount() > 0; }
+
+  void hold(Held h) {
+    releaseDone();
+    awaiting.add(h);
+  }
+
+  /** Its backward ran every hook: release it at the next {@link #hold} or {@link #dropAll}. */
+  void finished(Held h) {
+    if (awaiting.remove(h)) done.add(h);
+  }
+
+  /** Releases everything, including calls whose backward never ran; only when no backward is pending. */
+  void dropAll() {
+    releaseDone();
+    for (Held h : awaiting) h.release();
+    awaiting.clear();
+  }
+
+  private void releaseDone() {
+    for (Held h = done.poll(); h != null; h = done.poll()) h.release();
+  }
+}
