@@ -36,12 +36,19 @@ public final class FitBench {
     public static List<Config> all(boolean quick) {
       List<Policy> both = List.of(Policy.values());
       return quick ? List.of(new Config("tiny", 64, 16, 2, 3, 1, List.of(Policy.UNSET), 300))
-          : List.of(new Config("tiny", 64, 16, 2, 25, 4, both, 900), new Config("small", 256, 8, 2, 8, 2, both, 1800));
+          : List.of(new Config("tiny", 64, 16, 2, 20, 3, both, 900), new Config("small", 256, 8, 2, 6, 2, both, 1800));
     }
   }
 
-  /** Per policy, per round: the median step_ms of the fit run and of the launch run. */
-  public record Result(Config config, Policy policy, double[] fitMs, double[] launchMs) {}
+  /** Per policy, per round: the median step_ms of the fit run and of the launch run, and their CPU ms per step. */
+  public record Result(Config config, Policy policy, double[] fitMs, double[] launchMs, double[] fitCpuMs,
+                       double[] launchCpuMs) {}
+
+  /** One run's median step_ms and CPU ms per step ({@link TrainingCpu}; NaN where not sampled). */
+  private record Run(double stepMs, double cpuMs) {}
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FitBench.class);
+  private static final String CPU_FILE = "bench-cpu-ms-per-step.txt";
 
   private FitBench() {}
 
@@ -50,7 +57,7 @@ public final class FitBench {
     try {
       List<Result> out = new ArrayList<>();
       for (Policy policy : c.policies()) {
-        double[] fit = new double[c.rounds()], launch = new double[c.rounds()];
+        Run[] fit = new Run[c.rounds()], launch = new Run[c.rounds()];
         for (int r = 0; r < c.rounds(); r++) {
           String tag = policy.name().toLowerCase(Locale.ROOT) + "-" + r;
           boolean fitFirst = r % 2 == 0;
@@ -58,13 +65,17 @@ public final class FitBench {
           launch[r] = child(c, "launch", policy, dir.resolve("launch-" + tag));
           if (!fitFirst) fit[r] = child(c, "fit", policy, dir.resolve("fit-" + tag));
         }
-        out.add(new Result(c, policy, fit, launch));
+        out.add(new Result(c, policy, steps(fit), steps(launch), cpu(fit), cpu(launch)));
       }
       return out;
     } finally {
       StepBench.deleteTree(dir);
     }
   }
+
+  private static double[] steps(Run[] runs) { return java.util.Arrays.stream(runs).mapToDouble(Run::stepMs).toArray(); }
+
+  private static double[] cpu(Run[] runs) { return java.util.Arrays.stream(runs).mapToDouble(Run::cpuMs).toArray(); }
 
   public static List<BenchRow> rows(List<Result> results) {
     List<BenchRow> rows = new ArrayList<>();
@@ -74,12 +85,25 @@ public final class FitBench {
           c.size(), c.seqLen(), c.batch(), c.dp(), r.policy().label());
       rows.add(BenchRow.paired("fit", what, Stats.median(r.fitMs()), Stats.median(r.launchMs()), "ms",
           Stats.ratios(r.fitMs(), r.launchMs()), "≤ 1.05", c.steps() + " steps a run, pairs are rounds"));
+      cpuRow(r).ifPresent(rows::add);
     }
     return rows;
   }
 
-  /** One run in a child JVM; returns its median step_ms. */
-  private static double child(Config c, String mode, Policy policy, Path runDir) {
+  /** CPU ms per step of the training processes, over the rounds where both sides were sampled. */
+  private static java.util.Optional<BenchRow> cpuRow(Result r) {
+    List<Integer> ok = java.util.stream.IntStream.range(0, r.fitCpuMs().length)
+        .filter(i -> Double.isFinite(r.fitCpuMs()[i]) && Double.isFinite(r.launchCpuMs()[i]) && r.launchCpuMs()[i] > 0)
+        .boxed().toList();
+    if (ok.isEmpty()) return java.util.Optional.empty();
+    double[] f = ok.stream().mapToDouble(i -> r.fitCpuMs()[i]).toArray(), l = ok.stream().mapToDouble(i -> r.launchCpuMs()[i]).toArray();
+    return java.util.Optional.of(BenchRow.paired("fit", "CPU ms per step of the training processes, " + r.policy().label()
+        + ": fit() JVM vs the launch() workers", Stats.median(f), Stats.median(l), "ms", Stats.ratios(f, l), "(attribution)",
+        "spinning shows here; barely moved by other processes' load"));
+  }
+
+  /** One run in a child JVM; returns its median step_ms and CPU per step. */
+  private static Run child(Config c, String mode, Policy policy, Path runDir) {
     List<String> cmd = LocalLauncher.javaCommand(List.of(FitBench.class.getName(), mode, c.size(),
         String.valueOf(c.seqLen()), String.valueOf(c.batch()), String.valueOf(c.dp()), String.valueOf(c.steps()),
         runDir.toString()));
@@ -95,7 +119,12 @@ public final class FitBench {
         throw new IllegalStateException("fit bench: the " + mode + " run took over " + c.runTimeoutS() + " s; log:\n" + tail(log));
       }
       if (p.exitValue() != 0) throw new IllegalStateException("fit bench: the " + mode + " run failed; log:\n" + tail(log));
-      return MetricsJson.readSummary(runDir).stepMsMedian();
+      Path cpu = runDir.resolve(CPU_FILE);
+      double cpuMs = Files.exists(cpu) ? Double.parseDouble(Files.readString(cpu).trim()) : Double.NaN;
+      Run run = new Run(MetricsJson.readSummary(runDir).stepMsMedian(), cpuMs);
+      LOG.info("fit bench: {} {} {}: step_ms median {} ms, {} CPU ms per step", runDir.getFileName(), c.size(), policy.label(),
+          String.format(Locale.ROOT, "%.1f", run.stepMs()), String.format(Locale.ROOT, "%.1f", run.cpuMs()));
+      return run;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
@@ -113,16 +142,25 @@ public final class FitBench {
     }
   }
 
-  /** The child: {@code fit|launch size seqLen batch dp steps runDir}. */
-  public static void main(String[] a) {
+  /**
+   * The child: {@code fit|launch size seqLen batch dp steps runDir}. CPU is sampled from the first
+   * step (or the second, with enough steps) to the one before the last, while the workers still run.
+   */
+  public static void main(String[] a) throws IOException {
+    int steps = Integer.parseInt(a[5]);
+    Path runDir = Path.of(a[6]);
+    boolean fit = a[0].equals("fit");
     Trainer t = Trainer.model("gpt").size(a[1]).seqLen(Integer.parseInt(a[2])).globalBatch(Integer.parseInt(a[3]))
-        .dataParallel(Integer.parseInt(a[4])).steps(Integer.parseInt(a[5])).runDir(Path.of(a[6]));
-    if (a[0].equals("fit")) {
+        .dataParallel(Integer.parseInt(a[4])).steps(steps).runDir(runDir);
+    long to = Math.max(2, steps - 1), from = Math.min(2, to - 1);
+    TrainingCpu cpu = new TrainingCpu(runDir, !fit, from, to).start();
+    if (fit) {
       t.fit();
     } else {
       LocalLauncher.Outcome o = t.launch(System.out);
       if (!o.ok()) throw new IllegalStateException("launch failed: rank " + o.failedRank() + ": " + o.reason());
     }
+    Files.writeString(runDir.resolve(CPU_FILE), String.valueOf(cpu.msPerStep()));
     System.exit(0);
   }
 }
