@@ -8,13 +8,13 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Runs the benchmarks {@code comm}, {@code step}, {@code mfu}, {@code tp}, {@code zero}, {@code pipeline}
+ * Runs the benchmarks {@code comm}, {@code step}, {@code mfu}, {@code fit}, {@code tp}, {@code zero}, {@code pipeline}
  * and {@code checkpoint} (or {@code all}) and
  * collects their rows. {@code quick} shrinks sizes and repeats so that everything runs in seconds
  * (for tests; its numbers are not meant to be quoted).
  */
 public final class BenchSuite {
-  public static final List<String> NAMES = List.of("comm", "step", "mfu", "tp", "zero", "pipeline", "checkpoint");
+  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint");
 
   private BenchSuite() {}
 
@@ -36,6 +36,9 @@ public final class BenchSuite {
     }
     if (sel.contains("mfu")) {
       rows.addAll(MfuBench.rows(MfuBench.peak(quick, step.config().threads()), step));
+    }
+    if (sel.contains("fit")) {
+      for (FitBench.Config c : FitBench.Config.all(quick)) rows.addAll(FitBench.rows(FitBench.measure(c)));
     }
     if (sel.contains("tp")) {
       rows.addAll(TpBench.rows(TpBench.measure(tinyGpt(), 2, quick ? 2 : 16)));

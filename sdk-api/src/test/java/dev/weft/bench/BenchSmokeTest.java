@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every benchmark (comm, step, mfu, tp, zero, pipeline, checkpoint) runs in --quick mode and yields
+ * Every benchmark (comm, step, mfu, fit, tp, zero, pipeline, checkpoint) runs in --quick mode and yields
  * well-formed rows; no timing is asserted.
  */
 class BenchSmokeTest {
@@ -39,6 +39,9 @@ class BenchSmokeTest {
       assertThat(r.spread()).as(r.quantity()).isNotBlank();
     }
     assertThat(rows.stream().filter(r -> r.benchmark().equals("comm")).count()).isEqualTo(2);
+    // quick fit: one fit/launch pair with the wait policy removed from the fit JVM
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("fit") && r.quantity().startsWith("step_ms")
+        && r.quantity().contains("OMP_WAIT_POLICY unset"))).hasSize(1);
     // byte counts, not timings: ZeRO's per-rank bytes are the analytical figures plus bucket padding,
     // and recomputation keeps fewer activation bytes
     List<BenchRow> zeroBytes = rows.stream().filter(r -> r.benchmark().equals("zero") && r.unit().equals("B")).toList();

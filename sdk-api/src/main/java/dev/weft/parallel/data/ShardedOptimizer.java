@@ -241,7 +241,7 @@ public final class ShardedOptimizer implements AutoCloseable {
             p.add_(s.m, new Scalar(-lr));
           }
         }
-        s.grad.zero_();
+        if (stage >= 2) s.grad.zero_(); // stages 0-1 overwrite every slot when the next gradients arrive
       }
       if (stage == 1 || stage == 2) {
         // in forward order (buckets are in backward order): the first layer's parameters arrive first
