@@ -114,11 +114,20 @@ final class LocalWorkers {
       try {
         long left = deadline - System.nanoTime();
         if (left <= 0 || !w.process().waitFor(left, TimeUnit.NANOSECONDS)) w.process().destroyForcibly();
-        w.process().waitFor(10, TimeUnit.SECONDS);
+        if (w.process().waitFor(10, TimeUnit.SECONDS)) closeInput(w.process());
       } catch (InterruptedException e) {
         w.process().destroyForcibly();
         Thread.currentThread().interrupt();
       }
+    }
+  }
+
+  /** The pipe to a worker's stdin (its parent watch, a standby's handoff): closed once it has exited. */
+  private static void closeInput(Process p) {
+    try {
+      p.getOutputStream().close();
+    } catch (IOException ignored) {
+      // already broken: the process is gone
     }
   }
 

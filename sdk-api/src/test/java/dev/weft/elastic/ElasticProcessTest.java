@@ -148,8 +148,8 @@ class ElasticProcessTest {
     signal("KILL", killed);
     JsonNode s = finish(a, b);
     // the rank was taken over by a standby that was started (and warmed) before the kill, not by a new JVM
-    List<Long> ranAfter = pids("node-b", RUNS_IN);
-    long successor = ranAfter.get(ranAfter.size() - 1);
+    List<Long> ran = pids("node-b", RUNS_IN);
+    long successor = ran.get(ran.indexOf(killed.pid()) + 1); // node b's worker in the generation after the kill
     assertThat(successor).isNotEqualTo(killed.pid());
     assertThat(standbys).as(logs()).contains(successor);
     assertThat(Files.readString(dir.resolve("node-b.log"))).contains("runs in pid " + successor + " (a warm standby)");
@@ -160,7 +160,10 @@ class ElasticProcessTest {
     JsonNode last = s.get("elastic").get("generations").get(s.get("elastic").get("generations").size() - 1);
     assertThat(last.get("world_size").asInt()).isEqualTo(2);
     assertThat(last.get("recovery_s").get("total_s").asDouble()).isPositive();
-    assertThat(last.get("standby_ranks").asInt()).as("ranks handed to standbys").isEqualTo(2);
+    JsonNode afterKill = null; // (on a crowded machine a scale-up generation may follow it)
+    for (JsonNode g : s.get("elastic").get("generations")) if (afterKill == null && g.path("cause").asText().equals("failure")) afterKill = g;
+    assertThat(afterKill).as(s.toString()).isNotNull();
+    assertThat(afterKill.get("standby_ranks").asInt()).as("ranks handed to standbys").isEqualTo(afterKill.get("world_size").asInt());
     long resumedAt = last.get("first_step").asLong();
     List<Double> reference = tiny(total).runDir(dir.resolve("reference")).fit().losses();
     for (JsonNode n : m) {
