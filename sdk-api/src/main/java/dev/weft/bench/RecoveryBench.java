@@ -23,11 +23,13 @@ import java.util.regex.Pattern;
  * Elastic recovery (issue 20), with real agents ({@code weft train --nnodes ...}) on this machine and the tiny GPT
  * of the elastic tests: SIGKILL of the worker → its next completed step, with a warm standby against a new JVM
  * (interleaved pairs, {@code elastic.json}'s {@code total_s}); and a node whose agent is SIGSTOPped (its heartbeats
- * stop) → declared lost by the other node, timed from the stop. Minutes of agents and JVMs, so not in {@code --quick}.
+ * stop) → declared lost by the other node, timed from the stop. A standby run kills its worker once the replacement
+ * standby has said it is warm (failures come long after start); each run ends once the recovery is recorded. Minutes
+ * of agents and JVMs, so not in {@code --quick}.
  */
 public final class RecoveryBench {
   public record Config(int pairs, int steps, int killAt) {
-    public static Config of(boolean quick) { return new Config(quick ? 1 : 3, 30, 8); }
+    public static Config of(boolean quick) { return new Config(quick ? 1 : 3, 400, 8); } // never reaches 400: stopped once recovered
   }
 
   /** Seconds: per pair, standby and new-JVM recovery; the detection run's time from SIGSTOP and elastic.json's detected_s. */
@@ -36,6 +38,7 @@ public final class RecoveryBench {
 
   private static final Duration DEADLINE = Duration.ofMinutes(4); // JVMs starting on a crowded machine
   private static final Pattern RUNS_IN = Pattern.compile("rank \\d+ runs in pid (\\d+)");
+  private static final Pattern STANDBY_STARTED = Pattern.compile("warm standby worker started \\(pid (\\d+)\\)");
 
   private RecoveryBench() {}
 
@@ -89,9 +92,14 @@ public final class RecoveryBench {
     Process agent = agent(spec, run, "a", "1:1", FreePort.find(), standby);
     try {
       awaitStep(run, killAt, agent);
-      kill("KILL", lastPid(run.resolve("a.log")));
-      await(agent, run);
-      return afterFailure(run).get("recovery_s");
+      // a failure usually comes long after start: the replacement standby has warmed up (it says so) by then
+      Path log = run.resolve("a.log");
+      if (standby > 0) {
+        awaitLine(log, "worker started (pid", agent); // the replacement, started after the first step
+        awaitLine(log, "standby pid " + lastPid(log, STANDBY_STARTED) + " warm", agent);
+      }
+      kill("KILL", lastPid(log, RUNS_IN));
+      return awaitRecovery(run, agent).get("recovery_s"); // the rest of the run is not needed
     } finally {
       agent.descendants().forEach(ProcessHandle::destroyForcibly);
       agent.destroyForcibly();
@@ -113,8 +121,7 @@ public final class RecoveryBench {
       awaitLine(run.resolve("a.log"), "(its agent) sent no heartbeat", a); // the monitor of node a declares b lost
       b.descendants().forEach(ProcessHandle::destroyForcibly);
       b.destroyForcibly();
-      await(a, run);
-      JsonNode g = afterFailure(run);
+      JsonNode g = awaitRecovery(run, a);
       return new double[] {(g.get("previous_ended_at_ms").asLong() - stoppedAt) / 1000.0, g.get("recovery_s").get("detected_s").asDouble()};
     } finally {
       for (Process p : b == null ? List.of(a) : List.of(a, b)) {
@@ -161,31 +168,35 @@ public final class RecoveryBench {
         : " (it exited with code " + agent.exitValue() + ")") + "; its last lines:\n" + tail);
   }
 
-  private static long lastPid(Path log) throws IOException {
-    Matcher m = RUNS_IN.matcher(Files.readString(log));
+  private static long lastPid(Path log, Pattern pattern) throws IOException {
+    Matcher m = pattern.matcher(Files.readString(log));
     long pid = -1;
     while (m.find()) pid = Long.parseLong(m.group(1));
     if (pid < 0) throw new IllegalStateException("the bench's agent named no worker pid: see " + log);
     return pid;
   }
 
-  private static void await(Process agent, Path run) throws IOException {
-    try {
-      if (!agent.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS) || agent.exitValue() != 0) {
-        throw failed("did not complete", run.resolve("a.log"), agent);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
-  }
-
-  /** The generation that followed the failure (a scale-up may come before it when a node joined late). */
+  /** The generation that followed the failure (a scale-up may come before it when a node joined late), or null. */
   private static JsonNode afterFailure(Path run) throws IOException {
-    for (JsonNode g : Json.PLAIN.readTree(run.resolve("run/elastic.json").toFile()).get("generations")) {
+    Path f = run.resolve("run/elastic.json");
+    if (!Files.isRegularFile(f)) return null;
+    for (JsonNode g : Json.PLAIN.readTree(f.toFile()).get("generations")) {
       if (g.path("cause").asText().equals("failure") && g.has("recovery_s")) return g;
     }
-    throw new IllegalStateException("the bench's run recorded no recovery in " + run.resolve("run/elastic.json"));
+    return null;
+  }
+
+  /** Waits for node 0 to record the first step after the failure (elastic.json is rewritten atomically). */
+  private static JsonNode awaitRecovery(Path run, Process agent) throws IOException {
+    long deadline = System.nanoTime() + DEADLINE.toNanos();
+    while (System.nanoTime() < deadline && agent.isAlive()) {
+      JsonNode g = afterFailure(run);
+      if (g != null) return g;
+      pause();
+    }
+    JsonNode g = afterFailure(run);
+    if (g == null) throw failed("recorded no recovery", run.resolve("a.log"), agent);
+    return g;
   }
 
   private static void kill(String signal, long pid) throws IOException {
