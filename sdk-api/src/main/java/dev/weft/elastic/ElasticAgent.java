@@ -119,7 +119,8 @@ public final class ElasticAgent {
     int lastRound = -1;
     try (standbys; ResumeCheck checkpoints = new ResumeCheck(ckptDir, runDir.resolve(".checkpoint-work").resolve("agent-" + nodeId),
         this::say)) {
-      standbys.refill(); // warming while the round seals: the first generation starts from them too
+      // no standby before the first generation: warming one would compete with this and the other agents' joins for
+      // the cores (a loaded machine then misses the join window); the monitor starts them after the first step
       while (true) {
         say("joining rendezvous " + o.runId() + " at " + o.endpoint() + " as " + nodeId);
         RendezvousRound.Membership m = rounds.join(nodeId);

@@ -11,7 +11,7 @@ import java.util.function.Consumer;
 
 /**
  * This node's warm standby workers ({@code elastic.standby} of them): a generation takes them first for its ranks
- * (a handoff instead of a new JVM), and the agent starts replacements once its workers are past their first step
+ * (a handoff instead of a new JVM), and the agent starts them (and replacements) once its workers are past their first step
  * (not during a restart, when they would compete with the new workers for the cores). A standby that dies while
  * it waits is said once and replaced; after {@link #MAX_DEATHS} such deaths in a row (libtorch cannot load here,
  * say) this node stops starting them and its workers are new JVMs, as with {@code elastic.standby: 0}.

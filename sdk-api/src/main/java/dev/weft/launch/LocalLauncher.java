@@ -126,9 +126,10 @@ public final class LocalLauncher {
    * line as it is and anything else it printed (native code, the JVM) as an object with its rank.
    */
   static String relayed(int rank, String line) {
-    if (rank < 0) return LogFormat.json() && JsonLine.isObject(line) ? line : "[standby] " + line; // a warm worker not yet a rank
-    if (!LogFormat.json()) return "[rank " + rank + "] " + line;
-    return JsonLine.isObject(line) ? line : JsonLine.format(java.time.Instant.now(), "INFO", rank, null, "stdout", line);
+    boolean standby = rank < 0; // a warm worker not yet handed a rank
+    if (!LogFormat.json()) return (standby ? "[standby] " : "[rank " + rank + "] ") + line;
+    return JsonLine.isObject(line) ? line
+        : JsonLine.format(java.time.Instant.now(), "INFO", standby ? null : rank, null, standby ? "standby" : "stdout", line);
   }
 
   /** Copies a worker's output to {@code console} prefixed with its rank, keeping its last lines in {@code tail}. */
