@@ -162,6 +162,9 @@ public final class Trainer {
     return set("elastic.rdzvBackend", backend).set("elastic.rdzvEndpoint", endpoint);
   }
 
+  /** Warm standby worker JVMs each elastic agent keeps ready to take over a rank (default 1; 0: start every worker cold). */
+  public Trainer standby(int spares) { return set("elastic.standby", spares); }
+
   public Trainer timeout(Duration d) {
     this.timeout = d;
     return this;

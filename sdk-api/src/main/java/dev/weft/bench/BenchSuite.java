@@ -8,13 +8,15 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Runs the benchmarks {@code comm}, {@code step}, {@code mfu}, {@code fit}, {@code tp}, {@code zero}, {@code pipeline}
- * and {@code checkpoint} (or {@code all}) and
+ * Runs the benchmarks {@code comm}, {@code step}, {@code mfu}, {@code fit}, {@code tp}, {@code zero}, {@code pipeline},
+ * {@code checkpoint} and {@code recovery} (or {@code all}; with {@code quick}, all but {@link #NOT_QUICK}) and
  * collects their rows. {@code quick} shrinks sizes and repeats so that everything runs in seconds
  * (for tests; its numbers are not meant to be quoted).
  */
 public final class BenchSuite {
-  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint");
+  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint", "recovery");
+  /** Benchmarks {@code all --quick} leaves out: minutes of real agents and JVMs even at their smallest. */
+  public static final Set<String> NOT_QUICK = Set.of("recovery");
 
   private BenchSuite() {}
 
@@ -23,6 +25,7 @@ public final class BenchSuite {
 
   public static List<BenchRow> run(String which, boolean quick) {
     Set<String> sel = which.equals("all") ? Set.copyOf(NAMES) : Set.of(which);
+    if (quick && which.equals("all")) sel = sel.stream().filter(n -> !NOT_QUICK.contains(n)).collect(java.util.stream.Collectors.toSet());
     if (!NAMES.containsAll(sel)) throw new IllegalArgumentException("unknown benchmark '" + which + "'; use one of " + NAMES + " or all");
     List<BenchRow> rows = new ArrayList<>();
     if (sel.contains("comm")) {
@@ -50,6 +53,7 @@ public final class BenchSuite {
     }
     if (sel.contains("pipeline")) rows.addAll(PipelineBench.rows(PipelineBench.measure(PipelineBench.Config.of(quick))));
     if (sel.contains("checkpoint")) rows.addAll(CheckpointPart.rows(CheckpointPart.measure(CheckpointPart.Config.of(quick))));
+    if (sel.contains("recovery")) rows.addAll(RecoveryBench.rows(RecoveryBench.measure(RecoveryBench.Config.of(quick))));
     return rows;
   }
 

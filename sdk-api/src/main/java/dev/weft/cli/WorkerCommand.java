@@ -5,7 +5,9 @@ import dev.weft.elastic.ElasticWorker;
 import dev.weft.comm.ClusterEnv;
 import dev.weft.comm.HostPlan;
 import dev.weft.launch.LocalLauncher;
+import dev.weft.launch.NativeCache;
 import dev.weft.launch.ParentWatch;
+import dev.weft.launch.StandbyHandoff;
 import dev.weft.comm.WorkerIdentity;
 import dev.weft.launch.WorkerRun;
 import dev.weft.log.LogContext;
@@ -53,7 +55,7 @@ final class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     ParentWatch.startIfRequested();
-    Map<String, String> env = System.getenv();
+    Map<String, String> env = StandbyHandoff.workerEnv(); // a warm standby's variables came with its handoff
     TrainingSpec s = SpecIO.read(spec, overrides);
     LogFormat.useSpec(s.logging().format());
     if (ElasticTrain.isOperatorAgent(env)) { // an elastic PyTorchJob's pod: this process is the node's agent
@@ -68,16 +70,17 @@ final class WorkerCommand implements Callable<Integer> {
       if (plan.nprocPerNode() > 1) return launchHost(plan);
       id = plan.worker(0);
     }
-    String t = System.getenv("WEFT_THREADS");
+    NativeCache.load(); // before anything touches libtorch: a cold cache is extracted under the lock
+    String t = env.get("WEFT_THREADS");
     int threads = t == null ? NativeThreads.perRank(1) : Integer.parseInt(t);
     LogContext.rank(id.rank());
     WeftMetrics metrics = WeftMetrics.forRank(s, id.rank());
-    String restarts = System.getenv(dev.weft.elastic.ElasticWorker.ENV_RESTARTS);
+    String restarts = env.get(dev.weft.elastic.ElasticWorker.ENV_RESTARTS);
     if (restarts != null) metrics.setRestarts(Integer.parseInt(restarts));
     if (id.rank() == 0) GrafanaDashboard.write(runDir, s);
     try (MetricsEndpoint endpoint = MetricsEndpoint.startIfEnabled(metrics, MetricsEndpoint.bind(s), MetricsEndpoint.port(s), id.localRank())) {
       StepListener listener = ElasticWorker.wrap(metrics.listener(new ConsoleProgress(System.out, s.train().logEvery())),
-          id.rank(), System.getenv(), s.elastic());
+          id.rank(), env, s.elastic());
       WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds), listener);
     } catch (ElasticWorker.Rejoin e) {
       return ElasticWorker.EXIT_REJOIN; // the elastic agent starts the next generation

@@ -109,11 +109,18 @@ public final class ElasticAgent {
     RendezvousRound rounds = new RendezvousRound(kv, new RendezvousRound.Settings(o.maxNodes(), o.joinWindow(),
         o.rendezvousTimeout(), POLL, n -> MembershipPlan.largestWorkable(n, o.minNodes(), o.maxNodes(), shape)), System::nanoTime);
     MembershipLog history = new MembershipLog(kv, runDir);
-    Thread stopper = new Thread(() -> { if (current != null) current.stop(Duration.ZERO); }, "weft-agent-stop-workers");
+    Standbys standbys = new Standbys(spec.elastic().standby(), specFile, nodeEnv(), console, this::say);
+    Thread stopper = new Thread(() -> {
+      standbys.close();
+      if (current != null) current.stop(Duration.ZERO);
+    }, "weft-agent-stop-workers");
     Runtime.getRuntime().addShutdownHook(stopper);
     int generations = 0;
     int lastRound = -1;
-    try (ResumeCheck checkpoints = new ResumeCheck(ckptDir, runDir.resolve(".checkpoint-work").resolve("agent-" + nodeId), this::say)) {
+    try (standbys; ResumeCheck checkpoints = new ResumeCheck(ckptDir, runDir.resolve(".checkpoint-work").resolve("agent-" + nodeId),
+        this::say)) {
+      // no standby before the first generation: warming one would compete with this and the other agents' joins for
+      // the cores (a loaded machine then misses the join window); the monitor starts them after the first step
       while (true) {
         say("joining rendezvous " + o.runId() + " at " + o.endpoint() + " as " + nodeId);
         RendezvousRound.Membership m = rounds.join(nodeId);
@@ -135,8 +142,9 @@ public final class ElasticAgent {
           history.writeElasticJson(m.round());
         }
         List<Integer> ranks = IntStream.range(0, o.procsPerNode()).map(l -> m.nodeRank() * o.procsPerNode() + l).boxed().toList();
-        current = LocalWorkers.start(command, ranks, rank -> env(rank, m, plan, master, history.restarts()), console);
-        GenerationMonitor.Ended end = new GenerationMonitor(o, current, this::say, POLL)
+        current = LocalWorkers.start(command, ranks, rank -> env(rank, m, plan, master, history.restarts()), standbys, console,
+            this::say);
+        GenerationMonitor.Ended end = new GenerationMonitor(o, current, standbys::refill, this::say, POLL)
             .supervise(m, plan, gen, rounds, every, spec.train().steps(), record, history);
         switch (end.how()) {
           case COMPLETED -> {
@@ -181,7 +189,7 @@ public final class ElasticAgent {
     CloseReason why = prev == null ? null : CloseReason.parse(prev);
     if (why == null) why = new CloseReason("start", prev, 0, 0); // the first generation, or a reason that is not JSON
     return new GenerationRecord(m.round(), m.nodes(), plan.worldSize(), plan.dp(), plan.microBatches(), why.cause(), why.reason(),
-        why.failedAtMs(), why.atMs(), sealedAt, launchedAt, 0, 0, 0, 0);
+        why.failedAtMs(), why.atMs(), sealedAt, launchedAt, 0, 0, 0, 0, 0);
   }
 
   private String masterAddress(KeyValue gen, RendezvousRound.Membership m) {
@@ -206,10 +214,10 @@ public final class ElasticAgent {
     return c;
   }
 
+  /** A worker's variables: this node's (the same for every rank, so a standby starts with them) and its identity. */
   private Map<String, String> env(int rank, RendezvousRound.Membership m, MembershipPlan plan, String master, int restarts) {
     Endpoint ep = Endpoint.parse(master);
-    int threads = NativeThreads.perRank(o.procsPerNode());
-    Map<String, String> env = new HashMap<>();
+    Map<String, String> env = new HashMap<>(nodeEnv());
     env.put("WEFT_RANK", String.valueOf(rank));
     env.put("WEFT_LOCAL_RANK", String.valueOf(rank - m.nodeRank() * o.procsPerNode()));
     env.put("WEFT_NODE_RANK", String.valueOf(m.nodeRank()));
@@ -217,17 +225,24 @@ public final class ElasticAgent {
     env.put("WEFT_WORLD_SIZE", String.valueOf(plan.worldSize()));
     env.put("WEFT_MASTER_ADDR", ep.host());
     env.put("WEFT_MASTER_PORT", String.valueOf(ep.port()));
-    env.put("WEFT_THREADS", String.valueOf(threads));
     env.put(NodeAddress.ENV, nodeAddress); // the workers bind Gloo here
     env.put(ParentWatch.ENV, "1");
-    env.put("OMP_WAIT_POLICY", "PASSIVE");
-    env.put("OMP_NUM_THREADS", String.valueOf(threads));
-    env.put("OPENBLAS_NUM_THREADS", String.valueOf(threads));
     env.put(ElasticWorker.ENV_BACKEND, o.backend().flag());
     env.put(ElasticWorker.ENV_STORE, o.endpoint().toString());
     env.put(ElasticWorker.ENV_RESTARTS, String.valueOf(restarts));
     env.put(ElasticWorker.ENV_PREFIX, runPrefix() + RendezvousRound.key(m.round(), ""));
     env.put(ElasticWorker.ENV_RUN_PREFIX, runPrefix());
+    return env;
+  }
+
+  /** What every worker of this node gets, whatever its rank: thread counts, the OpenMP policy, the log format. */
+  private Map<String, String> nodeEnv() {
+    int threads = NativeThreads.perRank(o.procsPerNode());
+    Map<String, String> env = new HashMap<>();
+    env.put("WEFT_THREADS", String.valueOf(threads));
+    env.put("OMP_WAIT_POLICY", "PASSIVE");
+    env.put("OMP_NUM_THREADS", String.valueOf(threads));
+    env.put("OPENBLAS_NUM_THREADS", String.valueOf(threads));
     env.putAll(LogFormat.childEnv()); // the worker writes the agent's format from its first line
     return env;
   }

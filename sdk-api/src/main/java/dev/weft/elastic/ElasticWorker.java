@@ -49,6 +49,7 @@ public final class ElasticWorker implements StepListener {
     this.run = run;
     this.rank = rank;
     kv.set(WorkerKeys.started(rank), String.valueOf(System.currentTimeMillis()));
+    if (dev.weft.launch.StandbyHandoff.handedOff()) kv.set(WorkerKeys.standby(rank), String.valueOf(ProcessHandle.current().pid()));
     this.heartbeat = Heartbeat.start(kv, WorkerKeys.heartbeat(rank), beat, ElasticWorker::cutOff);
   }
 

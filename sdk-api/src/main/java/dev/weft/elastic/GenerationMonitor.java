@@ -21,12 +21,15 @@ final class GenerationMonitor {
 
   private final ElasticOptions o;
   private final LocalWorkers current;
+  private final Runnable settled;
   private final Consumer<String> say;
   private final Duration poll;
 
-  GenerationMonitor(ElasticOptions o, LocalWorkers current, Consumer<String> say, Duration poll) {
+  /** @param settled run each poll once this node's workers have all completed a step (standbys are refilled then) */
+  GenerationMonitor(ElasticOptions o, LocalWorkers current, Runnable settled, Consumer<String> say, Duration poll) {
     this.o = o;
     this.current = current;
+    this.settled = settled;
     this.say = say;
     this.poll = poll;
   }
@@ -49,6 +52,7 @@ final class GenerationMonitor {
     for (int n = 0; n < m.nodes(); n++) if (n != m.nodeRank()) nodes.watch(WorkerKeys.agentHeartbeat(n), t0);
     long nextBeat = 0;
     boolean stopProposed = false;
+    boolean allStepped = false;
     GenerationRecord rec = record;
     while (true) {
       long now = System.nanoTime();
@@ -67,8 +71,10 @@ final class GenerationMonitor {
         int code = w.process().exitValue();
         if (code == ElasticWorker.EXIT_REJOIN) anyRejoin = true;
         else if (code != 0) {
-          return fail(rounds, m, history, "rank " + w.rank() + " on node " + m.nodeRank() + " " + LocalLauncher.describeExit(code), 0,
-              m.nodes());
+          long exitedAt = current.exitedAtMs(w);
+          double sinceExit = exitedAt == 0 ? 0 : Math.max(0, System.currentTimeMillis() - exitedAt) / 1000.0;
+          return fail(rounds, m, history, "rank " + w.rank() + " on node " + m.nodeRank() + " " + LocalLauncher.describeExit(code),
+              sinceExit, m.nodes());
         }
       }
       if (allExited) return new Ended(anyRejoin ? End.GROW : End.COMPLETED, "");
@@ -76,14 +82,19 @@ final class GenerationMonitor {
       String closed = rounds.closedReason(m.round());
       if (closed != null) return new Ended(isScaleUp(closed) ? End.GROW : End.FAILED, closed);
       // 3. heartbeats of this node's workers and of the other agents; step progress of this node's workers
+      boolean stepped = true;
       for (LocalWorkers.Worker w : current.all()) {
         beats.observe(WorkerKeys.heartbeat(w.rank()), gen.getOrNull(WorkerKeys.heartbeat(w.rank())), now);
         String step = gen.getOrNull(WorkerKeys.step(w.rank()));
         if (step != null) {
           steps.watch(WorkerKeys.step(w.rank()), now);
           steps.observe(WorkerKeys.step(w.rank()), step, now);
+        } else {
+          stepped = false;
         }
       }
+      allStepped |= stepped;
+      if (allStepped) settled.run();
       boolean complete = rounds.completed();
       for (int n = 0; n < m.nodes(); n++) {
         if (n != m.nodeRank()) nodes.observe(WorkerKeys.agentHeartbeat(n), gen.getOrNull(WorkerKeys.agentHeartbeat(n)), now);
@@ -121,7 +132,7 @@ final class GenerationMonitor {
           stopProposed = true;
         }
       }
-      RendezvousRound.sleep(poll);
+      current.awaitAnyExit(poll);
     }
   }
 
@@ -148,6 +159,7 @@ final class GenerationMonitor {
 
   private static GenerationRecord recordFirstStep(GenerationRecord rec, KeyValue gen, MembershipPlan plan, MembershipLog history) {
     long started = 0, ready = 0, first = 0, firstStep = 0;
+    int warm = 0;
     for (int r = 0; r < plan.worldSize(); r++) {
       String f = gen.getOrNull(WorkerKeys.firstStep(r));
       if (f == null) return rec;
@@ -155,11 +167,12 @@ final class GenerationMonitor {
       String y = gen.getOrNull(WorkerKeys.ready(r));
       started = Math.max(started, s == null ? 0 : StoreValues.parseLong(WorkerKeys.started(r), s));
       ready = Math.max(ready, y == null ? 0 : StoreValues.parseLong(WorkerKeys.ready(r), y));
+      if (gen.getOrNull(WorkerKeys.standby(r)) != null) warm++;
       long[] stepAt = StoreValues.parsePair(WorkerKeys.firstStep(r), f);
       firstStep = stepAt[0];
       first = Math.max(first, stepAt[1]);
     }
-    GenerationRecord done = rec.withStart(started, ready, first, firstStep);
+    GenerationRecord done = rec.withStart(started, ready, first, firstStep, warm);
     history.record(done);
     history.writeElasticJson(rec.generation());
     return done;

@@ -67,6 +67,7 @@ public final class MembershipLog {
       row.put("cause", g.cause());
       if (g.reason() != null) row.put("reason", g.reason());
       row.put("first_step", g.firstStep());
+      row.put("standby_ranks", g.standbyRanks());
       if (g.failedAtMs() > 0) row.put("previous_failed_at_ms", g.failedAtMs());
       if (g.closedAtMs() > 0) row.put("previous_ended_at_ms", g.closedAtMs());
       if (g.firstStepAtMs() > 0) row.put("first_step_at_ms", g.firstStepAtMs());

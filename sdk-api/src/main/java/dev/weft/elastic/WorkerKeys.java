@@ -12,5 +12,7 @@ final class WorkerKeys {
   static String started(int rank) { return "t/started/" + rank; }
   static String ready(int rank) { return "t/ready/" + rank; }
   static String firstStep(int rank) { return "t/first/" + rank; }
+  /** Written by a worker that was a warm standby: its pid (the record of the handoff). */
+  static String standby(int rank) { return "standby/" + rank; }
   static String agentHeartbeat(int nodeRank) { return "hb/node/" + nodeRank; }
 }

@@ -64,7 +64,6 @@ public final class LocalLauncher {
     List<Deque<String>> tails = new ArrayList<>();
     List<Thread> pumps = new ArrayList<>();
     Thread stopper = new Thread(() -> stopAll(procs), "weft-stop-workers");
-    if (nproc > 1) NativeCache.prepare();
     Runtime.getRuntime().addShutdownHook(stopper);
     try {
       for (int local = 0; local < nproc; local++) {
@@ -127,12 +126,19 @@ public final class LocalLauncher {
    * line as it is and anything else it printed (native code, the JVM) as an object with its rank.
    */
   static String relayed(int rank, String line) {
-    if (!LogFormat.json()) return "[rank " + rank + "] " + line;
-    return JsonLine.isObject(line) ? line : JsonLine.format(java.time.Instant.now(), "INFO", rank, null, "stdout", line);
+    boolean standby = rank < 0; // a warm worker not yet handed a rank
+    if (!LogFormat.json()) return (standby ? "[standby] " : "[rank " + rank + "] ") + line;
+    return JsonLine.isObject(line) ? line
+        : JsonLine.format(java.time.Instant.now(), "INFO", standby ? null : rank, null, standby ? "standby" : "stdout", line);
   }
 
   /** Copies a worker's output to {@code console} prefixed with its rank, keeping its last lines in {@code tail}. */
   public static Thread pump(int rank, Process p, Deque<String> tail, PrintStream console) {
+    return pump(() -> rank, p, tail, console);
+  }
+
+  /** As {@link #pump(int, Process, Deque, PrintStream)} for a process whose rank may change (a standby's: -1 until handed one). */
+  public static Thread pump(java.util.function.IntSupplier rankNow, Process p, Deque<String> tail, PrintStream console) {
     Thread t = new Thread(() -> {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
         String line;
@@ -142,13 +148,13 @@ public final class LocalLauncher {
             if (tail.size() > LAST_LINES) tail.removeFirst();
           }
           synchronized (console) {
-            console.println(relayed(rank, line));
+            console.println(relayed(rankNow.getAsInt(), line));
           }
         }
       } catch (IOException ignored) {
         // the process is gone; its exit code tells the story
       }
-    }, "weft-log-rank-" + rank);
+    }, "weft-log-pid-" + p.pid());
     t.setDaemon(true);
     t.start();
     return t;

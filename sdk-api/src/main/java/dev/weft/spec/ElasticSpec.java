@@ -8,9 +8,10 @@ import java.util.Locale;
  * beats every {@code heartbeatSeconds}; a peer silent for {@code failureTimeoutSeconds} is lost, and a
  * store call unanswered for that long means this node is cut off. {@code rdzvBackend} ({@code c10d} or
  * {@code etcd}) and {@code rdzvEndpoint} (HOST:PORT, "" for the backend's default) say where agents rendezvous.
+ * {@code standby}: warm worker JVMs each agent keeps started (libtorch loaded) to take over a rank at once; 0: none.
  */
 public record ElasticSpec(boolean enabled, int minNodes, int maxNodes, int maxRestarts, int failureTimeoutSeconds,
-                          double heartbeatSeconds, String rdzvBackend, String rdzvEndpoint) {
+                          double heartbeatSeconds, String rdzvBackend, String rdzvEndpoint, int standby) {
   /** The rendezvous backends' names, in one place; {@code dev.weft.elastic.RendezvousBackend} has one constant per name. */
   public static final List<String> RDZV_BACKENDS = List.of("c10d", "etcd");
 

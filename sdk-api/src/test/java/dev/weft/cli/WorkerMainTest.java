@@ -10,4 +10,9 @@ class WorkerMainTest {
   void theWorkerClassLaunchersStartIsTheCliMain() {
     assertThat(WorkerMain.CLASS).isEqualTo(WeftMain.class.getName());
   }
+
+  @Test
+  void theStandbySubcommandTheAgentStartsExists() {
+    assertThat(WeftMain.commandLine().getSubcommands()).containsKey(WorkerMain.STANDBY);
+  }
 }

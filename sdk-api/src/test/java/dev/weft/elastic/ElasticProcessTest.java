@@ -93,14 +93,32 @@ class ElasticProcessTest {
     return sb.toString();
   }
 
-  private static ProcessHandle worker(Process agent) throws InterruptedException {
+  /** The worker now running this node's rank (the agent says which pid runs which rank; its standbys are children too). */
+  private ProcessHandle worker(String node) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (System.nanoTime() < deadline) {
-      var kids = agent.children().filter(ProcessHandle::isAlive).toList();
-      if (!kids.isEmpty()) return kids.get(0);
+      List<Long> pids = pids(node, RUNS_IN);
+      if (!pids.isEmpty()) {
+        var p = ProcessHandle.of(pids.get(pids.size() - 1));
+        if (p.isPresent() && p.get().isAlive()) return p.get();
+      }
       Thread.sleep(100);
     }
-    throw new AssertionError("agent " + agent.pid() + " started no worker");
+    throw new AssertionError(node + " started no worker:\n" + logs());
+  }
+
+  private static final java.util.regex.Pattern RUNS_IN = java.util.regex.Pattern.compile("rank \\d+ runs in pid (\\d+)");
+  private static final java.util.regex.Pattern STANDBY_STARTED =
+      java.util.regex.Pattern.compile("warm standby worker started \\(pid (\\d+)\\)");
+
+  /** Every pid the node's log names with {@code pattern}, in order. */
+  private List<Long> pids(String node, java.util.regex.Pattern pattern) throws IOException {
+    Path f = dir.resolve(node + ".log");
+    List<Long> out = new ArrayList<>();
+    if (!Files.isRegularFile(f)) return out;
+    var m = pattern.matcher(Files.readString(f));
+    while (m.find()) out.add(Long.parseLong(m.group(1)));
+    return out;
   }
 
   private static void signal(String sig, ProcessHandle p) throws Exception {
@@ -125,8 +143,16 @@ class ElasticProcessTest {
     Thread.sleep(300);
     Process b = agent(spec, "node-b");
     awaitStep(10);
-    signal("KILL", worker(b));
+    ProcessHandle killed = worker("node-b");
+    List<Long> standbys = pids("node-b", STANDBY_STARTED);
+    signal("KILL", killed);
     JsonNode s = finish(a, b);
+    // the rank was taken over by a standby that was started (and warmed) before the kill, not by a new JVM
+    List<Long> ran = pids("node-b", RUNS_IN);
+    long successor = ran.get(ran.indexOf(killed.pid()) + 1); // node b's worker in the generation after the kill
+    assertThat(successor).isNotEqualTo(killed.pid());
+    assertThat(standbys).as(logs()).contains(successor);
+    assertThat(Files.readString(dir.resolve("node-b.log"))).contains("runs in pid " + successor + " (a warm standby)");
     assertThat(s.get("status").asText()).isEqualTo("completed");
     assertThat(s.get("restarts").asInt()).isGreaterThanOrEqualTo(1);
     List<JsonNode> m = metrics();
@@ -134,6 +160,10 @@ class ElasticProcessTest {
     JsonNode last = s.get("elastic").get("generations").get(s.get("elastic").get("generations").size() - 1);
     assertThat(last.get("world_size").asInt()).isEqualTo(2);
     assertThat(last.get("recovery_s").get("total_s").asDouble()).isPositive();
+    JsonNode afterKill = null; // (on a crowded machine a scale-up generation may follow it)
+    for (JsonNode g : s.get("elastic").get("generations")) if (afterKill == null && g.path("cause").asText().equals("failure")) afterKill = g;
+    assertThat(afterKill).as(s.toString()).isNotNull();
+    assertThat(afterKill.get("standby_ranks").asInt()).as("ranks handed to standbys").isEqualTo(afterKill.get("world_size").asInt());
     long resumedAt = last.get("first_step").asLong();
     List<Double> reference = tiny(total).runDir(dir.resolve("reference")).fit().losses();
     for (JsonNode n : m) {
@@ -187,13 +217,14 @@ class ElasticProcessTest {
 
   @Test
   void aStoppedRankIsDetectedByItsSilenceAndReplaced() throws Exception {
-    Path spec = spec(20);
+    Path spec = dir.resolve("cold.yaml"); // elastic.standby=0: every worker a new JVM, the path before standbys
+    SpecIO.write(tiny(20).set("elastic.standby", 0).toSpec(), spec);
     Process a = agent(spec, "node-a");
     Thread.sleep(300);
     Process b = agent(spec, "node-b");
     awaitStep(6);
     long t0 = System.nanoTime();
-    signal("STOP", worker(b));
+    signal("STOP", worker("node-b"));
     JsonNode s = finish(a, b);
     assertThat(s.get("restarts").asInt()).isGreaterThanOrEqualTo(1);
     // the generation after the failure (on a crowded machine node b may join late: a scale-up generation comes first)
@@ -202,6 +233,8 @@ class ElasticProcessTest {
     assertThat(afterFailure).as(s.toString()).isNotNull();
     assertThat(afterFailure.get("reason").asText()).containsAnyOf("no heartbeat", "no step", "SIGKILL", "exited");
     assertThat((System.nanoTime() - t0) / 1e9).isLessThan(120);
+    assertThat(afterFailure.get("standby_ranks").asInt()).isZero();
+    assertThat(Files.readString(dir.resolve("node-b.log"))).contains("(a new JVM)").doesNotContain("warm standby");
   }
 
   @Test

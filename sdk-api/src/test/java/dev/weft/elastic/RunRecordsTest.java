@@ -17,7 +17,7 @@ class RunRecordsTest {
 
   private static GenerationRecord gen(int g, long failedAt, long closedAt, long firstStepAt, long firstStep) {
     return new GenerationRecord(g, 1, 1, 1, 8, g == 0 ? "start" : "failure", null, failedAt, closedAt, 1_000, closedAt + 2_000,
-        closedAt + 5_000, closedAt + 6_000, firstStepAt, firstStep);
+        closedAt + 5_000, closedAt + 6_000, firstStepAt, firstStep, 0);
   }
 
   @Test
@@ -27,6 +27,7 @@ class RunRecordsTest {
     assertThat(rec.detectedS()).isEqualTo(5.2);
     assertThat(rec.stopAndRendezvousS()).isEqualTo(2.0);
     assertThat(rec.totalS()).isEqualTo(12.0); // failure → first step, detection included
+    assertThat(rec.afterDetectionS()).isEqualTo(6.8); // declared failed → first step: the recovery alone
     assertThat(rec.totalS()).isEqualTo(rec.detectedS() + rec.stopAndRendezvousS() + rec.jvmStartS() + rec.buildAndLoadS()
         + rec.firstStepS(), org.assertj.core.data.Offset.offset(0.02));
   }
@@ -55,7 +56,7 @@ class RunRecordsTest {
     MemoryKeyValue kv = new MemoryKeyValue();
     MembershipLog log = new MembershipLog(kv, dir);
     long t0 = System.currentTimeMillis() - 60_000;
-    log.record(new GenerationRecord(0, 2, 2, 2, 4, "start", null, 0, 0, t0, t0, t0, t0, t0 + 9_000, 1));
+    log.record(new GenerationRecord(0, 2, 2, 2, 4, "start", null, 0, 0, t0, t0, t0, t0, t0 + 9_000, 1, 0));
     long failed = t0 + 30_000;
     log.record(gen(1, failed, failed + 5_000, failed + 12_000, 21));
     log.countRestart();

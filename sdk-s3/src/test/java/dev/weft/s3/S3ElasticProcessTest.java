@@ -52,7 +52,11 @@ class S3ElasticProcessTest {
     try (S3Server server = S3Server.start("ckpt")) {
       agent = startAgent("s3://ckpt/elastic", server);
       awaitStep(6); // past the first checkpoint (step 4), so the restart has one to resume from
-      ProcessHandle worker = agent.children().filter(ProcessHandle::isAlive).findFirst()
+      // the agent names its worker's pid (its warm standby is a child too)
+      java.util.regex.Matcher named = java.util.regex.Pattern.compile("rank 0 runs in pid (\\d+)").matcher(log());
+      long pid = -1;
+      while (named.find()) pid = Long.parseLong(named.group(1));
+      ProcessHandle worker = ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
           .orElseThrow(() -> new AssertionError("no worker:\n" + log()));
       new ProcessBuilder("kill", "-KILL", String.valueOf(worker.pid())).start().waitFor(5, TimeUnit.SECONDS);
       assertThat(agent.waitFor(180, TimeUnit.SECONDS)).as("agent finished:\n%s", log()).isTrue();
