@@ -47,7 +47,8 @@ class BenchSmokeTest {
     List<BenchRow> zeroBytes = rows.stream().filter(r -> r.benchmark().equals("zero") && r.unit().equals("B")).toList();
     assertThat(zeroBytes).hasSize(4);
     for (BenchRow r : zeroBytes) assertThat(r.ratio()).as(r.quantity()).isBetween(1.0, 1.1);
-    assertThat(rows.stream().filter(r -> r.benchmark().equals("zero") && r.pairRatios() != null)).hasSize(4);
+    // ZeroBench: zero 1/2/3 vs 0 in-process and the fused step; ZeroStepBench: zero 2/3 vs 0 (processes outside --quick)
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("zero") && r.pairRatios() != null)).hasSize(6);
     List<BenchRow> kept = rows.stream().filter(r -> r.quantity().contains("peak kept activation bytes")).toList();
     assertThat(kept).hasSize(2).allMatch(r -> r.ratio() < 1);
     assertThat(rows.stream().filter(r -> r.benchmark().equals("pipeline") && r.quantity().contains("bubble"))).hasSize(4);
