@@ -7,7 +7,7 @@ import java.io.UncheckedIOException;
 import picocli.CommandLine;
 
 /**
- * Turns exceptions into one line for people and an exit code: 2 for bad input, 1 for failures.
+ * Turns exceptions into one line for people and an exit code: 2 for bad input, 3 for a diverged run, 1 for failures.
  * A stack trace follows only with {@code --debug}.
  */
 final class Errors implements CommandLine.IExecutionExceptionHandler {
@@ -15,7 +15,8 @@ final class Errors implements CommandLine.IExecutionExceptionHandler {
 
   @Override
   public int handleExecutionException(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
-    int code = e instanceof SpecException ? WeftMain.EXIT_BAD_INPUT : 1;
+    int code = e instanceof SpecException ? WeftMain.EXIT_BAD_INPUT
+        : e instanceof dev.weft.train.TrainingDivergedException ? dev.weft.train.TrainingDivergedException.EXIT_CODE : 1;
     String line;
     if (e instanceof WeftException) line = e.getMessage();
     else if (e instanceof IOException || e instanceof UncheckedIOException) line = "input/output error: " + e.getMessage();

@@ -6,13 +6,20 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Why a generation's round was closed, as stored under the round (JSON): {@code cause} {@code failure} or
- * {@code scale-up}, the reason, when it was closed and the last sign of life of what failed
+ * Why a generation's round was closed, as stored under the round (JSON): {@code cause} {@code failure},
+ * {@code scale-up} or {@code diverged}, the reason, when it was closed and the last sign of life of what failed
  * (detection time = {@code atMs - failedAtMs}).
  */
 record CloseReason(String cause, String reason, long atMs, long failedAtMs) {
   static final String FAILURE = "failure";
   static final String SCALE_UP = "scale-up";
+  /** A worker's run diverged (non-finite loss or gradients): every agent stops, none restarts. */
+  static final String DIVERGED = "diverged";
+
+  /** The run diverged: restarting it would diverge again. */
+  static CloseReason diverged(String reason) { return now(DIVERGED, reason, 0); }
+
+  boolean diverged() { return DIVERGED.equals(cause); }
 
   /** A failure now, of something silent for {@code silentMs}. */
   static CloseReason failure(String reason, long silentMs) { return now(FAILURE, reason, silentMs); }

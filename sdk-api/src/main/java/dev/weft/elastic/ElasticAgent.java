@@ -164,6 +164,12 @@ public final class ElasticAgent {
                   + " (raise it to keep going); last failure: " + end.reason(), restarts, generations);
             }
           }
+          case DIVERGED -> {
+            current.stop(FAILED_GRACE);
+            say("generation " + m.round() + " diverged: " + end.reason() + "; not restarting (it would diverge again)");
+            return new Outcome(dev.weft.train.TrainingDivergedException.EXIT_CODE, "diverged: " + end.reason(),
+                history.restarts(), generations);
+          }
           case GROW -> {
             awaitExit(current, o.failureTimeout()); // they leave by themselves after the agreed, checkpointed step
             current.stop(STOP_GRACE);

@@ -20,8 +20,8 @@ public final class ElasticWorker implements StepListener {
   /** Restarts of the run so far, for the workers' metrics. */
   public static final String ENV_RESTARTS = "WEFT_RESTARTS";
   public static final String ENV_PREFIX = "WEFT_ELASTIC_PREFIX";
-  /** Exit code of a worker that left at a step boundary for a new rendezvous round. */
-  public static final int EXIT_REJOIN = 3;
+  /** Exit code of a worker that left at a step boundary for a new rendezvous round (3 is a diverged run's). */
+  public static final int EXIT_REJOIN = 5;
   /** Exit code of a worker whose heartbeat could not reach the rendezvous store. */
   public static final int EXIT_CUT_OFF = 4;
   /** The run's own prefix (not the generation's): run-wide facts such as the loss of step 1. */

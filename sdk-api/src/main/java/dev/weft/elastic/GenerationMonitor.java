@@ -14,8 +14,8 @@ final class GenerationMonitor {
   // a worker JVM on a crowded machine may take minutes to its first beat; its own rendezvous timeout bounds a real hang
   private static final Duration STARTUP_GRACE = Duration.ofSeconds(180);
 
-  /** How a generation ended: done, failed (restart), or stopped at a step boundary to take in a node. */
-  enum End { COMPLETED, FAILED, GROW }
+  /** How a generation ended: done, failed (restart), stopped at a step boundary to take in a node, or diverged (stop all). */
+  enum End { COMPLETED, FAILED, GROW, DIVERGED }
 
   record Ended(End how, String reason) {}
 
@@ -32,6 +32,12 @@ final class GenerationMonitor {
     this.settled = settled;
     this.say = say;
     this.poll = poll;
+  }
+
+  /** The reason when the round was closed for divergence, else null. */
+  private static String diverged(String closed) {
+    CloseReason why = CloseReason.parse(closed);
+    return why != null && why.diverged() ? why.reason() : null;
   }
 
   private static boolean isScaleUp(String closed) {
@@ -70,7 +76,11 @@ final class GenerationMonitor {
         }
         int code = w.process().exitValue();
         if (code == ElasticWorker.EXIT_REJOIN) anyRejoin = true;
-        else if (code != 0) {
+        else if (code == dev.weft.train.TrainingDivergedException.EXIT_CODE) {
+          String reason = "rank " + w.rank() + " on node " + m.nodeRank() + " diverged (exit code " + code + "; see summary.json)";
+          rounds.close(m.round(), CloseReason.diverged(reason).json(), 0);
+          return new Ended(End.DIVERGED, reason);
+        } else if (code != 0) {
           long exitedAt = current.exitedAtMs(w);
           double sinceExit = exitedAt == 0 ? 0 : Math.max(0, System.currentTimeMillis() - exitedAt) / 1000.0;
           return fail(rounds, m, history, "rank " + w.rank() + " on node " + m.nodeRank() + " " + LocalLauncher.describeExit(code),
@@ -80,6 +90,7 @@ final class GenerationMonitor {
       if (allExited) return new Ended(anyRejoin ? End.GROW : End.COMPLETED, "");
       // 2. another node declared the generation over
       String closed = rounds.closedReason(m.round());
+      if (closed != null && diverged(closed) != null) return new Ended(End.DIVERGED, diverged(closed));
       if (closed != null) return new Ended(isScaleUp(closed) ? End.GROW : End.FAILED, closed);
       // 3. heartbeats of this node's workers and of the other agents; step progress of this node's workers
       boolean stepped = true;

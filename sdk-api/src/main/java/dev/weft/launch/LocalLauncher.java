@@ -6,6 +6,7 @@ import dev.weft.error.WeftException;
 import dev.weft.comm.RunToken;
 import dev.weft.log.JsonLine;
 import dev.weft.log.LogFormat;
+import dev.weft.train.TrainingDivergedException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -175,7 +176,7 @@ public final class LocalLauncher {
           stopAll(procs);
           join(pumps.get(r));
           int rank = firstRank + r;
-          return new Outcome(code == 2 ? 2 : 1, rank, "rank " + rank + " " + describeExit(code) + lastError(tails.get(r)) + hung);
+          return new Outcome(code == 2 || code == TrainingDivergedException.EXIT_CODE ? code : 1, rank, "rank " + rank + " " + describeExit(code) + lastError(tails.get(r)) + hung);
         }
       }
       if (allDone) {

@@ -52,6 +52,8 @@ public final class SpecValidator {
     PrecisionSpec pr = s.precision();
     dtype(pr.dtype(), "precision.dtype");
     dtype(pr.reduceDtype(), "precision.reduceDtype");
+    require(pr.maxConsecutiveSkips() >= 0, "precision.maxConsecutiveSkips", pr.maxConsecutiveSkips()
+        + " must be 0 (an fp16 overflow stops the run) or more");
 
     DataSpec d = s.data();
     positive(d.seqLen(), "data.seqLen");

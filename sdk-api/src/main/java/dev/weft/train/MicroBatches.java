@@ -13,4 +13,7 @@ interface MicroBatches {
    *     (pipeline stages before the last)
    */
   double run(long step, double lossScale);
+
+  /** Whether the last {@link #run} computed a loss on this rank (a NaN loss then is divergence, not "no loss"). */
+  default boolean holdsLoss() { return true; }
 }

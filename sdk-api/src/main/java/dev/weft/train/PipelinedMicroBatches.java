@@ -76,6 +76,9 @@ final class PipelinedMicroBatches implements MicroBatches {
     return losses == 0 ? Double.NaN : lossSum.item_double() / losses; // stages without the head have no loss
   }
 
+  @Override
+  public boolean holdsLoss() { return losses > 0; }
+
   /** The executor's record of the last step (timeline, kept activation bytes). */
   StepResult lastStep() { return last; }
 }

@@ -73,6 +73,7 @@ public final class TrainingLoop {
     opt.shardStep(dist.backend().shardStep());
     LossScaler scaler = new LossScaler("fp16".equals(precision.dtype()), precision.initialScale(),
         precision.growthInterval(), precision.backoff());
+    Divergence divergence = new Divergence("fp16".equals(precision.dtype()), precision.maxConsecutiveSkips());
     LrSchedule schedule = new LrSchedule(t.lr(), t.minLr(), t.warmup(), t.steps());
     TokenSource data = TokenSource.of(spec.data(), t.seed());
     DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
@@ -112,6 +113,7 @@ public final class TrainingLoop {
         double stepScale = scaler.scale();
         boolean stepSkipped;
         StepMetrics.ZeroComm zeroComm;
+        String gradCause, lossCause;
         try (PointerScope scope = new PointerScope()) {
           double localLoss = passes.run(step, scaler.scale());
           if (tpOps != null) {
@@ -124,9 +126,10 @@ public final class TrainingLoop {
           double scale = scaler.scale();
           gradNorm = opt.gradNorm(scale);
           boolean skip = scaler.update(gradNorm) || !Double.isFinite(gradNorm);
+          gradCause = divergence.gradientCause(gradNorm);
           stepSkipped = skip;
           if (skip) {
-            skipped++;
+            if (gradCause == null) skipped++; // a diverging step stops the run; it is no skip
             opt.discardGradients();
           } else {
             double clip = t.clipGradNorm() > 0 && gradNorm > t.clipGradNorm() ? t.clipGradNorm() / (gradNorm + 1e-6) : 1.0;
@@ -135,19 +138,21 @@ public final class TrainingLoop {
           zeroComm = opt.takeComm(); // forward/backward gathers, reductions and stage 1-2's parameter gather
           commNs += (long) (zeroComm.exposedMs() * 1e6);
           long c1 = System.nanoTime();
-          Tensor lossT = Tensors.ofDoubles(Double.isNaN(localLoss) ? 0 : localLoss);
-          dist.pp().allReduce(lossT, ReduceOp.SUM); // only the last stage has a loss
-          dp.allReduce(lossT, ReduceOp.AVG);
+          double[][] summed = new double[1][];
+          loss = Divergence.reduce(dist, passes.holdsLoss(), localLoss, summed); // only the last stage has a loss
+          lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
           commNs += System.nanoTime() - c1;
-          loss = lossT.item_double();
         }
         double ms = (System.nanoTime() - s0) / 1e6;
+        if (gradCause != null || lossCause != null) {
+          String why = Divergence.message(spec, step, lossCause, gradCause, runDir);
+          double first = resumedAt == 0 && !losses.isEmpty() ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(Double.NaN);
+          if (leader) MetricsJson.writeSummary(runDir, Divergence.summary(spec, dist, step, first, losses, skipped,
+              (System.nanoTime() - wallStart) / 1e9, why));
+          throw new TrainingDivergedException(why);
+        }
         losses.add(loss);
         stepMs.add(ms);
-        if (!Double.isFinite(loss)) {
-          throw new TrainingDivergedException("loss became " + loss + " at step " + step
-              + "; lower train.lr (now " + t.lr() + ") or set train.clipGradNorm");
-        }
         double tps = tokensPerStep / (ms / 1000);
         StepMetrics sm = new StepMetrics(step, loss, lr, gradNorm, tokensPerStep, ms, tps,
             tps * model.trainingFlopsPerToken(), ms - commNs / 1e6, commNs / 1e6, step == 1 ? 0 : (s0 - prevEnd) / 1e6,
