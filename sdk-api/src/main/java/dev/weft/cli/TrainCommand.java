@@ -42,6 +42,12 @@ final class TrainCommand implements Callable<Integer> {
       description = "Continue from the newest checkpoint under checkpoint.dir, or from one checkpoint directory.")
   String resume;
 
+  @Option(names = "--reset-optimizer", description = "With --resume: load the weights, start the optimizer state fresh (checkpoint.resetOptimizer).")
+  boolean resetOptimizer;
+
+  @Option(names = "--allow-partial", description = "With --resume: load the tensors that match the model, name the ones skipped (checkpoint.allowPartial).")
+  boolean allowPartial;
+
   @Option(names = "--nnodes", paramLabel = "N|MIN:MAX",
       description = "Hosts in the run. With --node-rank: a fixed run of N hosts; otherwise elastic (MIN to MAX nodes), see docs/elastic.md.")
   String nnodes;
@@ -87,6 +93,8 @@ final class TrainCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (resume != null) specOptions.overrides.add("checkpoint.resume=" + resume);
+    if (resetOptimizer) specOptions.overrides.add("checkpoint.resetOptimizer=true");
+    if (allowPartial) specOptions.overrides.add("checkpoint.allowPartial=true");
     TrainingSpec spec = specOptions.read();
     LogFormat.useSpec(spec.logging().format());
     HostPlan plan = fixedPlan(spec);

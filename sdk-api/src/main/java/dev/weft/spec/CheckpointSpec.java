@@ -4,6 +4,9 @@ package dev.weft.spec;
  * Where and how often to save. {@code every = 0} saves nothing. An empty {@code dir} means
  * RUN_DIR/checkpoints. {@code resume} is empty, {@code latest} (the newest complete checkpoint under
  * {@code dir}) or the path of one checkpoint directory; {@code initWeights} is a consolidated
- * safetensors file of model weights to start from.
+ * safetensors file of model weights to start from. A resume refuses a checkpoint of another model or optimizer
+ * unless {@code resetOptimizer} (load the weights, start the optimizer state fresh) or {@code allowPartial} (load
+ * the tensors that match, name the ones skipped).
  */
-public record CheckpointSpec(String dir, int every, int keep, boolean async, String resume, String initWeights) {}
+public record CheckpointSpec(String dir, int every, int keep, boolean async, String resume, String initWeights,
+                             boolean resetOptimizer, boolean allowPartial) {}

@@ -33,6 +33,8 @@ import org.slf4j.LoggerFactory;
  */
 final class TrainingCheckpoints implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TrainingCheckpoints.class);
+  /** State key: the optimizer kind whose moments the checkpoint holds ({@link ResumeChecks}). */
+  static final String OPTIMIZER_KEY = "optimizer";
 
   private final TrainingSpec spec;
   private final CheckpointStorage storage;
@@ -66,7 +68,7 @@ final class TrainingCheckpoints implements AutoCloseable {
    * {@code checkpoint.initWeights}, into the optimizer's entries; returns the step the run continues
    * after (0 for a fresh run).
    */
-  long restore(ShardedOptimizer opt, LossScaler scaler) {
+  long restore(ShardedOptimizer opt, LossScaler scaler, Distributed dist) {
     var c = spec.checkpoint();
     if (!c.resume().isBlank()) {
       CheckpointStorage source = CheckpointStorages.forResume(storage, c.resume(), localWork);
@@ -75,7 +77,9 @@ final class TrainingCheckpoints implements AutoCloseable {
       try {
         ckpt = CheckpointResolver.resolve(source, c.resume(), cand -> ResumeState.of(cand, scaler.scale()));
         state = ResumeState.of(ckpt, scaler.scale());
-        ckpt.load(opt.stateEntries());
+        TrainingSpec saved = ckpt.meta().trainingSpec(); // read back by ResumeState already
+        ResumeChecks.requireSameOptimizer(spec, ckpt, saved);
+        ckpt.load(ResumeChecks.loadable(spec, ckpt, saved, opt.stateEntries(), dist));
         source.dropFetched();
       } finally {
         if (source != storage) source.close();
@@ -85,7 +89,8 @@ final class TrainingCheckpoints implements AutoCloseable {
         log.warn("checkpoint {} was trained with train.globalBatch={}, this run uses {}: the data position is kept by step",
             ckpt.dir(), state.globalBatch(), spec.train().globalBatch());
       }
-      opt.restoreStepCount(state.optimizerSteps());
+      opt.restoreStepCount(c.resetOptimizer() ? 0 : state.optimizerSteps()); // fresh moments: bias correction from step 1
+      if (c.resetOptimizer()) log.info("checkpoint.resetOptimizer: weights loaded, {} optimizer state starts fresh", spec.train().optimizer());
       scaler.restore(state.lossScale(), state.goodSteps());
       if (saver != null) saver.resumedFrom(state.step());
       String from = "latest".equals(c.resume()) ? source.locationOf(meta.step()) : c.resume();
@@ -140,6 +145,7 @@ final class TrainingCheckpoints implements AutoCloseable {
     state.put("loss_scale", scaler.scale());
     state.put("good_steps", scaler.goodSteps());
     state.put("seed", spec.train().seed());
+    state.put(OPTIMIZER_KEY, spec.train().optimizer());
     saver.save(CheckpointMeta.of(step, spec, state), opt.stateEntries());
     return true;
   }

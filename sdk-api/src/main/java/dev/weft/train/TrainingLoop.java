@@ -88,7 +88,7 @@ public final class TrainingLoop {
 
     ValidationLoss validation = ValidationLoss.open(spec, model, dist);
     TrainingCheckpoints checkpoints = TrainingCheckpoints.open(spec, dist, runDir);
-    long resumedAt = checkpoints.restore(opt, scaler);
+    long resumedAt = checkpoints.restore(opt, scaler, dist);
     requireSameStart(resumedAt, dist);
     if (resumedAt >= t.steps()) {
       throw new dev.weft.spec.SpecException("train.steps", "the checkpoint holds step " + resumedAt
