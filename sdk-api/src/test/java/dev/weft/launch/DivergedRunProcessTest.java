@@ -23,7 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 class DivergedRunProcessTest {
   @TempDir Path dir;
 
-  private RunSummary train(String... sets) throws Exception {
+  private RunSummary train(String... sets) throws Exception { return train(List.of(), sets); }
+
+  private RunSummary train(List<String> flags, String... sets) throws Exception {
     Path spec = dir.resolve("spec.yaml");
     Files.writeString(spec, """
         name: diverge
@@ -35,13 +37,14 @@ class DivergedRunProcessTest {
         """);
     Path run = dir.resolve("run");
     List<String> cmd = new ArrayList<>(List.of("dev.weft.cli.WeftMain", "train", spec.toString(), "--run-dir", run.toString()));
+    cmd.addAll(flags);
     for (String s : sets) cmd.addAll(List.of("--set", s));
     Path log = dir.resolve("weft.log");
     Process p = new ProcessBuilder(LocalLauncher.javaCommand(cmd)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     assertThat(p.waitFor(300, TimeUnit.SECONDS)).as("weft train ended").isTrue();
     String out = Files.readString(log, StandardCharsets.UTF_8);
     assertThat(p.exitValue()).as(out).isEqualTo(3);
-    assertThat(out).contains("weft: training failed: rank").contains("training diverged at step 2");
+    assertThat(out).contains("training failed: ").contains("training diverged at step 2");
     RunSummary s = MetricsJson.readSummary(run);
     assertThat(s.status()).isEqualTo("diverged");
     assertThat(s.steps()).isEqualTo(2);
@@ -57,6 +60,15 @@ class DivergedRunProcessTest {
   @Test
   void twoDataParallelRanksExitThree() throws Exception {
     assertThat(train("parallel.dp=2").error()).contains("loss is NaN on rank 0");
+  }
+
+  @Test
+  void anElasticAgentStopsWithoutRestartingAndExitsThree() throws Exception {
+    RunSummary s = train(List.of("--nnodes", "1:1", "--rdzv-endpoint", "127.0.0.1:" + FreePort.find(), "--rdzv-id", "d",
+        "--join-window", "1"), "elastic.standby=0");
+    assertThat(s.error()).contains("loss is NaN on rank 0");
+    String out = Files.readString(dir.resolve("weft.log"), StandardCharsets.UTF_8);
+    assertThat(out).contains("diverged").contains("not restarting").doesNotContain("generation 1:");
   }
 
   @Test
