@@ -73,7 +73,10 @@ final class TrainingCheckpoints implements AutoCloseable {
       Checkpoint ckpt;
       ResumeState state;
       try {
-        ckpt = CheckpointResolver.resolve(source, c.resume(), cand -> ResumeState.of(cand, scaler.scale()));
+        ckpt = CheckpointResolver.resolve(source, c.resume(), cand -> {
+          ResumeState.of(cand, scaler.scale());
+          cand.checkFits(opt.stateEntries()); // a global shape edited in the manifest: fall back past it
+        });
         state = ResumeState.of(ckpt, scaler.scale());
         ckpt.load(opt.stateEntries());
         source.dropFetched();
