@@ -4,6 +4,14 @@ package dev.weft.spec;
  * Where and how often to save. {@code every = 0} saves nothing. An empty {@code dir} means
  * RUN_DIR/checkpoints. {@code resume} is empty, {@code latest} (the newest complete checkpoint under
  * {@code dir}) or the path of one checkpoint directory; {@code initWeights} is a consolidated
- * safetensors file of model weights to start from.
+ * safetensors file of model weights to start from. {@code key} never holds the key itself: empty
+ * (manifests are sealed with an HMAC when {@code WEFT_CHECKPOINT_KEY} is set) or {@code required}
+ * (the run refuses to start without that variable), so the secret is never written to a file.
  */
-public record CheckpointSpec(String dir, int every, int keep, boolean async, String resume, String initWeights) {}
+public record CheckpointSpec(String dir, int every, int keep, boolean async, String resume, String initWeights, String key) {
+  public static final String KEY_REQUIRED = "required";
+
+  public CheckpointSpec {
+    key = key == null ? "" : key;
+  }
+}
