@@ -41,7 +41,7 @@ public final class HfCheckpoint {
   /** Reads only config.json (sizes), for validation. */
   public static JsonNode config(Path dir, String field) {
     Path file = dir.resolve(CONFIG);
-    if (!Files.isRegularFile(file)) {
+    if (!Files.exists(file)) { // anything else there (a FIFO, a device) is refused by readJson without opening it
       throw new SpecException(field, dir + " has no " + CONFIG + "; give a Hugging Face model directory");
     }
     JsonNode c = readJson(file, field);
