@@ -41,9 +41,21 @@ public final class CheckpointResolver {
    * {@link CheckpointStorages#forResume} opens the storage of a URI elsewhere.
    */
   public static Checkpoint resolve(CheckpointStorage storage, String resume, Consumer<Checkpoint> check) {
+    return resolve(storage, resume, check, true);
+  }
+
+  /**
+   * As {@link #resolve(CheckpointStorage, String, Consumer)} without a warning per refused candidate:
+   * for a launcher checking before any rank starts (the ranks warn when they resolve).
+   */
+  public static Checkpoint resolveQuietly(CheckpointStorage storage, String resume) {
+    return resolve(storage, resume, c -> {}, false);
+  }
+
+  private static Checkpoint resolve(CheckpointStorage storage, String resume, Consumer<Checkpoint> check, boolean warn) {
     if ("latest".equals(resume)) {
       List<String> why = new ArrayList<>();
-      Optional<Checkpoint> found = scan(storage, check, why);
+      Optional<Checkpoint> found = scan(storage, check, why, warn);
       if (found.isPresent()) return found.get();
       // every candidate damaged (or none at all): nothing to resume, and nothing a retry would change
       throw new SpecException("checkpoint.resume", "latest: " + (why.isEmpty() ? "no complete checkpoint under " + storage.location()
@@ -71,11 +83,11 @@ public final class CheckpointResolver {
 
   /** The newest complete checkpoint in {@code storage}, falling back past damaged ones; empty when there is none. */
   public static Optional<Checkpoint> latest(CheckpointStorage storage, Consumer<Checkpoint> check) {
-    return scan(storage, check, new ArrayList<>());
+    return scan(storage, check, new ArrayList<>(), true);
   }
 
   /** The newest candidate that verifies; each one refused adds "step-N: why" to {@code why}. */
-  private static Optional<Checkpoint> scan(CheckpointStorage storage, Consumer<Checkpoint> check, List<String> why) {
+  private static Optional<Checkpoint> scan(CheckpointStorage storage, Consumer<Checkpoint> check, List<String> why, boolean warn) {
     for (long step : candidates(storage)) {
       try {
         Checkpoint c = verified(storage.fetch(step), check);
@@ -86,7 +98,7 @@ public final class CheckpointResolver {
         return Optional.of(c);
       } catch (CheckpointException e) {
         why.add(CheckpointLayout.stepDirName(step) + " (" + e.getMessage() + ")");
-        log.warn("checkpoint {} is damaged ({}); falling back to the previous one", storage.locationOf(step), e.getMessage());
+        if (warn) log.warn("checkpoint {} is damaged ({}); falling back to the previous one", storage.locationOf(step), e.getMessage());
       }
     }
     return Optional.empty();
