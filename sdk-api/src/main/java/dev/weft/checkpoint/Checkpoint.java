@@ -1,5 +1,6 @@
 package dev.weft.checkpoint;
 
+import dev.weft.util.BoundedFiles;
 import dev.weft.util.Tensors;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -33,9 +34,12 @@ public final class Checkpoint {
   }
 
   /** Opens {@code dir} and checks its manifest; throws {@link CorruptCheckpointException} naming the file otherwise. */
-  public static Checkpoint open(Path dir) {
+  public static Checkpoint open(Path dir) { return open(dir, CheckpointKey.fromEnvironment()); }
+
+  /** Opens {@code dir}, its manifest's seal checked with {@code key} ({@link CheckpointKey#NONE}: the unkeyed SHA-256). */
+  public static Checkpoint open(Path dir, CheckpointKey key) {
     if (!Files.isDirectory(dir)) throw new CorruptCheckpointException(dir, "is not a checkpoint directory (expected one holding manifest.json)");
-    return new Checkpoint(dir, ManifestIO.read(dir));
+    return new Checkpoint(dir, ManifestIO.read(dir, key));
   }
 
   public Path dir() { return dir; }
@@ -68,29 +72,49 @@ public final class Checkpoint {
         + (shown.length() > 40 ? shown.substring(0, 40) + "..." : shown) + ", not " + wanted);
   }
 
-  /** Checks size, SHA-256 and safetensors header of every shard file, and that each header holds what the manifest says. */
+  /**
+   * Checks size, SHA-256 and safetensors header of every shard file, that each header holds what the
+   * manifest says, and that no floating-point value is NaN or infinite.
+   */
   public void verify() {
     for (String f : manifest.files().keySet()) verifyFile(f);
   }
 
   private synchronized void verifyFile(String name) {
     if (verified.contains(name)) return;
-    Path file = dir.resolve(name);
+    Path file = dir.resolve(name); // a shard name (ManifestIO checks the pattern), so it stays inside dir
     Manifest.FileRecord rec = manifest.files().get(name);
     try {
-      long size = Files.size(file);
+      long size = BoundedFiles.requireRegular(file);
       if (size != rec.bytes()) throw new CorruptCheckpointException(file, "is " + size + " bytes, the manifest says " + rec.bytes());
-      String sha = Sha256.ofFile(file);
-      if (!sha.equals(rec.sha256())) {
-        throw new CorruptCheckpointException(file, "SHA-256 " + sha + " differs from the manifest's " + rec.sha256() + " (damaged)");
+      SafetensorsFile f;
+      try {
+        f = SafetensorsFile.open(file);
+      } catch (CorruptCheckpointException e) {
+        checkSha(file, Sha256.ofFile(file), rec); // a damaged header is named as damage to the file first
+        throw e;
+      }
+      ShardScan.Result scan = ShardScan.of(f);
+      checkSha(file, scan.sha256(), rec);
+      matchHeader(name, f);
+      if (scan.tensor() != null) {
+        throw new CorruptCheckpointException(file, "tensor '" + scan.tensor() + "' holds a non-finite value (NaN or ±Inf) at element "
+            + scan.element() + "; a checkpoint of a diverged or altered run is refused");
       }
     } catch (NoSuchFileException e) {
       throw new CorruptCheckpointException(file, "is missing");
+    } catch (BoundedFiles.Refused e) {
+      throw new CorruptCheckpointException(file, e.getMessage());
     } catch (IOException e) {
       throw new CorruptCheckpointException(file, "cannot be read: " + e.getMessage(), e);
     }
-    matchHeader(name, SafetensorsFile.open(file));
     verified.add(name);
+  }
+
+  private static void checkSha(Path file, String sha, Manifest.FileRecord rec) {
+    if (!sha.equals(rec.sha256())) {
+      throw new CorruptCheckpointException(file, "SHA-256 " + sha + " differs from the manifest's " + rec.sha256() + " (damaged)");
+    }
   }
 
   /** The header of shard {@code name} holds exactly the pieces the manifest places in it, with their dtypes and element counts. */
@@ -113,13 +137,32 @@ public final class Checkpoint {
   }
 
   /**
+   * Refuses as damage, before anything is read, a checkpoint whose tensor names or global shapes do not
+   * fit {@code wanted} (a manifest edited behind an intact seal): the resolver then falls back to an
+   * older checkpoint. A model that really changed is refused earlier, by the caller's own comparison.
+   */
+  public void checkFits(List<StateEntry> wanted) {
+    try {
+      LoadPlan.plan(manifest, wants(wanted), "the manifest");
+    } catch (CorruptCheckpointException e) {
+      throw e;
+    } catch (CheckpointException e) {
+      throw new CorruptCheckpointException(dir.resolve(Manifest.FILE_NAME), e.getMessage());
+    }
+  }
+
+  private static List<LoadPlan.Want> wants(List<StateEntry> wanted) {
+    List<LoadPlan.Want> wants = new ArrayList<>();
+    for (StateEntry e : wanted) wants.add(new LoadPlan.Want(e.name(), e.slice()));
+    return wants;
+  }
+
+  /**
    * Fills each wanted entry's tensor with its slice of the saved global tensor, whatever layout
    * saved it; converts dtypes when the wanted tensor's differs (e.g. saved F32, wanted BF16).
    */
   public void load(List<StateEntry> wanted) {
-    List<LoadPlan.Want> wants = new ArrayList<>();
-    for (StateEntry e : wanted) wants.add(new LoadPlan.Want(e.name(), e.slice()));
-    List<LoadPlan.Step> steps = LoadPlan.plan(manifest, wants, dir.toString());
+    List<LoadPlan.Step> steps = LoadPlan.plan(manifest, wants(wanted), dir.toString());
     for (LoadPlan.Step s : steps) verifyFile(s.piece().file());
     Map<String, SafetensorsFile> files = new HashMap<>();
     try (PointerScope scope = new PointerScope(); NoGradGuard ng = new NoGradGuard()) {

@@ -1,5 +1,6 @@
 package dev.weft.checkpoint;
 
+import dev.weft.spec.SpecException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,13 +36,31 @@ public final class CheckpointResolver {
   /**
    * {@code --resume latest|PATH|URI} against {@code storage}, with {@code check} run on each candidate
    * after it verifies: it throws a {@link CheckpointException} for a checkpoint whose state the caller
-   * cannot use. A URI names one checkpoint of {@code storage} ({@code s3://bucket/prefix/step-000010});
+   * cannot use. When every candidate of {@code latest} is refused, a {@link SpecException} on
+   * {@code checkpoint.resume} names each and why (exit 2: nothing to resume). A URI names one checkpoint of {@code storage} ({@code s3://bucket/prefix/step-000010});
    * {@link CheckpointStorages#forResume} opens the storage of a URI elsewhere.
    */
   public static Checkpoint resolve(CheckpointStorage storage, String resume, Consumer<Checkpoint> check) {
+    return resolve(storage, resume, check, true);
+  }
+
+  /**
+   * As {@link #resolve(CheckpointStorage, String, Consumer)} without a warning per refused candidate:
+   * for a launcher checking before any rank starts (the ranks warn when they resolve).
+   */
+  public static Checkpoint resolveQuietly(CheckpointStorage storage, String resume) {
+    return resolve(storage, resume, c -> {}, false);
+  }
+
+  private static Checkpoint resolve(CheckpointStorage storage, String resume, Consumer<Checkpoint> check, boolean warn) {
     if ("latest".equals(resume)) {
-      return latest(storage, check).orElseThrow(() -> new CheckpointException("--resume latest: no complete checkpoint under "
-          + storage.location() + "; train without --resume or point checkpoint.dir at the run's checkpoints"));
+      List<String> why = new ArrayList<>();
+      Optional<Checkpoint> found = scan(storage, check, why, warn);
+      if (found.isPresent()) return found.get();
+      // every candidate damaged (or none at all): nothing to resume, and nothing a retry would change
+      throw new SpecException("checkpoint.resume", "latest: " + (why.isEmpty() ? "no complete checkpoint under " + storage.location()
+          : "none of the " + why.size() + " checkpoint(s) under " + storage.location() + " is intact: " + String.join("; ", why))
+          + "; train without --resume, or point checkpoint.dir at the run's checkpoints");
     }
     CheckpointStorages.Step uri = CheckpointStorages.stepUri(resume);
     if (uri != null && !uri.root().equals(CheckpointStorages.trimmed(storage.location()))) {
@@ -64,11 +83,22 @@ public final class CheckpointResolver {
 
   /** The newest complete checkpoint in {@code storage}, falling back past damaged ones; empty when there is none. */
   public static Optional<Checkpoint> latest(CheckpointStorage storage, Consumer<Checkpoint> check) {
+    return scan(storage, check, new ArrayList<>(), true);
+  }
+
+  /** The newest candidate that verifies; each one refused adds "step-N: why" to {@code why}. */
+  private static Optional<Checkpoint> scan(CheckpointStorage storage, Consumer<Checkpoint> check, List<String> why, boolean warn) {
     for (long step : candidates(storage)) {
       try {
-        return Optional.of(verified(storage.fetch(step), check));
+        Checkpoint c = verified(storage.fetch(step), check);
+        if (c.step() != step) {
+          throw new CorruptCheckpointException(c.dir().resolve(Manifest.FILE_NAME), "says step " + c.step() + " but is stored as "
+              + CheckpointLayout.stepDirName(step) + "; refused (altered or moved)");
+        }
+        return Optional.of(c);
       } catch (CheckpointException e) {
-        log.warn("checkpoint {} is damaged ({}); falling back to the previous one", storage.locationOf(step), e.getMessage());
+        why.add(CheckpointLayout.stepDirName(step) + " (" + e.getMessage() + ")");
+        if (warn) log.warn("checkpoint {} is damaged ({}); falling back to the previous one", storage.locationOf(step), e.getMessage());
       }
     }
     return Optional.empty();

@@ -1,6 +1,5 @@
 package dev.weft.checkpoint;
 
-import java.util.Locale;
 import org.bytedeco.pytorch.global.torch.ScalarType;
 
 /** Element types of the safetensors format that Weft reads and writes, with their libtorch twins. */
@@ -30,10 +29,10 @@ public enum DType {
   /** The safetensors spelling ("F32", "BF16", ...). */
   public String safetensorsName() { return name(); }
 
-  /** The type for a safetensors dtype string, or {@code null} when it is not one Weft handles. */
+  /** The type for a safetensors dtype string, spelled exactly (as the reference reader wants), or {@code null} when it is not one Weft handles. */
   public static DType fromSafetensors(String name) {
     if (name == null) return null;
-    for (DType d : values()) if (d.name().equals(name.toUpperCase(Locale.ROOT))) return d;
+    for (DType d : values()) if (d.name().equals(name)) return d;
     return null;
   }
 

@@ -1,9 +1,12 @@
 package dev.weft.checkpoint;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.weft.util.BoundedFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -13,6 +16,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 
 /** Builds a {@link Manifest} from the ranks' reports, writes it, and reads it back with every field checked. */
@@ -20,8 +24,12 @@ public final class ManifestIO {
   /** Manifests larger than this are refused when reading. */
   public static final long MAX_MANIFEST_BYTES = 256L << 20;
 
-  private static final ObjectMapper JSON = new ObjectMapper()
+  // Strict reading: a duplicate key (a second "step" that would win), a trailing value or a fractional
+  // count is a manifest no Weft wrote, so it is refused rather than resolved one way.
+  private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
       .enable(SerializationFeature.INDENT_OUTPUT)
       .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
@@ -58,45 +66,48 @@ public final class ManifestIO {
         meta.state(), tensors, files);
   }
 
-  /** The bytes of {@code m}'s manifest file, sealed with its own SHA-256 ({@link ManifestSeal}). */
-  public static byte[] sealedBytes(Manifest m) throws IOException {
-    return ManifestSeal.seal(JSON.writeValueAsBytes(m));
+  /** The bytes of {@code m}'s manifest file, sealed ({@link ManifestSeal}) with the environment's key, if any. */
+  public static byte[] sealedBytes(Manifest m) throws IOException { return sealedBytes(m, CheckpointKey.fromEnvironment()); }
+
+  /** The bytes of {@code m}'s manifest file, sealed with {@code key} (its SHA-256 when there is none). */
+  public static byte[] sealedBytes(Manifest m, CheckpointKey key) throws IOException {
+    return ManifestSeal.seal(JSON.writeValueAsBytes(m), key);
   }
 
-  /** Writes {@code m} sealed with its own SHA-256 ({@link ManifestSeal}). */
+  /** Writes {@code m} sealed ({@link ManifestSeal}) with the environment's key, if any. */
   static void write(Manifest m, Path file) throws IOException {
     Files.write(file, sealedBytes(m));
     FileSync.fsyncFile(file);
   }
 
-  /** Reads and checks {@code dir/manifest.json}. */
-  public static Manifest read(Path dir) {
+  /** Reads and checks {@code dir/manifest.json} with the environment's key, if any. */
+  public static Manifest read(Path dir) { return read(dir, CheckpointKey.fromEnvironment()); }
+
+  /**
+   * Reads and checks {@code dir/manifest.json}: a regular file of at most {@link #MAX_MANIFEST_BYTES},
+   * its seal matching ({@code key}'s HMAC when a key is given), every field consistent, and its step
+   * the one its {@code step-NNNNNN} directory names.
+   */
+  public static Manifest read(Path dir, CheckpointKey key) {
     Path file = dir.resolve(Manifest.FILE_NAME);
     Manifest m;
     try {
-      long size = Files.size(file);
-      if (size > MAX_MANIFEST_BYTES) throw new CorruptCheckpointException(file, "is " + size + " bytes, over the " + MAX_MANIFEST_BYTES + "-byte limit");
-      m = parse(file, Files.readAllBytes(file));
+      m = JSON.readValue(ManifestSeal.open(file, BoundedFiles.read(file, MAX_MANIFEST_BYTES), key), Manifest.class);
     } catch (NoSuchFileException e) {
       throw new CorruptCheckpointException(file, "is missing; " + dir + " is not a complete checkpoint");
+    } catch (BoundedFiles.Refused e) {
+      throw new CorruptCheckpointException(file, e.getMessage());
     } catch (JsonProcessingException e) {
       throw new CorruptCheckpointException(file, "is not a valid manifest: " + e.getOriginalMessage());
     } catch (IOException e) {
       throw new CorruptCheckpointException(file, "cannot be read: " + e.getMessage(), e);
     }
     check(file, m);
-    return m;
-  }
-
-  /** The manifest in {@code bytes}: sealed ones must match their seal; only version 1 (written before seals) may lack one. */
-  private static Manifest parse(Path file, byte[] bytes) throws IOException {
-    if (ManifestSeal.isSealed(bytes)) {
-      byte[] body = ManifestSeal.unseal(bytes);
-      if (body == null) throw new CorruptCheckpointException(file, "does not match its own " + ManifestSeal.FIELD + " (damaged)");
-      return JSON.readValue(body, Manifest.class);
+    Path name = dir.toAbsolutePath().normalize().getFileName();
+    OptionalLong dirStep = name == null ? OptionalLong.empty() : CheckpointLayout.stepOf(name.toString());
+    if (dirStep.isPresent() && dirStep.getAsLong() != m.step()) {
+      throw new CorruptCheckpointException(file, "says step " + m.step() + " but lies in " + name + "; refused (altered or moved)");
     }
-    Manifest m = JSON.readValue(bytes, Manifest.class);
-    if (m != null && m.version() >= 2) throw new CorruptCheckpointException(file, "lacks its " + ManifestSeal.FIELD + " (damaged)");
     return m;
   }
 
@@ -110,15 +121,16 @@ public final class ManifestIO {
 
   private static void checkFields(Path file, Manifest m) {
     if (m == null || !Manifest.FORMAT.equals(m.format())) throw new CorruptCheckpointException(file, "format is not '" + Manifest.FORMAT + "'");
-    if (m.version() < 1 || m.version() > Manifest.VERSION) {
-      throw new CorruptCheckpointException(file, "format version " + m.version() + " is not readable by this Weft (reads 1.." + Manifest.VERSION + "); upgrade Weft");
+    if (m.version() != Manifest.VERSION) {
+      throw new CorruptCheckpointException(file, "format version " + m.version() + " is not readable by this Weft (reads " + Manifest.VERSION
+          + (m.version() > Manifest.VERSION ? "); upgrade Weft" : "; a sealed manifest always says " + Manifest.VERSION + ")"));
     }
     if (m.step() < 0 || m.tensors() == null || m.files() == null) throw new CorruptCheckpointException(file, "lacks step, tensors or files");
     CheckpointMeta.Mesh mesh = m.mesh();
     if (mesh == null || mesh.dp() < 1 || mesh.tp() < 1 || mesh.pp() < 1 || m.zeroStage() < 0 || m.zeroStage() > 3) {
       throw new CorruptCheckpointException(file, "lacks a mesh of positive sizes and a ZeRO stage 0..3");
     }
-    if (m.version() >= 2 && m.state() == null) throw new CorruptCheckpointException(file, "lacks the training state map");
+    if (m.state() == null) throw new CorruptCheckpointException(file, "lacks the training state map");
     m.files().forEach((name, rec) -> {
       if (!CheckpointLayout.isShardFileName(name) || rec == null || rec.bytes() < 0 || rec.sha256() == null || !rec.sha256().matches("[0-9a-f]{64}")) {
         throw new CorruptCheckpointException(file, "file entry '" + name + "' is not a shard name with a size and a SHA-256");

@@ -3,17 +3,22 @@ package dev.weft.checkpoint;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.weft.util.BoundedFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -24,20 +29,21 @@ import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Pointer;
 
 /**
- * A safetensors file opened for reading, its header checked before anything is trusted: the header
- * length is capped and must fit the file, the JSON is parsed with nesting and string limits, every
- * tensor's dtype, shape and byte range must agree and stay inside the data, and no two ranges may
- * overlap. Each failure is a {@link CorruptCheckpointException} naming the file. Tensor bytes are
+ * A safetensors file opened for reading, its header checked before anything is trusted, as strictly
+ * as the reference implementation: the header length is capped and must fit the file, the JSON is
+ * UTF-8, parsed with nesting and string limits and refused on a duplicate name, every tensor's dtype,
+ * shape and byte range must agree, and the ranges tile the data section exactly. Each failure is a {@link CorruptCheckpointException} naming the file. Tensor bytes are
  * read on demand, never more than a header entry (already checked against the file size) names.
  */
 public final class SafetensorsFile {
   /** Headers larger than this are refused (real headers are kilobytes to a few megabytes). */
-  public static final long MAX_HEADER_BYTES = 100L << 20;
+  public static final long MAX_HEADER_BYTES = 100_000_000L; // the reference implementation's limit
 
   private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
       .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(16).maxStringLength(1 << 20)
           .maxNumberLength(40).build())
-      .build());
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .build()).enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   /** One tensor of the file: bytes {@code [begin, end)} of the data section. */
   public record Entry(String name, DType dtype, long[] shape, long begin, long end) {
@@ -58,9 +64,9 @@ public final class SafetensorsFile {
     this.metadata = metadata;
   }
 
-  /** Opens and checks the header of {@code file}. */
+  /** Opens and checks the header of {@code file}, which must be a regular file (a FIFO or device is refused, never read). */
   public static SafetensorsFile open(Path file) {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+    try (FileChannel ch = BoundedFiles.open(file)) {
       long size = ch.size();
       if (size < 8) throw bad(file, "is " + size + " bytes, shorter than the 8-byte header length");
       ByteBuffer len = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
@@ -75,15 +81,26 @@ public final class SafetensorsFile {
       return parse(file, header.array(), size - 8 - n);
     } catch (NoSuchFileException e) {
       throw new CorruptCheckpointException(file, "is missing");
+    } catch (BoundedFiles.Refused e) {
+      throw new CorruptCheckpointException(file, e.getMessage());
     } catch (IOException e) {
       throw new CorruptCheckpointException(file, "cannot be read: " + e.getMessage(), e);
     }
   }
 
+  /**
+   * The header's rules are the reference implementation's (Hugging Face {@code safetensors}): UTF-8
+   * JSON, one object with each name once (stricter than the reference, which keeps the last), {@code __metadata__} a map of strings, and the tensors'
+   * byte ranges tiling the data section exactly — from 0, no gaps, no overlaps, nothing after.
+   */
   private static SafetensorsFile parse(Path file, byte[] header, long dataLength) {
     JsonNode root;
     try {
-      root = JSON.readTree(new String(header, StandardCharsets.UTF_8));
+      String text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(header)).toString();
+      root = JSON.readTree(text);
+    } catch (CharacterCodingException e) {
+      throw bad(file, "header is not valid UTF-8");
     } catch (JsonProcessingException e) {
       throw bad(file, "header is not valid JSON: " + e.getOriginalMessage());
     }
@@ -98,19 +115,33 @@ public final class SafetensorsFile {
         entries.put(f.getKey(), entry(file, f.getKey(), f.getValue(), dataLength));
       }
     }
-    List<Entry> byOffset = new ArrayList<>(entries.values());
-    byOffset.sort(Comparator.comparingLong(Entry::begin).thenComparingLong(Entry::end));
-    for (int i = 1; i < byOffset.size(); i++) {
-      Entry prev = byOffset.get(i - 1), cur = byOffset.get(i);
-      if (cur.begin() < prev.end()) {
-        throw bad(file, "tensors " + prev.name() + " and " + cur.name() + " overlap in the data section");
-      }
-    }
+    checkTiling(file, entries.values(), dataLength);
     return new SafetensorsFile(file, 8 + header.length, dataLength,
         Collections.unmodifiableMap(entries), Collections.unmodifiableMap(metadata));
   }
 
+  /** The byte ranges, in offset order, must cover {@code [0, dataLength)} exactly once. */
+  private static void checkTiling(Path file, Collection<Entry> entries, long dataLength) {
+    List<Entry> byOffset = new ArrayList<>(entries);
+    byOffset.sort(Comparator.comparingLong(Entry::begin).thenComparingLong(Entry::end));
+    long reach = 0;
+    String prev = null;
+    for (Entry cur : byOffset) {
+      if (cur.begin() < reach) throw bad(file, "tensors " + prev + " and " + cur.name() + " overlap in the data section");
+      if (cur.begin() > reach) {
+        throw bad(file, "tensor " + cur.name() + " starts at byte " + cur.begin() + " of the data section, leaving a gap after "
+            + (prev == null ? "its start" : prev) + " (which ends at " + reach + ")");
+      }
+      reach = cur.end();
+      prev = cur.name();
+    }
+    if (reach != dataLength) {
+      throw bad(file, "data section holds " + dataLength + " bytes but its tensors end at byte " + reach + " (trailing bytes)");
+    }
+  }
+
   private static void readMetadata(Path file, JsonNode m, Map<String, String> out) {
+    if (m.isNull()) return; // the reference reads null as no metadata
     if (!m.isObject()) throw bad(file, "__metadata__ must be an object of strings");
     m.fields().forEachRemaining(e -> {
       if (!e.getValue().isTextual()) throw bad(file, "__metadata__." + e.getKey() + " must be a string");
@@ -159,6 +190,8 @@ public final class SafetensorsFile {
   public Map<String, Entry> entries() { return entries; }
   public Map<String, String> metadata() { return metadata; }
   public long dataLength() { return dataLength; }
+  /** Where the data section starts in the file (8 + the header length). */
+  public long dataStart() { return dataStart; }
 
   public Entry entry(String name) {
     Entry e = entries.get(name);
@@ -176,7 +209,7 @@ public final class SafetensorsFile {
       throw new IllegalArgumentException("elements [" + first + ", " + (first + count) + ") outside tensor " + e.name() + " of " + file);
     }
     long pos = dataStart + e.begin() + first * w, n = count * w;
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+    try (FileChannel ch = BoundedFiles.open(file)) {
       BytePointer base = new BytePointer(dst);
       for (long off = 0; off < n; off += 1 << 30) {
         long len = Math.min(1 << 30, n - off);

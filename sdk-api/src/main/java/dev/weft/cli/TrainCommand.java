@@ -106,6 +106,7 @@ final class TrainCommand implements Callable<Integer> {
     Path dir = runDir != null ? runDir
         : Path.of("runs", spec.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     UserPaths.writableDir(dir, "--run-dir");
+    ResumePreflight.check(spec, dir); // nothing intact to resume: one line, exit 2, before any rank starts
     Path resolved = dir.resolve("spec.yaml");
     SpecIO.write(spec, resolved);
     int n = plan.nprocPerNode();

@@ -2,6 +2,7 @@ package dev.weft.data;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.weft.error.WeftException;
+import dev.weft.util.BoundedFiles;
 import dev.weft.util.Json;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,6 +21,8 @@ public record ShardIndex(String format, int version, String dtype, long vocabSiz
   public static final String FILE = "index.json";
   public static final String FORMAT = "weft-token-shards";
   private static final ObjectMapper JSON = Json.PRETTY;
+  /** An index is kilobytes; larger ones are refused before reading. */
+  static final long MAX_INDEX_BYTES = 64L << 20;
 
   public record Shard(String file, long tokens) {}
 
@@ -36,7 +39,7 @@ public record ShardIndex(String format, int version, String dtype, long vocabSiz
   public static ShardIndex read(Path dir) {
     Path f = dir.resolve(FILE);
     try {
-      ShardIndex ix = JSON.readValue(f.toFile(), ShardIndex.class);
+      ShardIndex ix = Json.STRICT.readValue(BoundedFiles.read(f, MAX_INDEX_BYTES), ShardIndex.class);
       if (!FORMAT.equals(ix.format())) throw new WeftException(f + " is not a Weft token-shard index (format '" + ix.format() + "')");
       return ix;
     } catch (IOException e) {
@@ -59,7 +62,13 @@ public record ShardIndex(String format, int version, String dtype, long vocabSiz
   public TokenArray open(Path dir) {
     List<TokenArray> parts = new ArrayList<>();
     for (Shard s : shards) {
-      TokenArray a = TokenArray.npy(dir.resolve(s.file()));
+      Path file;
+      try {
+        file = BoundedFiles.inside(dir, s.file()); // a tampered index naming ../../etc/passwd is refused, not opened
+      } catch (BoundedFiles.Refused e) {
+        throw new WeftException(dir.resolve(FILE) + " " + e.getMessage() + "; prepare the data again with weft data prepare");
+      }
+      TokenArray a = TokenArray.npy(file);
       if (a.size() != s.tokens()) {
         throw new WeftException(dir.resolve(s.file()) + " holds " + a.size() + " tokens, the index says " + s.tokens()
             + "; prepare the data again");

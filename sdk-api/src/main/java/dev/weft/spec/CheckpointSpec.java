@@ -6,7 +6,15 @@ package dev.weft.spec;
  * {@code dir}) or the path of one checkpoint directory; {@code initWeights} is a consolidated
  * safetensors file of model weights to start from. A resume refuses a checkpoint of another model or optimizer
  * unless {@code resetOptimizer} (load the weights, start the optimizer state fresh) or {@code allowPartial} (load
- * the tensors that match, name the ones skipped).
+ * the tensors that match, name the ones skipped). {@code key} never holds the key itself: empty
+ * (manifests are sealed with an HMAC when {@code WEFT_CHECKPOINT_KEY} is set) or {@code required}
+ * (the run refuses to start without that variable), so the secret is never written to a file.
  */
 public record CheckpointSpec(String dir, int every, int keep, boolean async, String resume, String initWeights,
-                             boolean resetOptimizer, boolean allowPartial) {}
+                             boolean resetOptimizer, boolean allowPartial, String key) {
+  public static final String KEY_REQUIRED = "required";
+
+  public CheckpointSpec {
+    key = key == null ? "" : key;
+  }
+}

@@ -61,6 +61,10 @@ public final class SpecValidator {
     CheckpointSpec c = s.checkpoint();
     require(c.every() >= 0, "checkpoint.every", c.every() + " must be 0 (never) or a number of steps");
     positive(c.keep(), "checkpoint.keep");
+    // the value is never echoed: someone may have put the key itself here
+    require(c.key().isEmpty() || c.key().equals(CheckpointSpec.KEY_REQUIRED), "checkpoint.key", "takes '' or '"
+        + CheckpointSpec.KEY_REQUIRED + "', never the key itself (it would be copied into spec.yaml and every manifest);"
+        + " put the key in the environment variable WEFT_CHECKPOINT_KEY (from a Secret: deployment.secretEnv.WEFT_CHECKPOINT_KEY)");
     ElasticSpec e = s.elastic();
     positive(e.minNodes(), "elastic.minNodes");
     require(e.maxNodes() >= e.minNodes(), "elastic.maxNodes", e.maxNodes() + " is below elastic.minNodes=" + e.minNodes());

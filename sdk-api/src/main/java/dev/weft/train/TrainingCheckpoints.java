@@ -1,6 +1,8 @@
 package dev.weft.train;
 
 import dev.weft.checkpoint.Checkpoint;
+import dev.weft.checkpoint.CheckpointException;
+import dev.weft.checkpoint.CheckpointKey;
 import dev.weft.checkpoint.CheckpointMeta;
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.checkpoint.Checkpointer;
@@ -13,6 +15,7 @@ import dev.weft.checkpoint.TensorSlice;
 import dev.weft.comm.Distributed;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.precision.LossScaler;
+import dev.weft.spec.CheckpointSpec;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 import java.nio.file.Files;
@@ -54,6 +57,7 @@ final class TrainingCheckpoints implements AutoCloseable {
     // an object store stages shards and caches downloads here; one folder per rank, as ranks may share a run directory
     Path localWork = runDir.resolve(".checkpoint-work").resolve("rank-" + dist.rank());
     boolean needed = c.every() > 0 || !c.resume().isBlank();
+    if (needed) requireKey(c);
     CheckpointStorage storage = needed ? CheckpointStorages.open(dir, localWork) : null;
     Checkpointer saver = null;
     if (c.every() > 0) {
@@ -61,6 +65,20 @@ final class TrainingCheckpoints implements AutoCloseable {
       saver = Checkpointer.create(storage, dist.rank(), dist.mesh().worldSize(), store, Checkpointer.Options.of(c));
     }
     return new TrainingCheckpoints(spec, storage, localWork, saver);
+  }
+
+  /** The environment's checkpoint key is usable, and present where the spec says {@code checkpoint.key: required}. */
+  private static void requireKey(CheckpointSpec c) {
+    CheckpointKey key;
+    try {
+      key = CheckpointKey.fromEnvironment();
+    } catch (CheckpointException e) {
+      throw new SpecException("checkpoint.key", e.getMessage());
+    }
+    if (!key.present() && CheckpointSpec.KEY_REQUIRED.equals(c.key())) {
+      throw new SpecException("checkpoint.key", "is '" + CheckpointSpec.KEY_REQUIRED + "' but " + CheckpointKey.ENV
+          + " is not set; set it (from a Secret on Kubernetes: deployment.secretEnv." + CheckpointKey.ENV + "=SECRET/KEY) on every node");
+    }
   }
 
   /**
@@ -75,7 +93,10 @@ final class TrainingCheckpoints implements AutoCloseable {
       Checkpoint ckpt;
       ResumeState state;
       try {
-        ckpt = CheckpointResolver.resolve(source, c.resume(), cand -> ResumeState.of(cand, scaler.scale()));
+        ckpt = CheckpointResolver.resolve(source, c.resume(), cand -> {
+          ResumeState.of(cand, scaler.scale());
+          cand.checkFits(opt.stateEntries()); // a global shape edited in the manifest: fall back past it
+        });
         state = ResumeState.of(ckpt, scaler.scale());
         TrainingSpec saved = ckpt.meta().trainingSpec(); // read back by ResumeState already
         ResumeChecks.requireSameOptimizer(spec, ckpt, saved);

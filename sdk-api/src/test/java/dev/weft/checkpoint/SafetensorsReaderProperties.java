@@ -90,6 +90,47 @@ class SafetensorsReaderProperties {
     assertThatThrownBy(() -> SafetensorsFile.open(f4)).hasMessageContaining("dtype");
   }
 
+  /** Issue 31 item 2: a tensor named twice (Weft's last-one-wins reader loaded it) is refused, whatever the second entry says. */
+  @Property(tries = 60)
+  void aHeaderNamingATensorTwiceIsRefused(@ForAll @IntRange(min = 0, max = 10) int member, @ForAll boolean sameEntry) throws IOException {
+    int n = (int) ByteBuffer.wrap(valid).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+    com.fasterxml.jackson.databind.JsonNode header = ManifestIO.json().readTree(java.util.Arrays.copyOfRange(valid, 8, 8 + n));
+    byte[] h = JsonDup.write(header, 0, member, sameEntry ? null : header.get("b"));
+    Path f = write(file(new String(h, StandardCharsets.UTF_8), valid.length - 8 - n));
+    assertThatThrownBy(() -> SafetensorsFile.open(f)).isInstanceOf(CorruptCheckpointException.class).hasMessageContaining("Duplicate field");
+  }
+
+  /** The byte ranges must tile the data exactly, as the reference requires: a shifted range, a gap or trailing bytes are refused. */
+  @Property(tries = 200)
+  void rangesThatDoNotTileTheDataAreRefused(@ForAll boolean shiftFirst, @ForAll @IntRange(min = -12, max = 12) int shift,
+                                            @ForAll @IntRange(min = 0, max = 3) int trailing) {
+    long a0 = shiftFirst ? shift : 0, b0 = 48 + (shiftFirst ? 0 : shift);
+    String json = "{\"a\":{\"dtype\":\"F32\",\"shape\":[3,4],\"data_offsets\":[" + a0 + "," + (a0 + 48) + "]},"
+        + "\"b\":{\"dtype\":\"I64\",\"shape\":[5],\"data_offsets\":[" + b0 + "," + (b0 + 40) + "]}}";
+    Path f = write(file(json, 88 + trailing));
+    if (shift == 0 && trailing == 0) {
+      assertThat(SafetensorsFile.open(f).entries()).containsOnlyKeys("a", "b");
+    } else {
+      assertThatThrownBy(() -> SafetensorsFile.open(f)).isInstanceOf(CorruptCheckpointException.class).hasMessageContaining(f.toString());
+    }
+  }
+
+  @Example
+  void theReferenceRulesOnTextDtypeAndMetadata() {
+    byte[] bad = file("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},\"x\u00e9\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[8,8]}}", 8);
+    for (int i = 0; i < bad.length - 1; i++) if ((bad[i] & 0xff) == 0xc3) bad[i + 1] = (byte) 0x28; // é's second byte broken
+    Path f1 = write(bad);
+    assertThatThrownBy(() -> SafetensorsFile.open(f1)).hasMessageContaining("not valid UTF-8");
+    Path f2 = write(file("{\"a\":{\"dtype\":\"f32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8));
+    assertThatThrownBy(() -> SafetensorsFile.open(f2)).hasMessageContaining("dtype");
+    Path f3 = write(file("{\"__metadata__\":{\"k\":1},\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8));
+    assertThatThrownBy(() -> SafetensorsFile.open(f3)).hasMessageContaining("__metadata__.k must be a string");
+    Path f4 = write(file("{\"__metadata__\":null,\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}  ", 8));
+    assertThat(SafetensorsFile.open(f4).entries()).containsOnlyKeys("a");
+    Path f5 = write(file("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}{}", 8));
+    assertThatThrownBy(() -> SafetensorsFile.open(f5)).hasMessageContaining("not valid JSON");
+  }
+
   @Example
   void hugeHeaderLengthIsRefusedWithoutAllocating() {
     byte[] b = new byte[16];

@@ -90,4 +90,22 @@ class ShardWriterTest {
     assertThat(Files.exists(dir.resolve(ShardIndex.FILE))).isFalse();
     assertThat(ShardIndex.isShardDirectory(dir)).isFalse();
   }
+
+  /** Issue 31 item 3: a tampered index naming a file outside its directory is refused before anything is opened. */
+  @Test
+  void anIndexNamingAFileOutsideItsDirectoryIsRefused(@TempDir Path tmp) {
+    Path d = tmp.resolve("shards");
+    new ShardIndex(ShardIndex.FORMAT, 1, "uint16", 256, "bytes", -1, 1, 10,
+        List.of(new ShardIndex.Shard("../../../../etc/passwd", 10))).write(mkdirs(d));
+    assertThatThrownBy(() -> ShardIndex.read(d).open(d)).isInstanceOf(WeftException.class)
+        .hasMessageContaining("names '../../../../etc/passwd', which is not a plain file name inside its directory");
+  }
+
+  private static Path mkdirs(Path d) {
+    try {
+      return Files.createDirectories(d);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
 }

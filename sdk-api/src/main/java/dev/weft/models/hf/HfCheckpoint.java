@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.weft.checkpoint.SafetensorsFile;
 import dev.weft.spec.SpecException;
+import dev.weft.util.BoundedFiles;
 import dev.weft.util.Tensors;
 import dev.weft.util.Json;
 import java.io.IOException;
@@ -23,7 +24,9 @@ public final class HfCheckpoint {
   public static final String CONFIG = "config.json";
   public static final String WEIGHTS = "model.safetensors";
   public static final String INDEX = "model.safetensors.index.json";
-  private static final ObjectMapper JSON = Json.PLAIN;
+  private static final ObjectMapper JSON = Json.STRICT;
+  /** config.json and the index are kilobytes; larger ones are refused before reading. */
+  static final long MAX_JSON_BYTES = 64L << 20;
 
   private final Path dir;
   private final JsonNode config;
@@ -38,13 +41,20 @@ public final class HfCheckpoint {
   /** Reads only config.json (sizes), for validation. */
   public static JsonNode config(Path dir, String field) {
     Path file = dir.resolve(CONFIG);
-    if (!Files.isRegularFile(file)) {
+    if (!Files.exists(file)) { // anything else there (a FIFO, a device) is refused by readJson without opening it
       throw new SpecException(field, dir + " has no " + CONFIG + "; give a Hugging Face model directory");
     }
+    JsonNode c = readJson(file, field);
+    if (c == null || !c.isObject()) throw new SpecException(field, file + " is not a JSON object");
+    return c;
+  }
+
+  /** A JSON file of the model directory: a regular file, bounded, strictly parsed. */
+  private static JsonNode readJson(Path file, String field) {
     try {
-      JsonNode c = JSON.readTree(file.toFile());
-      if (c == null || !c.isObject()) throw new SpecException(field, file + " is not a JSON object");
-      return c;
+      return JSON.readTree(BoundedFiles.read(file, MAX_JSON_BYTES));
+    } catch (BoundedFiles.Refused e) {
+      throw new SpecException(field, file + " " + e.getMessage());
     } catch (IOException e) {
       throw new SpecException(field, file + " cannot be read as JSON: " + e.getMessage());
     }
@@ -56,18 +66,15 @@ public final class HfCheckpoint {
     Map<String, SafetensorsFile> fileOf = new LinkedHashMap<>();
     Path index = dir.resolve(INDEX);
     if (Files.isRegularFile(index)) {
-      JsonNode map;
-      try {
-        map = JSON.readTree(index.toFile()).path("weight_map");
-      } catch (IOException e) {
-        throw new SpecException(field, index + " cannot be read as JSON: " + e.getMessage());
-      }
+      JsonNode map = readJson(index, field).path("weight_map");
       if (!map.isObject()) throw new SpecException(field, index + " has no weight_map object");
       Map<String, SafetensorsFile> opened = new LinkedHashMap<>();
       map.fields().forEachRemaining(e -> {
-        String shard = e.getValue().asText();
-        if (shard.contains("/") || shard.contains("\\")) throw new SpecException(field, index + " names a shard outside the directory: " + shard);
-        fileOf.put(e.getKey(), opened.computeIfAbsent(shard, s -> SafetensorsFile.open(dir.resolve(s))));
+        if (!e.getValue().isTextual()) throw new SpecException(field, index + " maps " + e.getKey() + " to " + e.getValue() + ", not a file name");
+        Path shard = shardPath(dir, index, e.getValue().asText(), field);
+        SafetensorsFile f = opened.computeIfAbsent(shard.getFileName().toString(), s -> SafetensorsFile.open(shard));
+        if (!f.entries().containsKey(e.getKey())) throw new SpecException(field, index + " places " + e.getKey() + " in " + shard + ", which has no such tensor");
+        fileOf.put(e.getKey(), f);
       });
     } else if (Files.isRegularFile(dir.resolve(WEIGHTS))) {
       SafetensorsFile f = SafetensorsFile.open(dir.resolve(WEIGHTS));
@@ -76,6 +83,15 @@ public final class HfCheckpoint {
       throw new SpecException(field, dir + " has neither " + WEIGHTS + " nor " + INDEX);
     }
     return new HfCheckpoint(dir, config, fileOf);
+  }
+
+  /** A shard the index names, strictly inside the model directory. */
+  private static Path shardPath(Path dir, Path index, String name, String field) {
+    try {
+      return BoundedFiles.inside(dir, name);
+    } catch (BoundedFiles.Refused e) {
+      throw new SpecException(field, index + " " + e.getMessage());
+    }
   }
 
   public Path dir() { return dir; }

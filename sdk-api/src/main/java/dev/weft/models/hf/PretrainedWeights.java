@@ -2,6 +2,7 @@ package dev.weft.models.hf;
 
 import dev.weft.models.Parameters;
 import dev.weft.models.Parameters.Param;
+import dev.weft.error.WeftException;
 import dev.weft.spec.SpecException;
 import java.util.Arrays;
 import java.util.function.BiFunction;
@@ -16,11 +17,28 @@ import org.bytedeco.pytorch.Tensor;
 public final class PretrainedWeights {
   private PretrainedWeights() {}
 
+  /**
+   * The whole tensor for {@code p}. A header whose shape lies (a 1-D tensor where a matrix belongs, a row
+   * count too small to slice) makes libtorch fail in the mapping; that is one line naming the tensor.
+   */
+  private static Tensor read(BiFunction<String, long[], Tensor> whole, Param p, String field) {
+    try {
+      return whole.apply(p.name(), p.globalShape());
+    } catch (WeftException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("").strip();
+      throw new SpecException(field, "the tensor(s) for " + p.name() + " (needed as " + Arrays.toString(p.globalShape())
+          + ") have a shape that does not fit: " + (why.length() > 160 ? why.substring(0, 160) + "..." : why)
+          + "; the weights belong to another model size, or their header is wrong");
+    }
+  }
+
   /** Copies {@code whole.apply(name, shape)}'s slice into every parameter; {@code field} names the spec field in errors. */
   public static void copyInto(Parameters params, BiFunction<String, long[], Tensor> whole, String field) {
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Param p : params.list()) {
-        Tensor full = whole.apply(p.name(), p.globalShape());
+        Tensor full = read(whole, p, field);
         long[] shape = full.sizes().vec().get();
         if (!Arrays.equals(shape, p.globalShape())) {
           throw new SpecException(field, "tensor " + p.name() + " has shape " + Arrays.toString(shape) + " but the model needs "
