@@ -2,13 +2,14 @@ package dev.weft.cli;
 
 import dev.weft.error.WeftException;
 import dev.weft.spec.SpecException;
+import dev.weft.util.NativeTraces;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import picocli.CommandLine;
 
 /**
  * Turns exceptions into one line for people and an exit code: 2 for bad input, 1 for failures.
- * A stack trace follows only with {@code --debug}.
+ * A stack trace follows only with {@code --debug}; a native backtrace in a message is cut to its first line.
  */
 final class Errors implements CommandLine.IExecutionExceptionHandler {
   static final String DEBUG = "--debug";
@@ -17,9 +18,12 @@ final class Errors implements CommandLine.IExecutionExceptionHandler {
   public int handleExecutionException(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
     int code = e instanceof SpecException ? WeftMain.EXIT_BAD_INPUT : 1;
     String line;
-    if (e instanceof WeftException) line = e.getMessage();
-    else if (e instanceof IOException || e instanceof UncheckedIOException) line = "input/output error: " + e.getMessage();
-    else line = "unexpected error: " + e + " (run again with --debug for the stack trace)";
+    String message = NativeTraces.firstLine(e.getMessage());
+    if (e instanceof WeftException) line = message;
+    else if (e instanceof IOException || e instanceof UncheckedIOException) line = "input/output error: " + message;
+    else if (NativeTraces.hasTrace(e.getMessage())) line = "native error: " + message + " (run again with --debug for the stack trace)";
+    else line = "unexpected error: " + e.getClass().getName() + (message.isEmpty() ? "" : ": " + message)
+        + " (run again with --debug for the stack trace)";
     System.err.println("weft: " + line);
     if (debug(parsed)) e.printStackTrace(System.err);
     return code;

@@ -70,6 +70,11 @@ public final class SpecValidator {
     require(e.standby() >= 0, "elastic.standby", e.standby() + " must be 0 (no warm standby worker) or more");
     if (e.rdzvEndpoint() != null && !e.rdzvEndpoint().isBlank()) Endpoint.parse(e.rdzvEndpoint(), "elastic.rdzvEndpoint");
     require(s.metrics().port() >= 0 && s.metrics().port() < 65536, "metrics.port", s.metrics().port() + " is not a port");
+    Endpoint.requireHost(s.metrics().bind(), "metrics.bind");
+    PrecisionSpec ps = s.precision();
+    require(ps.initialScale() > 0, "precision.initialScale", ps.initialScale() + " must be a positive loss scale");
+    require(ps.backoff() > 0 && ps.backoff() < 1, "precision.backoff", ps.backoff() + " must be in (0, 1): the factor the loss scale shrinks by");
+    positive(ps.growthInterval(), "precision.growthInterval");
     require(LoggingSpec.FORMATS.contains(s.logging().format()), "logging.format",
         "'" + s.logging().format() + "' is not a log format; use text or json");
     Credentials.refuseIn(s.deployment().env(), "deployment.env", "deployment.secretEnv");
