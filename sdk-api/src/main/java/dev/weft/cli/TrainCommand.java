@@ -89,7 +89,7 @@ final class TrainCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (resume != null) specOptions.overrides.add("checkpoint.resume=" + resume);
-    TrainingSpec spec = SpecValidator.validate(specOptions.read()); // its own fields first: the host plan is built from them
+    TrainingSpec spec = SpecValidator.mesh(specOptions.read()); // dp=-1 would reach the host plan as -1 processes
     LogFormat.useSpec(spec.logging().format());
     if (nproc != null && nproc < 1) throw new SpecException("--nproc", nproc + " must be at least 1 worker process");
     if (nprocPerNode != null && nprocPerNode < 1) throw new SpecException("--nproc-per-node", nprocPerNode + " must be at least 1");
