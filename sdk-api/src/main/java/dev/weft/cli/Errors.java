@@ -29,6 +29,21 @@ final class Errors implements CommandLine.IExecutionExceptionHandler {
     return code;
   }
 
+  /** A command line picocli cannot parse (an unknown option, a value of the wrong type): one line, exit 2, no usage screen. */
+  static final class BadArguments implements CommandLine.IParameterExceptionHandler {
+    @Override
+    public int handleParseException(CommandLine.ParameterException e, String[] args) {
+      CommandLine cl = e.getCommandLine();
+      String suggestion = "";
+      if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+        suggestion = "; did you mean " + String.join(" or ", u.getSuggestions()) + "?";
+      }
+      System.err.println("weft: " + NativeTraces.firstLine(e.getMessage()) + suggestion + " (" + cl.getCommandSpec().qualifiedName()
+          + " --help lists the options)");
+      return WeftMain.EXIT_BAD_INPUT;
+    }
+  }
+
   /** Whether {@code --debug} was given to the command or any subcommand on the way. */
   static boolean debug(CommandLine.ParseResult parsed) {
     for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {

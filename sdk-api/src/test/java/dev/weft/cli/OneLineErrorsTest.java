@@ -143,6 +143,13 @@ class OneLineErrorsTest {
   }
 
   @Test
+  void argumentsPicocliCannotParseAreOneLineNotAUsageScreen() {
+    assertOneLine(weft("train", spec.toString(), "--nprc", "2"), 2, "--nprc", "did you mean --nproc", "weft train --help");
+    assertOneLine(weft("train", spec.toString(), "--nproc", "abc"), 2, "--nproc", "'abc'");
+    assertOneLine(weft("eval", dir.toString(), "--data", "x.npy", "--seq-len", "0"), 2, "--seq-len", "at least 1");
+  }
+
+  @Test
   void nativeBacktracesInAMessageAreCutToTheFirstLine() {
     CommandLine cl = WeftMain.commandLine();
     PrintStream old = System.err;
