@@ -12,7 +12,7 @@ import java.util.Set;
  * the field: a fraction ({@code parallel.dp=1.5}) or a value out of range ({@code train.steps=1000000000000}),
  * where binding alone would truncate or fail without a path; NaN or infinity in any number ({@code lr: 1e400},
  * {@code --set train.lr=NaN}, a number inside {@code model.config}), which comparisons let through; and a
- * section set to null ({@code checkpoint: ~}), which would bind to nothing.
+ * section or a text field set to null ({@code checkpoint: ~}, {@code resume: ~}), which would bind to nothing.
  */
 final class SpecNumbers {
   private static final Set<String> NON_FINITE = Set.of("nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity",
@@ -33,6 +33,9 @@ final class SpecNumbers {
       else if (t == double.class || t == Double.class || t == float.class) finite(v, at, true);
       else if (t.isRecord() && v != null && v.isNull()) {
         throw new SpecException(at, "is empty (null); give its fields, or remove the line to keep the defaults");
+      } else if (t == String.class && v != null && v.isNull() && !at.startsWith("deployment.")) {
+        // the engine reads these as text ("" = unset); deployment's nulls are Kubernetes' own "not set"
+        throw new SpecException(at, "is null; give a value, \"\" for none, or remove the line to keep the default");
       } else if (t.isRecord()) check(v, t, at);
       else if (t == java.util.List.class && v != null && v.isArray()) listOf(v, c, at);
       else anywhere(v, at);

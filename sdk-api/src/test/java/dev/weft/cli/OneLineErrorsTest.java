@@ -114,6 +114,7 @@ class OneLineErrorsTest {
     Files.writeString(spec, "name: t\ncheckpoint: ~\n");
     assertOneLine(weft("plan", spec.toString()), 2, "checkpoint", "null");
     assertOneLine(weft("plan", spec.toString(), "--set", "checkpoint=~"), 2, "checkpoint");
+    assertOneLine(weft("plan", spec.toString(), "--set", "checkpoint.resume=~"), 2, "checkpoint.resume", "null");
   }
 
   @Test
