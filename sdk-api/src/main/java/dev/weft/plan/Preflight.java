@@ -50,7 +50,7 @@ public final class Preflight {
       RankPlan r = ranks.get(0);
       double need = r.parameters() + r.runtime();
       if (need <= machineBytes) return;
-      String fields = spec.model().hasPretrained() ? "model.pretrained" : String.join(", ", drivers(spec, true));
+      String fields = String.join(", ", drivers(spec, true));
       throw new SpecException(fields, String.format(Locale.ROOT,
           "the whole model needs about %s (%.3g parameters in fp32, and the runtime) but this machine has %s; use a smaller model",
           Bytes.human(need), r.parameterCount(), Bytes.human(machineBytes)));
@@ -63,7 +63,7 @@ public final class Preflight {
     Set<String> set = spec.model().config().keySet();
     for (String k : SHAPE_KEYS) if (set.contains(k)) out.add("model.config." + k);
     if (modelState) {
-      if (out.isEmpty()) out.add("model.config.size");
+      if (out.isEmpty()) out.add(spec.model().hasPretrained() ? "model.pretrained" : "model.config.size"); // sizes from its config.json
     } else {
       out.add(0, "train.globalBatch");
       out.add(0, "data.seqLen");

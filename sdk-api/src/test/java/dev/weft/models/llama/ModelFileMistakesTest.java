@@ -51,6 +51,9 @@ class ModelFileMistakesTest {
     Path hf = gpt2("1000000", "768", "50257");
     assertOneLine(weft("eval", hf.toString(), "--data", tokens().toString(), "--seq-len", "4"), 2, "model.pretrained",
         "needs about", "but this machine has");
+    Path spec = Files.writeString(dir.resolve("s.yaml"), "name: big\n");
+    assertOneLine(weft("train", spec.toString(), "--set", "model.pretrained=" + hf, "--set", "train.steps=1", "--run-dir", dir.resolve("run").toString()),
+        2, "model.pretrained: the 1 rank(s) on this machine need about");
   }
 
   /** config.json integers were read with asInt(): 1e12 became -727379968. */
