@@ -105,7 +105,10 @@ final class CheckpointCommand implements Runnable {
   static final class Inspect implements Callable<Integer> {
     @Parameters(paramLabel = "DIR", description = "A checkpoint root or one step-NNNNNN directory, or s3://bucket/prefix[/step-NNNNNN].") String dir;
 
-    @Option(names = "--tensors", negatable = true, defaultValue = "true", description = "List every tensor (default: on).")
+    // fallbackValue: without it picocli sets a negatable option that defaults to true to false when its plain
+    // name is given, and --no-tensors back to the default (true): the flags did the opposite of their names
+    @Option(names = "--tensors", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "List every tensor (default: on; --no-tensors hides the list).")
     boolean tensors;
 
     @Override

@@ -48,13 +48,16 @@ final class DataCommand implements Runnable {
         description = "Token id appended after each document (default: the tokenizer's end-of-text token, if it has one).")
     String separator;
 
+    @Option(names = "--replace-invalid", description = "Read bytes that are not UTF-8 as U+FFFD (default: refuse the file, naming the first one's offset).")
+    boolean replaceInvalid;
+
     @Override
     public Integer call() {
       if (shardTokens < 1) throw new SpecException("--shard-tokens", shardTokens + " must be at least 1");
       try (Tokenizer t = Tokenizer.open(tokenizer)) {
         int sep = separator(t);
         PrepareBar bar = new PrepareBar(System.out, ConsoleProgress.onTerminal());
-        ShardIndex ix = Prepare.run(new Prepare.Request(t, inputs, out, format, field, shardTokens, sep), bar);
+        ShardIndex ix = Prepare.run(new Prepare.Request(t, inputs, out, format, field, shardTokens, sep, replaceInvalid), bar);
         bar.finish();
         System.out.printf("%s: %,d documents, %,d tokens (%s, vocabulary %,d) in %d shard(s)%n", out, ix.documents(),
             ix.tokens(), ix.dtype(), ix.vocabSize(), ix.shards().size());

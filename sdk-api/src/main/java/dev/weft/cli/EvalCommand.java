@@ -33,7 +33,7 @@ final class EvalCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (seqLen < 1) throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--seq-len must be at least 1");
+    dev.weft.spec.SpecValidator.require(seqLen >= 1, "--seq-len", seqLen + " must be at least 1");
     TokenArray tokens = tokens(data);
     Evaluation.Result r = Evaluation.run(ModelSource.open(model, seqLen).model(), tokens, seqLen);
     Map<String, Object> json = new LinkedHashMap<>();

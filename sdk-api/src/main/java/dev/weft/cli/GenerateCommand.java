@@ -5,6 +5,7 @@ import dev.weft.eval.Generation;
 import dev.weft.eval.ModelSource;
 import dev.weft.models.CausalLm;
 import dev.weft.models.LanguageModel;
+import dev.weft.spec.SpecValidator;
 import dev.weft.tokenizer.Tokenizer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,21 +39,30 @@ final class GenerateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (maxNewTokens < 1) throw new WeftException("--max-new-tokens must be at least 1");
-    Generation.Sampling sampling;
-    try {
-      sampling = new Generation.Sampling(temperature, topK, topP, seed);
-    } catch (IllegalArgumentException e) {
-      throw new WeftException(e.getMessage());
-    }
+    SpecValidator.require(maxNewTokens >= 1, "--max-new-tokens", maxNewTokens + " must be at least 1");
+    SpecValidator.require(Double.isFinite(temperature) && temperature >= 0, "--temperature",
+        temperature + " must be 0 (greedy) or a positive number");
+    SpecValidator.require(topK >= 0, "--top-k", topK + " must be 0 (off) or positive");
+    SpecValidator.require(topP > 0 && topP <= 1, "--top-p", topP + " must be in (0, 1]");
+    Generation.Sampling sampling = new Generation.Sampling(temperature, topK, topP, seed);
     try (Tokenizer tok = tokenizer()) {
       long[] ids = prompt.ids != null ? prompt.ids : toLongs(requireTokenizer(tok).encode(prompt.text));
       LanguageModel m = ModelSource.open(model, ids.length + maxNewTokens).model();
       if (!(m instanceof CausalLm lm)) throw new WeftException(model + " holds a model that gives no logits; it cannot generate");
+      requireInVocabulary(ids, lm.vocabSize(), prompt.ids != null ? "--prompt-ids" : "--prompt");
       long[] out = Generation.generate(lm, ids, maxNewTokens, sampling);
       System.out.println(String.join(",", Arrays.stream(out).mapToObj(Long::toString).toList()));
       if (tok != null) System.out.println(tok.decode(Arrays.stream(out).mapToInt(Math::toIntExact).toArray()));
       return 0;
+    }
+  }
+
+  /** An id outside the embedding would fail natively, with a trace, inside the first forward. */
+  private static void requireInVocabulary(long[] ids, long vocab, String flag) {
+    SpecValidator.require(ids.length > 0, flag, "the prompt is empty; give at least one token");
+    for (int i = 0; i < ids.length; i++) {
+      SpecValidator.require(ids[i] >= 0 && ids[i] < vocab, flag, "token " + ids[i] + " (position " + i
+          + ") is outside the model's vocabulary of " + vocab + "; use ids from 0 to " + (vocab - 1));
     }
   }
 

@@ -13,7 +13,9 @@ import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.RunSummary;
 import dev.weft.plan.MemoryPlan;
 import dev.weft.plan.Preflight;
+import dev.weft.spec.SpecException;
 import dev.weft.spec.SpecIO;
+import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.NativeThreads;
 import java.nio.file.Path;
@@ -95,8 +97,10 @@ final class TrainCommand implements Callable<Integer> {
     if (resume != null) specOptions.overrides.add("checkpoint.resume=" + resume);
     if (resetOptimizer) specOptions.overrides.add("checkpoint.resetOptimizer=true");
     if (allowPartial) specOptions.overrides.add("checkpoint.allowPartial=true");
-    TrainingSpec spec = specOptions.read();
+    TrainingSpec spec = SpecValidator.mesh(specOptions.read()); // dp=-1 would reach the host plan as -1 processes
     LogFormat.useSpec(spec.logging().format());
+    if (nproc != null && nproc < 1) throw new SpecException("--nproc", nproc + " must be at least 1 worker process");
+    if (nprocPerNode != null && nprocPerNode < 1) throw new SpecException("--nproc-per-node", nprocPerNode + " must be at least 1");
     HostPlan plan = fixedPlan(spec);
     if (plan == null && (nnodes != null || spec.elastic().enabled())) return ElasticTrain.run(spec, this);
     if (plan == null) plan = HostPlan.single(nproc == null ? spec.worldSize() : nproc, FreePort.find());

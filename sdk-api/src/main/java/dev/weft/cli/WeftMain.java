@@ -26,6 +26,7 @@ public final class WeftMain implements Runnable {
     CommandLine cl = new CommandLine(new WeftMain());
     for (CliExtension ext : ServiceLoader.load(CliExtension.class)) cl.addSubcommand(ext.name(), ext.command());
     cl.setExecutionExceptionHandler(new Errors());
+    cl.setParameterExceptionHandler(new Errors.BadArguments());
     return cl;
   }
 

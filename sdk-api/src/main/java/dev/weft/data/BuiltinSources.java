@@ -22,6 +22,29 @@ public final class BuiltinSources {
     }
   }
 
+  /**
+   * {@code none}: no samples and no vocabulary. The spec of a model built from its weights alone (eval,
+   * generate, export) names it, so nothing is checked against data that is not there; a sample read is an error.
+   */
+  public static final class None implements DataSourceFactory {
+    public static final String NAME = "none";
+
+    @Override
+    public String name() { return NAME; }
+
+    @Override
+    public Splits open(String location, DataSpec data, long seed) {
+      TokenSource nothing = new TokenSource() {
+        @Override public void sample(long index, int[] out) {
+          throw new SpecException("data.source", "'none' holds no samples; name the data to train on");
+        }
+        @Override public String describe() { return "no data"; }
+        @Override public long vocabSize() { return 0; }
+      };
+      return new Splits(nothing, null);
+    }
+  }
+
   /** {@code file:PATH}: a UTF-8 text file as byte tokens, memory-mapped. */
   public static final class Text implements DataSourceFactory {
     @Override

@@ -22,7 +22,7 @@ public final class Generation {
     public static final Sampling GREEDY = new Sampling(0, 0, 1, 0);
 
     public Sampling {
-      if (temperature < 0) throw new IllegalArgumentException("--temperature must be 0 (greedy) or positive, not " + temperature);
+      if (!(temperature >= 0) || Double.isInfinite(temperature)) throw new IllegalArgumentException("--temperature must be 0 (greedy) or positive, not " + temperature);
       if (topK < 0) throw new IllegalArgumentException("--top-k must be 0 (off) or positive, not " + topK);
       if (!(topP > 0 && topP <= 1)) throw new IllegalArgumentException("--top-p must be in (0, 1], not " + topP);
     }

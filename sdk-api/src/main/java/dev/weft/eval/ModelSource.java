@@ -10,6 +10,8 @@ import dev.weft.checkpoint.ConsolidatedWeights;
 import dev.weft.checkpoint.Manifest;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.hf.HfCheckpoint;
+import dev.weft.data.BuiltinSources;
+import dev.weft.plan.Preflight;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.train.ModelBuilder;
@@ -41,8 +43,8 @@ public final class ModelSource {
   private static Loaded huggingFace(Path dir, int seqLen) {
     JsonNode config = HfCheckpoint.config(dir, "MODEL");
     String factory = HuggingFaceFormat.factoryFor(config.path("model_type").asText(""), "MODEL").name();
-    TrainingSpec spec = Trainer.model(factory).pretrained(dir).seqLen(seqLen).toSpec();
-    return new Loaded(ModelBuilder.whole(spec), spec);
+    TrainingSpec spec = Trainer.model(factory).pretrained(dir).seqLen(seqLen).set("data.source", BuiltinSources.None.NAME).toSpec();
+    return new Loaded(build(spec), spec);
   }
 
   private static Loaded consolidated(Path file, int seqLen) {
@@ -52,7 +54,7 @@ public final class ModelSource {
     }
     JsonNode model = SpecIO.readTree(config);
     Trainer t = Trainer.model(model.path("factory").asText("gpt"),
-        SpecIO.jsonMapper().convertValue(model.path("config"), Map.class)).seqLen(seqLen);
+        SpecIO.jsonMapper().convertValue(model.path("config"), Map.class)).seqLen(seqLen).set("data.source", BuiltinSources.None.NAME);
     if (!model.path("pretrained").asText("").isBlank()) t.set("model.pretrained", model.path("pretrained").asText());
     return withWeights(t.toSpec(), ConsolidatedWeights.load(file));
   }
@@ -71,6 +73,12 @@ public final class ModelSource {
   }
 
   private static Loaded withWeights(TrainingSpec spec, Map<String, Tensor> weights) {
+    Preflight.checkWhole(spec, Preflight.machineBytes());
     return new Loaded(WholeModel.withWeights(spec, weights), spec);
+  }
+
+  private static LanguageModel build(TrainingSpec spec) {
+    Preflight.checkWhole(spec, Preflight.machineBytes()); // sizes come from a file: refuse what cannot fit before allocating
+    return ModelBuilder.whole(spec);
   }
 }

@@ -4,6 +4,7 @@ import dev.weft.comm.HostPlan;
 import dev.weft.comm.WorkerIdentity;
 import dev.weft.error.WeftException;
 import dev.weft.comm.RunToken;
+import dev.weft.util.NativeTraces;
 import dev.weft.log.JsonLine;
 import dev.weft.log.LogFormat;
 import dev.weft.train.TrainingDivergedException;
@@ -133,6 +134,9 @@ public final class LocalLauncher {
         : JsonLine.format(java.time.Instant.now(), "INFO", standby ? null : rank, null, standby ? "standby" : "stdout", line);
   }
 
+  /** Set to 1 to relay the native backtraces workers print (for bug reports); by default they are dropped. */
+  public static final String KEEP_TRACES_ENV = "WEFT_NATIVE_TRACES";
+
   /** Copies a worker's output to {@code console} prefixed with its rank, keeping its last lines in {@code tail}. */
   public static Thread pump(int rank, Process p, Deque<String> tail, PrintStream console) {
     return pump(() -> rank, p, tail, console);
@@ -143,7 +147,10 @@ public final class LocalLauncher {
     Thread t = new Thread(() -> {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
         String line;
+        NativeTraces.Filter traces = new NativeTraces.Filter();
+        boolean keepTraces = "1".equals(System.getenv(KEEP_TRACES_ENV));
         while ((line = r.readLine()) != null) {
+          if (!keepTraces && !traces.keep(line)) continue; // a rank's failure stays one line, not 24 native frames
           synchronized (tail) {
             tail.addLast(line);
             if (tail.size() > LAST_LINES) tail.removeFirst();

@@ -26,6 +26,33 @@ public final class ModelConfigs {
     return JSON.convertValue(config, Map.class);
   }
 
+  /**
+   * A size from {@code model.config} or a config.json ({@code vocab_size}, {@code n_layer}, ...) as an int, read
+   * exactly: a whole number from 1 to {@link Integer#MAX_VALUE}. {@code 1e12} is refused as out of range rather
+   * than wrapped to -727379968; {@code null} gives {@code dflt} (refused when that is null too). Every family's
+   * config reader uses this one.
+   */
+  public static int positiveInt(Object value, String field, Integer dflt) {
+    if (value instanceof com.fasterxml.jackson.databind.JsonNode n) value = n.isNull() || n.isMissingNode() ? null : n.isNumber() ? n.numberValue() : n.asText();
+    if (value == null && dflt != null) return dflt;
+    java.math.BigDecimal d = exact(value);
+    if (d == null || d.signum() <= 0 || d.stripTrailingZeros().scale() > 0) {
+      throw new SpecException(field, "'" + value + "' must be a positive whole number");
+    }
+    if (d.compareTo(java.math.BigDecimal.valueOf(Integer.MAX_VALUE)) > 0) {
+      throw new SpecException(field, "'" + value + "' is out of range; use a whole number from 1 to " + Integer.MAX_VALUE);
+    }
+    return d.intValueExact();
+  }
+
+  private static java.math.BigDecimal exact(Object v) {
+    if (v instanceof java.math.BigDecimal b) return b;
+    if (v instanceof java.math.BigInteger b) return new java.math.BigDecimal(b);
+    if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) return java.math.BigDecimal.valueOf(((Number) v).longValue());
+    if (v instanceof Number n && Double.isFinite(n.doubleValue())) return new java.math.BigDecimal(n.doubleValue());
+    return null;
+  }
+
   /** {@code model.config} bound to {@code type}; missing fields take the type's defaults (0/false/null for records). */
   public static <T> T bind(Map<String, Object> config, Class<T> type) {
     try {

@@ -41,13 +41,29 @@ public final class Preflight {
         Bytes.human(biggest.optimizerState()), Bytes.human(biggest.activations()), Bytes.human(machineBytes), fields));
   }
 
+  /**
+   * A model built whole in this process (eval, generate, export) holds at least its fp32 weights: refused in one
+   * line when they cannot fit, before any is allocated (a config.json saying n_layer 1000000 would take the machine).
+   */
+  public static void checkWhole(TrainingSpec spec, double machineBytes) {
+    MemoryPlan.ranks(spec).ifPresent(ranks -> {
+      RankPlan r = ranks.get(0);
+      double need = r.parameters() + r.runtime();
+      if (need <= machineBytes) return;
+      String fields = String.join(", ", drivers(spec, true));
+      throw new SpecException(fields, String.format(Locale.ROOT,
+          "the whole model needs about %s (%.3g parameters in fp32, and the runtime) but this machine has %s; use a smaller model",
+          Bytes.human(need), r.parameterCount(), Bytes.human(machineBytes)));
+    });
+  }
+
   /** The fields to change: the model's explicit shape settings (or its size) for model state, batch and length for activations. */
   static List<String> drivers(TrainingSpec spec, boolean modelState) {
     List<String> out = new ArrayList<>();
     Set<String> set = spec.model().config().keySet();
     for (String k : SHAPE_KEYS) if (set.contains(k)) out.add("model.config." + k);
     if (modelState) {
-      if (out.isEmpty()) out.add("model.config.size");
+      if (out.isEmpty()) out.add(spec.model().hasPretrained() ? "model.pretrained" : "model.config.size"); // sizes from its config.json
     } else {
       out.add(0, "train.globalBatch");
       out.add(0, "data.seqLen");

@@ -100,6 +100,8 @@ public final class SpecIO {
       throw new SpecException("spec", "file " + file + " does not exist; pass the path of a YAML or JSON spec");
     }
     try {
+      long size = Files.size(file);
+      if (size > MAX_SPEC_BYTES) throw tooBig(file.toString(), size);
       return parseTree(Files.readString(file), file.toString());
     } catch (IOException e) {
       throw new SpecException("spec", "cannot read " + file + ": " + e.getMessage());
@@ -108,14 +110,35 @@ public final class SpecIO {
 
   /** Parses YAML or JSON text into a spec tree (empty text is an empty mapping); {@code where} names it in errors. */
   public static JsonNode parseTree(String text, String where) {
+    if (text.length() > MAX_SPEC_BYTES) throw tooBig(where, text.length());
     try {
       JsonNode n = YAML.readTree(text); // YAML is a superset of JSON
       if (n == null || n.isMissingNode() || n.isNull()) return JsonNodeFactory.instance.objectNode();
       if (!n.isObject()) throw new SpecException("spec", where + " must be a mapping of sections (name, model, parallel, train, ...)");
       return n;
     } catch (JsonProcessingException e) {
-      throw new SpecException("spec", where + " " + problem(e));
+      String field = fieldAt(e);
+      if (field.isEmpty()) throw new SpecException("spec", where + " " + problem(e));
+      throw new SpecException(field, "in " + where + ": " + problem(e)); // e.g. lr: .nan, which the YAML reader cannot read as a number
     }
+  }
+
+  /**
+   * Specs are a few kilobytes; the YAML reader's cost grows faster than the text (a 10 MB line took minutes),
+   * so a bigger input is refused before it is parsed.
+   */
+  public static final int MAX_SPEC_BYTES = 256 * 1024;
+
+  private static SpecException tooBig(String where, long size) {
+    return new SpecException("spec", where + " is " + size + " bytes; a spec is at most " + MAX_SPEC_BYTES
+        + " bytes (keep data, weights and long lists in files the spec names)");
+  }
+
+  /** The dotted field a parse error happened in ("" at the top), from the reader's position. */
+  private static String fieldAt(JsonProcessingException e) {
+    if (!(e.getProcessor() instanceof com.fasterxml.jackson.core.JsonParser p)) return "";
+    String pointer = p.getParsingContext().pathAsPointer().toString();
+    return pointer.isEmpty() ? "" : pointer.substring(1).replace('/', '.');
   }
 
   /** A parse error in words; a repeated key gets its own sentence (YAML would otherwise keep the last silently). */
@@ -124,6 +147,8 @@ public final class SpecIO {
     java.util.regex.Matcher dup = java.util.regex.Pattern.compile("Duplicate field '([^']*)'").matcher(msg == null ? "" : msg);
     String line = e.getLocation() == null || e.getLocation().getLineNr() < 1 ? "" : " (line " + e.getLocation().getLineNr() + ")";
     if (dup.find()) return "has the key '" + dup.group(1) + "' twice in one mapping" + line + "; keep one";
+    java.util.regex.Matcher num = java.util.regex.Pattern.compile("Malformed numeric value '([^']*)'").matcher(msg == null ? "" : msg);
+    if (num.find()) return "'" + num.group(1) + "' is not a finite number" + line + "; NaN and infinity are refused";
     return "is not valid YAML/JSON: " + msg;
   }
 

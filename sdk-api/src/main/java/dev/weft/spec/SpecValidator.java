@@ -13,11 +13,7 @@ public final class SpecValidator {
     require(s.name() != null && s.name().matches("[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?"), "name",
         "'" + s.name() + "' must be 1-52 lowercase letters, digits or '-' (it names files and cluster objects)");
     DeviceChoice.parse(s.device());
-    ParallelSpec p = s.parallel();
-    positive(p.dp(), "parallel.dp");
-    positive(p.tp(), "parallel.tp");
-    positive(p.pp(), "parallel.pp");
-    positive(p.microBatches(), "parallel.microBatches");
+    ParallelSpec p = mesh(s).parallel();
     require(SpecChoice.find(PipelineSchedule.class, p.schedule()).isPresent(), "parallel.schedule",
         "'" + p.schedule() + "' is not a schedule; use one of " + SpecChoice.spellings(PipelineSchedule.class));
     require(p.zero() >= 0 && p.zero() <= 3, "parallel.zero", p.zero() + " is not a ZeRO stage; use 0, 1, 2 or 3");
@@ -76,9 +72,24 @@ public final class SpecValidator {
     require(e.standby() >= 0, "elastic.standby", e.standby() + " must be 0 (no warm standby worker) or more");
     if (e.rdzvEndpoint() != null && !e.rdzvEndpoint().isBlank()) Endpoint.parse(e.rdzvEndpoint(), "elastic.rdzvEndpoint");
     require(s.metrics().port() >= 0 && s.metrics().port() < 65536, "metrics.port", s.metrics().port() + " is not a port");
+    Endpoint.requireHost(s.metrics().bind(), "metrics.bind");
+    PrecisionSpec ps = s.precision();
+    require(ps.initialScale() > 0, "precision.initialScale", ps.initialScale() + " must be a positive loss scale");
+    require(ps.backoff() > 0 && ps.backoff() < 1, "precision.backoff", ps.backoff() + " must be in (0, 1): the factor the loss scale shrinks by");
+    positive(ps.growthInterval(), "precision.growthInterval");
     require(LoggingSpec.FORMATS.contains(s.logging().format()), "logging.format",
         "'" + s.logging().format() + "' is not a log format; use text or json");
     Credentials.refuseIn(s.deployment().env(), "deployment.env", "deployment.secretEnv");
+    return s;
+  }
+
+  /** The mesh sizes alone, which a host plan is built from before the whole check runs. */
+  public static TrainingSpec mesh(TrainingSpec s) {
+    ParallelSpec p = s.parallel();
+    positive(p.dp(), "parallel.dp");
+    positive(p.tp(), "parallel.tp");
+    positive(p.pp(), "parallel.pp");
+    positive(p.microBatches(), "parallel.microBatches");
     return s;
   }
 

@@ -23,7 +23,7 @@ public final class WholeModel {
     set(tree, "parallel.zero", 0); set(tree, "parallel.microBatches", 1); set(tree, "parallel.stages", List.of());
     set(tree, "train.globalBatch", 1); set(tree, "train.recompute", false); set(tree, "train.evalEvery", 0);
     // the training data need not exist here: the model is built from the weights alone
-    set(tree, "data.source", "arithmetic"); set(tree, "data.sources", List.of()); set(tree, "data.validation", 0);
+    set(tree, "data.source", dev.weft.data.BuiltinSources.None.NAME); set(tree, "data.sources", List.of()); set(tree, "data.validation", 0);
     return SpecCheck.validate(SpecIO.bind(tree));
   }
 

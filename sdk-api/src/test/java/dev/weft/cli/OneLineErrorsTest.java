@@ -1,5 +1,6 @@
 package dev.weft.cli;
 
+import static dev.weft.testing.WeftCli.assertOneLine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
@@ -8,6 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
+import dev.weft.testing.WeftCli;
+import dev.weft.testing.WeftCli.Run;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -17,32 +20,13 @@ class OneLineErrorsTest {
   @TempDir Path dir;
   private Path spec;
 
-  private record Run(int code, String err) {}
-
   @BeforeEach
   void spec() throws Exception {
     spec = dir.resolve("s.yaml");
     Files.writeString(spec, "name: t\nparallel:\n  dp: 1\ntrain:\n  globalBatch: 4\n  steps: 2\n");
   }
 
-  private static Run weft(String... args) {
-    PrintStream oldErr = System.err, oldOut = System.out;
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    System.setOut(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
-    try {
-      return new Run(WeftMain.commandLine().execute(args), err.toString(StandardCharsets.UTF_8).strip());
-    } finally {
-      System.setErr(oldErr);
-      System.setOut(oldOut);
-    }
-  }
-
-  private static void assertOneLine(Run r, int code, String... mentions) {
-    assertThat(r.code()).as(r.err()).isEqualTo(code);
-    assertThat(r.err().lines().count()).as(r.err()).isEqualTo(1);
-    assertThat(r.err()).startsWith("weft: ").doesNotContain("Exception").contains(mentions);
-  }
+  private static Run weft(String... args) { return WeftCli.run(args); }
 
   @Test
   void rendezvousBackendAndEndpointMistakesNameTheFlagOrField() {
@@ -114,6 +98,74 @@ class OneLineErrorsTest {
     Path file = Files.writeString(dir.resolve("a-file"), "x");
     assertOneLine(weft("report", run.toString(), "--out", file.toString()), 2, "--out");
     assertOneLine(weft("checkpoint", "consolidate", run.toString(), "-o", "/proc/weft-h19/model.safetensors"), 2, "--output");
+  }
+
+  // issue 31, item 7: each of these was an exit 1, a NullPointerException, a line naming no field, or accepted
+
+  @Test
+  void processCountsAndMeshSizesBelowOneNameTheirFlagOrField() {
+    assertOneLine(weft("train", spec.toString(), "--set", "parallel.dp=-1"), 2, "parallel.dp", "-1");
+    assertOneLine(weft("train", spec.toString(), "--nproc", "0"), 2, "--nproc", "0");
+    assertThat(dir.resolve("runs")).doesNotExist();
+  }
+
+  @Test
+  void aNullSectionIsRefusedByName() throws Exception {
+    Files.writeString(spec, "name: t\ncheckpoint: ~\n");
+    assertOneLine(weft("plan", spec.toString()), 2, "checkpoint", "null");
+    assertOneLine(weft("plan", spec.toString(), "--set", "checkpoint=~"), 2, "checkpoint");
+    assertOneLine(weft("plan", spec.toString(), "--set", "checkpoint.resume=~"), 2, "checkpoint.resume", "null");
+  }
+
+  @Test
+  void nanAndInfinityInTheYamlNameTheField() throws Exception {
+    for (String v : new String[] {".nan", ".inf", "-.inf", "1e400", "NaN"}) {
+      Files.writeString(spec, "name: t\ntrain:\n  lr: " + v + "\n");
+      assertOneLine(weft("plan", spec.toString()), 2, "train.lr", "finite");
+    }
+    Files.writeString(spec, "name: t\nmodel:\n  config:\n    size: tiny\n    hidden: 1e400\n");
+    assertOneLine(weft("plan", spec.toString()), 2, "model.config.hidden", "finite");
+  }
+
+  @Test
+  void aMetricsBindThatIsNoAddressIsRefusedUpFront() {
+    assertOneLine(weft("plan", spec.toString(), "--set", "metrics.bind=999.1.1.1"), 2, "metrics.bind", "999.1.1.1");
+    assertOneLine(weft("plan", spec.toString(), "--set", "metrics.bind=no such host"), 2, "metrics.bind");
+    assertThat(weft("plan", spec.toString(), "--set", "metrics.bind=0.0.0.0").code()).isZero();
+    assertThat(weft("plan", spec.toString(), "--set", "metrics.bind=::1").code()).isZero();
+  }
+
+  @Test
+  void aHugeSpecIsRefusedBeforeItIsParsed() throws Exception {
+    Files.writeString(spec, "name: t\nmodel:\n  config: {size: tiny, note: \"" + "x".repeat(10 << 20) + "\"}\n");
+    long t0 = System.nanoTime();
+    assertOneLine(weft("plan", spec.toString()), 2, "spec", "bytes", "at most");
+    assertThat((System.nanoTime() - t0) / 1e9).isLessThan(30);
+  }
+
+  @Test
+  void argumentsPicocliCannotParseAreOneLineNotAUsageScreen() {
+    assertOneLine(weft("train", spec.toString(), "--nprc", "2"), 2, "--nprc", "did you mean --nproc", "weft train --help");
+    assertOneLine(weft("train", spec.toString(), "--nproc", "abc"), 2, "--nproc", "'abc'");
+    assertOneLine(weft("eval", dir.toString(), "--data", "x.npy", "--seq-len", "0"), 2, "--seq-len", "at least 1");
+  }
+
+  @Test
+  void nativeBacktracesInAMessageAreCutToTheFirstLine() {
+    CommandLine cl = WeftMain.commandLine();
+    PrintStream old = System.err;
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    try {
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      new Errors().handleExecutionException(new RuntimeException("Connection reset by peer\nException raised from recvBytes at"
+          + " Utils.hpp:679 (most recent call first):\nframe #0: c10::Error::Error() + 0xac\nframe #1: <unknown function>\n"),
+          cl, cl.parseArgs("doctor"));
+    } finally {
+      System.setErr(old);
+    }
+    String line = err.toString(StandardCharsets.UTF_8).strip();
+    assertThat(line.lines().count()).as(line).isEqualTo(1);
+    assertThat(line).contains("Connection reset by peer").doesNotContain("frame #");
   }
 
   @Test

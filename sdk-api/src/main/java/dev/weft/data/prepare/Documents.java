@@ -38,12 +38,19 @@ final class Documents {
 
   private Documents() {}
 
-  /** Reads {@code file}; {@code bytesRead} is told how many bytes have been consumed as they are. */
-  static void read(Path file, InputFormat format, String field, Sink sink, LongConsumer bytesRead) {
+  /**
+   * Reads {@code file}; {@code bytesRead} is told how many bytes have been consumed as they are. Bytes that are
+   * not UTF-8 refuse the file, naming the first one's offset, unless {@code replaceInvalid} turns them into U+FFFD.
+   */
+  static void read(Path file, InputFormat format, String field, boolean replaceInvalid, Sink sink, LongConsumer bytesRead) {
+    CodingErrorAction onBad = replaceInvalid ? CodingErrorAction.REPLACE : CodingErrorAction.REPORT;
     try (InputStream raw = new Counting(Files.newInputStream(file), bytesRead);
          BufferedReader in = new BufferedReader(new InputStreamReader(raw, StandardCharsets.UTF_8.newDecoder()
-             .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE)), 1 << 16)) {
+             .onMalformedInput(onBad).onUnmappableCharacter(onBad)), 1 << 16)) {
       if (format == InputFormat.JSONL) jsonl(file, in, field, sink); else text(in, sink);
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new SpecException("--input", file + " is not UTF-8: " + Utf8Check.firstInvalid(file)
+          + "; fix the file, or pass --replace-invalid to read such bytes as U+FFFD");
     } catch (IOException e) {
       throw new WeftException("cannot read " + file + ": " + e.getMessage(), e);
     }

@@ -19,10 +19,15 @@ public final class Prepare {
 
   /**
    * What to prepare. {@code format} is {@code auto}, {@code text} or {@code jsonl}; {@code separator}
-   * -1 means none (documents run together).
+   * -1 means none (documents run together); {@code replaceInvalid} turns bytes that are not UTF-8 into U+FFFD
+   * instead of refusing the file.
    */
   public record Request(Tokenizer tokenizer, List<Path> inputs, Path out, String format, String field, long shardTokens,
-                        int separator) {}
+                        int separator, boolean replaceInvalid) {
+    public Request(Tokenizer tokenizer, List<Path> inputs, Path out, String format, String field, long shardTokens, int separator) {
+      this(tokenizer, inputs, out, format, field, shardTokens, separator, false);
+    }
+  }
 
   /** Told how far preparation is, in input bytes. */
   public interface Progress {
@@ -42,14 +47,13 @@ public final class Prepare {
     long[] done = {0};
     try (ShardWriter w = new ShardWriter(r.out(), r.tokenizer().vocabSize(), r.tokenizer().describe(), r.separator(),
         r.shardTokens())) {
-      Batched sink = new Batched(r.tokenizer(), w);
+      // progress is told after each batch is written, with the bytes read by then: its tokens count is never behind
+      Batched sink = new Batched(r.tokenizer(), w, bytes -> progress.update(bytes, bytesTotal, w.tokens()), () -> done[0]);
       for (Path in : r.inputs()) {
-        Documents.read(in, InputFormat.of(r.format(), in), r.field(), sink, n -> {
-          done[0] += n;
-          progress.update(done[0], bytesTotal, w.tokens());
-        });
+        Documents.read(in, InputFormat.of(r.format(), in), r.field(), r.replaceInvalid(), sink, n -> done[0] += n);
       }
       sink.flush();
+      progress.update(bytesTotal, bytesTotal, w.tokens());
       return w.finish();
     }
   }
@@ -65,15 +69,20 @@ public final class Prepare {
     private final ShardWriter out;
     private final List<String> pieces = new ArrayList<>();
     private final List<Integer> ends = new ArrayList<>(); // documents ending after each piece
-    private long chars;
+    private final java.util.function.LongConsumer written;
+    private final java.util.function.LongSupplier bytesRead;
+    private long chars, bytesOfPieces;
 
-    Batched(Tokenizer tokenizer, ShardWriter out) {
+    Batched(Tokenizer tokenizer, ShardWriter out, java.util.function.LongConsumer written, java.util.function.LongSupplier bytesRead) {
       this.tokenizer = tokenizer;
       this.out = out;
+      this.written = written;
+      this.bytesRead = bytesRead;
     }
 
     @Override
     public void piece(String text) {
+      bytesOfPieces = bytesRead.getAsLong();
       pieces.add(text);
       ends.add(0);
       chars += text.length();
@@ -91,9 +100,11 @@ public final class Prepare {
         out.append(ids.get(i));
         for (int e = 0; e < ends.get(i); e++) out.endDocument();
       }
+      boolean any = !pieces.isEmpty();
       pieces.clear();
       ends.clear();
       chars = 0;
+      if (any) written.accept(bytesOfPieces);
     }
   }
 

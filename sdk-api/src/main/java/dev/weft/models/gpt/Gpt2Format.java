@@ -35,9 +35,9 @@ final class Gpt2Format {
       throw new SpecException("model.pretrained", "config.json says model_type '" + c.path("model_type").asText()
           + "'; model.factory gpt reads 'gpt2'");
     }
-    int hidden = c.path("n_embd").asInt(), inner = c.hasNonNull("n_inner") ? c.path("n_inner").asInt() : 4 * hidden;
+    int hidden = size(c, "n_embd", null), inner = c.hasNonNull("n_inner") ? size(c, "n_inner", null) : 4 * hidden;
     if (hidden < 1 || inner % hidden != 0) throw new SpecException("model.pretrained", "n_inner=" + inner + " is not a multiple of n_embd=" + hidden);
-    int positions = c.path("n_positions").asInt(1024);
+    int positions = size(c, "n_positions", 1024);
     if (spec.data().seqLen() > positions) {
       throw new SpecException("data.seqLen", spec.data().seqLen() + " exceeds the model's n_positions=" + positions + "; use at most " + positions);
     }
@@ -45,8 +45,12 @@ final class Gpt2Format {
     if (!act.equals("gelu_new") && !act.equals("gelu_pytorch_tanh") && !act.equals("gelu")) {
       throw new SpecException("model.pretrained", "activation_function '" + act + "' is not supported; use gelu_new or gelu");
     }
-    return new GptConfig(c.path("n_layer").asInt(), hidden, c.path("n_head").asInt(), inner / hidden, c.path("vocab_size").asInt(),
+    return new GptConfig(size(c, "n_layer", null), hidden, size(c, "n_head", null), inner / hidden, size(c, "vocab_size", null),
         spec.data().seqLen(), act.equals("gelu") ? "gelu" : "gelu_tanh");
+  }
+
+  private static int size(JsonNode config, String key, Integer dflt) {
+    return dev.weft.models.ModelConfigs.positiveInt(config.path(key), "model.pretrained config.json " + key, dflt);
   }
 
   /** Weft parameter {@code name} (of {@code shape}) from the GPT-2 tensors. */

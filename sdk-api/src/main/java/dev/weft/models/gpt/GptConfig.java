@@ -48,10 +48,7 @@ public record GptConfig(int layers, int hidden, int heads, int mlpRatio, int voc
   }
 
   private static int intOf(Map<String, Object> c, String k, int dflt) {
-    Object v = c.get(k);
-    if (v == null) return dflt;
-    if (v instanceof Number n && n.doubleValue() == n.intValue() && n.intValue() > 0) return n.intValue();
-    throw new SpecException("model.config." + k, "'" + v + "' must be a positive whole number");
+    return dev.weft.models.ModelConfigs.positiveInt(c.get(k), "model.config." + k, dflt);
   }
 
   /** Parameters of the whole model. */

@@ -104,16 +104,13 @@ public record LlamaConfig(int vocab, int hidden, int intermediate, int layers, i
   }
 
   private static int positive(Map<String, Object> m, String k, Integer dflt) {
-    Object v = m.get(k);
-    if (v == null && dflt != null) return dflt;
-    if (v instanceof Number n && n.doubleValue() == n.intValue() && n.intValue() > 0) return n.intValue();
-    throw new SpecException("model.config." + k, "'" + v + "' must be a positive whole number");
+    return dev.weft.models.ModelConfigs.positiveInt(m.get(k), "model.config." + k, dflt);
   }
 
   private static double number(Map<String, Object> m, String k, double dflt) {
     Object v = m.get(k);
     if (v == null) return dflt;
-    if (v instanceof Number n && n.doubleValue() > 0) return n.doubleValue();
+    if (v instanceof Number n && n.doubleValue() > 0 && Double.isFinite(n.doubleValue())) return n.doubleValue();
     throw new SpecException("model.config." + k, "'" + v + "' must be a positive number");
   }
 }

@@ -25,17 +25,22 @@ final class TinyHfLlama {
   private TinyHfLlama() {}
 
   static Path write(Path dir, long seed, boolean tied, boolean sharded) throws IOException {
+    return write(dir, seed, tied, sharded, VOCAB);
+  }
+
+  /** As {@link #write(Path, long, boolean, boolean)} with a vocabulary of {@code vocab} tokens. */
+  static Path write(Path dir, long seed, boolean tied, boolean sharded, int vocab) throws IOException {
     Files.createDirectories(dir);
     ObjectNode c = new ObjectMapper().createObjectNode();
     c.putArray("architectures").add("LlamaForCausalLM");
-    c.put("model_type", "llama").put("vocab_size", VOCAB).put("hidden_size", HIDDEN).put("intermediate_size", INTERMEDIATE)
+    c.put("model_type", "llama").put("vocab_size", vocab).put("hidden_size", HIDDEN).put("intermediate_size", INTERMEDIATE)
         .put("num_hidden_layers", LAYERS).put("num_attention_heads", HEADS).put("num_key_value_heads", KV_HEADS)
         .put("hidden_act", "silu").put("max_position_embeddings", 128).put("rms_norm_eps", 1e-5).put("rope_theta", 500.0)
         .put("tie_word_embeddings", tied).put("torch_dtype", "float32").put("attention_bias", false);
     Files.writeString(dir.resolve("config.json"), c.toPrettyString());
 
     Map<String, Tensor> t = new LinkedHashMap<>();
-    t.put("model.embed_tokens.weight", random(seed, "embed", 0.5, VOCAB, HIDDEN));
+    t.put("model.embed_tokens.weight", random(seed, "embed", 0.5, vocab, HIDDEN));
     for (int i = 0; i < LAYERS; i++) {
       String p = "model.layers." + i + ".";
       t.put(p + "input_layernorm.weight", norm(seed, p + "in"));
@@ -49,7 +54,7 @@ final class TinyHfLlama {
       t.put(p + "mlp.down_proj.weight", random(seed, p + "down", 0.2, HIDDEN, INTERMEDIATE));
     }
     t.put("model.norm.weight", norm(seed, "norm"));
-    if (!tied) t.put("lm_head.weight", random(seed, "head", 0.3, VOCAB, HIDDEN));
+    if (!tied) t.put("lm_head.weight", random(seed, "head", 0.3, vocab, HIDDEN));
 
     if (!sharded) {
       SafetensorsWriter.write(dir.resolve("model.safetensors"), items(t), Map.of("format", "pt"));
