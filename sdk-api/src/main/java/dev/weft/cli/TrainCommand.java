@@ -8,6 +8,7 @@ import dev.weft.device.Devices;
 import dev.weft.launch.FreePort;
 import dev.weft.comm.HostPlan;
 import dev.weft.launch.LocalLauncher;
+import dev.weft.launch.RunDirLock;
 import dev.weft.log.LogFormat;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.RunSummary;
@@ -98,6 +99,13 @@ final class TrainCommand implements Callable<Integer> {
     Path dir = runDir != null ? runDir
         : Path.of("runs", spec.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     UserPaths.writableDir(dir, "--run-dir");
+    String sharedBy = plan.nnodes() == 1 ? null : "hosts " + plan.masterAddr() + ":" + plan.masterPort();
+    try (RunDirLock lock = RunDirLock.acquire(dir, sharedBy, "--run-dir")) { // held until the run ends
+      return train(spec, plan, device, dir);
+    }
+  }
+
+  private Integer train(TrainingSpec spec, HostPlan plan, DeviceDecision device, Path dir) {
     Path resolved = dir.resolve("spec.yaml");
     SpecIO.write(spec, resolved);
     int n = plan.nprocPerNode();

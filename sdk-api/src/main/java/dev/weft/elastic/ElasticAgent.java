@@ -7,6 +7,7 @@ import dev.weft.comm.StoreCalls;
 import dev.weft.launch.FreePort;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.ParentWatch;
+import dev.weft.launch.RunDirLock;
 import dev.weft.launch.WorkerMain;
 import dev.weft.log.JsonLine;
 import dev.weft.log.LogFormat;
@@ -69,6 +70,13 @@ public final class ElasticAgent {
   public Outcome run(TrainingSpec spec, Path runDir) {
     MembershipPlan.Shape shape = MembershipPlan.Shape.of(spec, o.procsPerNode());
     MembershipPlan.requireAllWorkable(o.minNodes(), o.maxNodes(), shape);
+    // the agents of one run may share a directory (one host, or shared storage): they are the same run
+    try (RunDirLock lock = RunDirLock.acquire(runDir, "elastic " + o.runId() + "@" + o.endpoint(), "--run-dir")) {
+      return runLocked(spec, runDir, shape);
+    }
+  }
+
+  private Outcome runLocked(TrainingSpec spec, Path runDir, MembershipPlan.Shape shape) {
     String ownCkptDir = ResumeCheck.location(spec.checkpoint().dir(), runDir);
     int every = spec.checkpoint().every() > 0 ? spec.checkpoint().every() : 1;
     Path specFile = runDir.resolve("spec.yaml");
