@@ -21,7 +21,9 @@ public final class Credentials {
   private static final Map<String, Pattern> SHAPES = Map.of(
       "a URL with a user and password", Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://[^/\\s@:]*:[^/\\s@]+@"),
       "user:password@host", Pattern.compile("^[^/\\s@:]+:[^/\\s@]+@(?![a-z0-9]+:[0-9a-fA-F]{32,})"),
-      "an Authorization header", Pattern.compile("(?i)\\b(bearer|basic|token)\\s+[A-Za-z0-9._~+/=-]{8,}"),
+      // "Basic" is an ordinary word too: only with a base64 credential that has a digit or + / =
+      "an Authorization header", Pattern.compile("(?i:\\bbearer)\\s+[A-Za-z0-9._~+/=-]{8,}"
+          + "|\\bBasic\\s+(?=[A-Za-z]*[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}"),
       "a Hugging Face token", Pattern.compile("\\bhf_[A-Za-z0-9]{20,}"),
       "an AWS access key id", Pattern.compile("(?<![A-Z0-9])(AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])"),
       "a GitHub token", Pattern.compile("\\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),

@@ -75,7 +75,8 @@ class SpecSecretsProperties {
         .as((f, scheme, u, p, h) -> new Leak(f, (scheme.isEmpty() ? "" : scheme + "://") + u + ":" + p + "@" + h + "/x", p));
     Arbitrary<String> b64 = Arbitraries.strings().alpha().numeric().withChars("_-").ofMinLength(10).ofMaxLength(40);
     Arbitrary<Leak> bearer = Combinators.combine(Arbitraries.of("deployment.env.AUTH", "deployment.env.HEADER", "deployment.image"),
-        Arbitraries.of("Bearer ", "bearer ", "Basic "), b64).as((f, kind, t) -> new Leak(f, kind + "Q7" + t, "Q7" + t));
+        Arbitraries.of("Bearer ", "bearer ", "Basic "), Arbitraries.strings().alpha().numeric().ofMinLength(10).ofMaxLength(40))
+        .as((f, kind, t) -> new Leak(f, kind + "Q7" + t, "Q7" + t));
     Arbitrary<Leak> jwt = Combinators.combine(Arbitraries.of("deployment.env.SESSION", "checkpoint.dir"), b64, b64)
         .as((f, a, b) -> new Leak(f, "eyJ" + a + ".eyJ" + b + ".sig", "eyJ" + a));
     Arbitrary<Leak> aws = Combinators.combine(Arbitraries.of("checkpoint.dir", "deployment.env.S3_ID", "data.source"),
@@ -92,6 +93,6 @@ class SpecSecretsProperties {
     return Arbitraries.of("s3://bucket/runs/prefix", "/data/ckpt", "runs/gpt-tiny", "ghcr.io/weft/weft:0.4.0",
         "ubuntu:22.04@sha256:" + "0f".repeat(32), "https://huggingface.co/meta-llama/Llama-3.2-1B", "git@github.com:org/repo.git",
         "arithmetic", "text:/data/corpus.txt", "hf:meta-llama/Llama-3.2-1B", "http://10.0.0.5:2379", "user@example.com",
-        "eth0", "0.0.0.0", "bf16", "Basic", "bearer");
+        "eth0", "0.0.0.0", "bf16", "Basic", "bearer", "basic tokenizer settings", "token embeddings tied to the head");
   }
 }
