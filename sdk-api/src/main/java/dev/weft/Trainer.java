@@ -4,6 +4,7 @@ import dev.weft.plan.SpecCheck;
 import dev.weft.error.WeftException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.weft.launch.LocalLauncher;
+import dev.weft.launch.RunDirLock;
 import dev.weft.launch.ThreadedRun;
 import dev.weft.launch.WorkerMain;
 import dev.weft.spec.SpecIO;
@@ -176,19 +177,24 @@ public final class Trainer {
   /** Trains in this JVM: one thread per rank. Returns the per-step losses and the summary. */
   public RunResult fit() {
     TrainingSpec spec = toSpec();
-    return ThreadedRun.run(spec, runDirOrTemp(), timeout, listener);
+    Path dir = runDirOrTemp();
+    try (RunDirLock lock = RunDirLock.acquire(dir, null, "runDir")) {
+      return ThreadedRun.run(spec, dir, timeout, listener);
+    }
   }
 
   /** Trains with {@code dp × tp × pp} worker processes on this machine; returns the launcher's outcome. */
   public LocalLauncher.Outcome launch(PrintStream console) {
     TrainingSpec spec = toSpec();
     Path dir = runDirOrTemp();
-    Path file = dir.resolve("spec.yaml");
-    SpecIO.write(spec, file);
-    if (spec.elastic().enabled()) return dev.weft.elastic.ElasticAgent.launchLocal(spec, dir, console);
-    LocalLauncher l = new LocalLauncher(List.of(WorkerMain.CLASS, "worker", "--spec", file.toString(), "--run-dir",
-        dir.toString(), "--timeout", String.valueOf(timeout.toSeconds())), Map.of(), console);
-    return l.run(spec.worldSize(), NativeThreads.perRank(spec.worldSize()));
+    if (spec.elastic().enabled()) return dev.weft.elastic.ElasticAgent.launchLocal(spec, dir, console); // the agent locks dir
+    try (RunDirLock lock = RunDirLock.acquire(dir, null, "runDir")) {
+      Path file = dir.resolve("spec.yaml");
+      SpecIO.write(spec, file);
+      LocalLauncher l = new LocalLauncher(List.of(WorkerMain.CLASS, "worker", "--spec", file.toString(), "--run-dir",
+          dir.toString(), "--timeout", String.valueOf(timeout.toSeconds())), Map.of(), console);
+      return l.run(spec.worldSize(), NativeThreads.perRank(spec.worldSize()));
+    }
   }
 
   private Path runDirOrTemp() {

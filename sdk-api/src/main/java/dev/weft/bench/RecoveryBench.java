@@ -1,6 +1,7 @@
 package dev.weft.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.weft.comm.RunToken;
 import dev.weft.launch.FreePort;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.WorkerMain;
@@ -131,6 +132,8 @@ public final class RecoveryBench {
     }
   }
 
+  private static final String TOKEN = RunToken.generate();
+
   private static Process agent(Path spec, Path run, String name, String nodes, int port, int standby) throws IOException {
     Files.createDirectories(run);
     List<String> cmd = LocalLauncher.javaCommand(List.of(WorkerMain.CLASS, "train", spec.toString(), "--nnodes", nodes,
@@ -138,6 +141,7 @@ public final class RecoveryBench {
         "--set", "elastic.standby=" + standby));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(run.resolve(name + ".log").toFile());
     pb.environment().put("OMP_WAIT_POLICY", "PASSIVE");
+    pb.environment().put(RunToken.ENV, TOKEN); // the agents of one run share it (without one, the host's agent makes its own)
     return pb.start();
   }
 

@@ -39,7 +39,7 @@ final class ElasticTrain {
     ElasticOptions o = ElasticOptions.of(spec, nodes, c.nprocPerNode == null ? 1 : c.nprocPerNode, backend,
         ElasticOptions.endpoint(spec, backend, c.rdzvEndpoint), c.rdzvId == null ? spec.name() : c.rdzvId,
         c.joinWindowS == null ? ElasticOptions.DEFAULT_JOIN_WINDOW : Duration.ofMillis((long) (c.joinWindowS * 1000)));
-    return run(spec, o, c.runDir != null ? c.runDir : Path.of("runs", spec.name() + "-" + o.runId()));
+    return run(spec, o, c.runDir != null ? c.runDir : Path.of("runs", spec.name() + "-" + o.runId()), true);
   }
 
   /**
@@ -58,10 +58,11 @@ final class ElasticTrain {
         dev.weft.spec.Endpoint.parse(env.get(RDZV_ENDPOINT), RDZV_ENDPOINT), present(env, RDZV_ID) ? env.get(RDZV_ID).trim() : spec.name(),
         ElasticOptions.DEFAULT_JOIN_WINDOW);
     if (present(env, MAX_RESTARTS)) o = o.withMaxRestarts(Integer.parseInt(env.get(MAX_RESTARTS).trim()));
-    return run(spec, o, runDir);
+    return run(spec, o, runDir, false); // pods get their token from a Secret (deployment.secretEnv), or none
   }
 
-  private static int run(TrainingSpec spec, ElasticOptions o, Path dir) {
+  /** {@code mintToken}: {@code weft train --nnodes}, where the agent hosting the store makes a token when none is given. */
+  private static int run(TrainingSpec spec, ElasticOptions o, Path dir, boolean mintToken) {
     SpecCheck.validate(spec);
     try {
       Files.createDirectories(dir);
@@ -72,7 +73,8 @@ final class ElasticTrain {
         o.minNodes() == o.maxNodes() ? String.valueOf(o.minNodes()) : o.minNodes() + "–" + o.maxNodes(), o.procsPerNode(),
         o.backend().flag(), o.endpoint(), o.runId(), dir);
     ConsoleProgress.View view = ConsoleProgress.view(System.out);
-    ElasticAgent.Outcome out = new ElasticAgent(o, view.stream()).run(spec, dir);
+    ElasticAgent agent = new ElasticAgent(o, view.stream());
+    ElasticAgent.Outcome out = (mintToken ? agent.mintTokenIfNone() : agent).run(spec, dir);
     view.finish();
     if (!out.ok()) {
       System.err.println("weft: elastic training failed: " + out.message());

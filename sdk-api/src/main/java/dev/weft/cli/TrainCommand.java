@@ -3,11 +3,13 @@ package dev.weft.cli;
 import dev.weft.plan.SpecCheck;
 import dev.weft.error.WeftException;
 import dev.weft.comm.NodeAddress;
+import dev.weft.comm.RunToken;
 import dev.weft.device.DeviceDecision;
 import dev.weft.device.Devices;
 import dev.weft.launch.FreePort;
 import dev.weft.comm.HostPlan;
 import dev.weft.launch.LocalLauncher;
+import dev.weft.launch.RunDirLock;
 import dev.weft.log.LogFormat;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.RunSummary;
@@ -111,6 +113,13 @@ final class TrainCommand implements Callable<Integer> {
         : Path.of("runs", spec.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     UserPaths.writableDir(dir, "--run-dir");
     ResumePreflight.check(spec, dir); // nothing intact to resume: one line, exit 2, before any rank starts
+    String sharedBy = plan.nnodes() == 1 ? null : "hosts " + plan.masterAddr() + ":" + plan.masterPort();
+    try (RunDirLock lock = RunDirLock.acquire(dir, sharedBy, "--run-dir")) { // held until the run ends
+      return train(spec, plan, device, dir);
+    }
+  }
+
+  private Integer train(TrainingSpec spec, HostPlan plan, DeviceDecision device, Path dir) {
     Path resolved = dir.resolve("spec.yaml");
     SpecIO.write(spec, resolved);
     int n = plan.nprocPerNode();
@@ -122,7 +131,7 @@ final class TrainCommand implements Callable<Integer> {
     ConsoleProgress.View view = ConsoleProgress.view(System.out);
     LocalLauncher launcher = new LocalLauncher(
         List.of(WeftMain.class.getName(), "worker", "--spec", resolved.toString(), "--run-dir", dir.toString()),
-        Map.of(), view.stream());
+        tokenForHosts(plan), view.stream());
     LocalLauncher.Outcome outcome = launcher.run(plan, NativeThreads.perRank(n));
     view.finish();
     if (!outcome.ok()) {
@@ -138,6 +147,15 @@ final class TrainCommand implements Callable<Integer> {
     System.out.printf("weft: done — %d steps, loss %.4f → %.4f, %.0f tokens/s, replicas consistent: %s, %.1f s. Summary: %s%n",
         s.steps(), s.initialLoss(), s.finalLoss(), s.tokensPerS(), s.replicasConsistent(), s.wallS(), dir.resolve("summary.json"));
     return 0;
+  }
+
+  /** A multi-host run without {@code WEFT_RUN_TOKEN}: host 0 makes the run one and prints it for the other hosts. */
+  private static Map<String, String> tokenForHosts(HostPlan plan) {
+    if (plan.nnodes() == 1 || plan.nodeRank() != 0 || !RunToken.fromEnv().isEmpty()) return Map.of();
+    String token = RunToken.generate();
+    System.out.println("weft: no " + RunToken.ENV + " was given, so this run has a new one: start the other hosts with "
+        + RunToken.ENV + "=" + token + " in their environment (docs/security.md)");
+    return Map.of(RunToken.ENV, token);
   }
 
   /** The torchrun-style fixed multi-host plan when {@code --node-rank} is given; null otherwise. */

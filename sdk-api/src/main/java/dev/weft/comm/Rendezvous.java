@@ -7,6 +7,7 @@ import org.bytedeco.pytorch.ByteVector;
 import org.bytedeco.pytorch.IntOptional;
 import org.bytedeco.pytorch.PrefixStore;
 import org.bytedeco.pytorch.Store;
+import org.bytedeco.pytorch.StringVector;
 import org.bytedeco.pytorch.TCPStore;
 import org.bytedeco.pytorch.TCPStoreOptions;
 import org.slf4j.Logger;
@@ -77,7 +78,9 @@ public final class Rendezvous implements AutoCloseable {
         if (isHost) StoreListener.bindTo(host, port).ifPresent(fd -> o.masterListenFd(new IntOptional(fd)));
         TCPStore s = new TCPStore(host, o);
         log.debug("rank {} joined the rendezvous store at {}:{}", rank, host, port);
-        return new Rendezvous(host, port, rank, timeout, local, s, token);
+        return new Rendezvous(host, port, rank, timeout, local, s, token).markToken(isHost, token);
+      } catch (dev.weft.spec.SpecException noToken) {
+        throw noToken; // connected, but this node lacks the run's token: waiting cannot help
       } catch (RuntimeException e) {
         last = e;
         if (isHost || System.nanoTime() > deadline) break;
@@ -88,6 +91,20 @@ public final class Rendezvous implements AutoCloseable {
     throw new CommException("rank " + rank + " could not " + (isHost ? "host" : "reach") + " the rendezvous store at "
         + host + ":" + port + " within " + timeout.toSeconds() + " s: " + firstLine(last)
         + (isHost ? " (is the port free? set MASTER_PORT to another one)" : " (is rank 0 running? check MASTER_ADDR/MASTER_PORT)"), last);
+  }
+
+  /**
+   * A host with a token says so under an unprefixed key (which holds no secret), so that a node started without
+   * the token is refused in one line instead of waiting for keys it cannot see.
+   */
+  private Rendezvous markToken(boolean isHost, String token) {
+    if (isHost && !token.isEmpty()) {
+      calls.run("set '" + RunToken.REQUIRED_KEY + "'", () -> nativeBase.set(RunToken.REQUIRED_KEY, new ByteVector(new byte[] {'1'})));
+    } else if (!isHost && token.isEmpty()
+        && calls.call("check '" + RunToken.REQUIRED_KEY + "'", () -> nativeBase.check(new StringVector(RunToken.REQUIRED_KEY)))) {
+      throw RunToken.missing("the rendezvous store at " + host + ":" + port);
+    }
+    return this;
   }
 
   /** A native store whose keys live under {@code prefix}; one per process group. */

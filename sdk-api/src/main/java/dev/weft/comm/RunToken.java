@@ -1,6 +1,7 @@
 package dev.weft.comm;
 
 import dev.weft.error.WeftException;
+import dev.weft.spec.SpecException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Map;
@@ -33,6 +34,15 @@ public final class RunToken {
       throw new WeftException(ENV + " must be 16 to 256 letters, digits, '_', '.' or '-' (e.g. from openssl rand -hex 16)");
     }
     return t;
+  }
+
+  /** An unprefixed store key a host with a token sets (to "1": no secret), so a node without the token is told so. */
+  public static final String REQUIRED_KEY = "weft/run-token-required";
+
+  /** A node without the token joining {@code where}, which holds a run with one: one line, exit 2. */
+  public static SpecException missing(String where) {
+    return new SpecException(ENV, where + " belongs to a run with a run token, and this node has none; set " + ENV
+        + " on this node to the token the run's first node printed (docs/security.md)");
   }
 
   /** The store key prefix for {@code token}: "" without a token. */

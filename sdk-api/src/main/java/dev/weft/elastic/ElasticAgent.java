@@ -3,10 +3,12 @@ package dev.weft.elastic;
 import dev.weft.spec.Endpoint;
 import dev.weft.comm.CommException;
 import dev.weft.comm.NodeAddress;
+import dev.weft.comm.RunToken;
 import dev.weft.comm.StoreCalls;
 import dev.weft.launch.FreePort;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.ParentWatch;
+import dev.weft.launch.RunDirLock;
 import dev.weft.launch.WorkerMain;
 import dev.weft.log.JsonLine;
 import dev.weft.log.LogFormat;
@@ -48,11 +50,19 @@ public final class ElasticAgent {
   private final String nodeId;
   private volatile LocalWorkers current;
   private String nodeAddress;
+  private boolean mintToken;
+  private String token = ""; // the run token this agent and its workers use
 
   public ElasticAgent(ElasticOptions options, PrintStream console) {
     this.o = options;
     this.console = console;
     this.nodeId = ManagementFactory.getRuntimeMXBean().getName(); // pid@host
+  }
+
+  /** {@code weft train --nnodes} without a token: the agent that hosts the c10d store makes one and prints it. */
+  public ElasticAgent mintTokenIfNone() {
+    mintToken = true;
+    return this;
   }
 
   /** This node's agent with the spec's elastic settings (rendezvous included), one worker per node (the DSL's launch). */
@@ -69,6 +79,13 @@ public final class ElasticAgent {
   public Outcome run(TrainingSpec spec, Path runDir) {
     MembershipPlan.Shape shape = MembershipPlan.Shape.of(spec, o.procsPerNode());
     MembershipPlan.requireAllWorkable(o.minNodes(), o.maxNodes(), shape);
+    // the agents of one run may share a directory (one host, or shared storage): they are the same run
+    try (RunDirLock lock = RunDirLock.acquire(runDir, "elastic " + o.runId() + "@" + o.endpoint(), "--run-dir")) {
+      return runLocked(spec, runDir, shape);
+    }
+  }
+
+  private Outcome runLocked(TrainingSpec spec, Path runDir, MembershipPlan.Shape shape) {
     String ownCkptDir = ResumeCheck.location(spec.checkpoint().dir(), runDir);
     int every = spec.checkpoint().every() > 0 ? spec.checkpoint().every() : 1;
     Path specFile = runDir.resolve("spec.yaml");
@@ -77,9 +94,16 @@ public final class ElasticAgent {
     KeyValue root;
     try {
       // twice the failure timeout: a busy store is not mistaken for a partition; a cut-off node still leaves within ~15 s
-      root = o.backend().open(o.endpoint(), true, o.failureTimeout().multipliedBy(2), o.storeConnectTimeout(), this::say);
+      RendezvousBackend.Opened opened = o.backend().open(o.endpoint(), true, RunToken.fromEnv(), mintToken,
+          o.failureTimeout().multipliedBy(2), o.storeConnectTimeout(), this::say);
+      root = opened.kv();
+      token = opened.token();
     } catch (CommException e) {
       return new Outcome(1, e.getMessage(), 0, 0);
+    }
+    if (token.isEmpty()) {
+      say("warning: no " + RunToken.ENV + ", so any process that can reach " + o.endpoint() + " can read and change this run's keys"
+          + " (end a generation, redirect its checkpoints); give every node the same " + RunToken.ENV + " (docs/security.md)");
     }
     nodeAddress = NodeAddress.resolve(null, o.endpoint().host());
     try {
@@ -99,7 +123,7 @@ public final class ElasticAgent {
       // etcd outlives runs (a TCPStore dies with its run): this id names a finished run, not one to join late
       return new Outcome(2, "--rdzv-id '" + o.runId() + "' names a run that already completed on etcd at " + o.endpoint()
           + "; use a new --rdzv-id, or delete its keys: etcdctl --endpoints " + o.endpoint() + " del --prefix weft/"
-          + dev.weft.comm.RunToken.keyPrefix(dev.weft.comm.RunToken.fromEnv()) + "elastic/" + runPrefix(), 0, 0);
+          + RunToken.keyPrefix(token) + "elastic/" + runPrefix(), 0, 0);
     }
     // every generation must resume from the same checkpoints whichever node hosts rank 0: the first agent's directory wins
     String ckptDir = kv.setIfAbsent("checkpoint-dir", ownCkptDir);
@@ -250,6 +274,7 @@ public final class ElasticAgent {
     env.put("OMP_NUM_THREADS", String.valueOf(threads));
     env.put("OPENBLAS_NUM_THREADS", String.valueOf(threads));
     env.putAll(LogFormat.childEnv()); // the worker writes the agent's format from its first line
+    if (!token.isEmpty()) env.put(RunToken.ENV, token); // given or made here: the workers' keys live under it too
     return env;
   }
 

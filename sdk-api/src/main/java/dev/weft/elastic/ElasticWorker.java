@@ -1,6 +1,7 @@
 package dev.weft.elastic;
 
 import dev.weft.spec.Endpoint;
+import dev.weft.comm.RunToken;
 import dev.weft.comm.StoreValues;
 import dev.weft.metrics.StepMetrics;
 import dev.weft.spec.ElasticSpec;
@@ -61,7 +62,7 @@ public final class ElasticWorker implements StepListener {
     String endpoint = env.get(ENV_STORE);
     if (endpoint == null || endpoint.isBlank()) return next;
     KeyValue root = RendezvousBackend.parse(env.get(ENV_BACKEND), ENV_BACKEND).open(Endpoint.parse(endpoint, ENV_STORE), false,
-        Duration.ofSeconds(2L * spec.failureTimeoutSeconds()), CONNECT_TIMEOUT, line -> {});
+        RunToken.fromEnv(env), false, Duration.ofSeconds(2L * spec.failureTimeoutSeconds()), CONNECT_TIMEOUT, line -> {}).kv();
     String prefix = env.getOrDefault(ENV_PREFIX, "");
     return new ElasticWorker(next, root.under(prefix), root.under(env.getOrDefault(ENV_RUN_PREFIX, prefix)), rank,
         Duration.ofMillis(Math.round(spec.heartbeatSeconds() * 1000)));

@@ -12,20 +12,26 @@ import java.util.regex.Pattern;
  */
 public final class Credentials {
   /**
-   * A '_'-separated word of a name that says "secret" (HF_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD,
-   * WANDB_API_KEY, GHTOKEN), matched by word so that TOKENIZERS_PARALLELISM is not one.
+   * A '_'-separated word of a name that says "secret" (HF_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASS, DB_PASSWORD,
+   * WANDB_API_KEY, GHTOKEN), matched by word so that TOKENIZERS_PARALLELISM and MONKEY are not one.
    */
-  private static final Pattern NAME_WORD = Pattern.compile("[A-Z0-9]*(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|APIKEY)|KEY");
-  /** Values shaped like a known provider's token. */
+  private static final Pattern NAME_WORD =
+      Pattern.compile("[A-Z0-9]*(TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|APIKEY)|KEYS?|SECRETS|TOKENS");
+  /** Values shaped like a credential, found anywhere in a value (a URL, a header, a connection string). */
   private static final Map<String, Pattern> SHAPES = Map.of(
-      "a Hugging Face token", Pattern.compile("hf_[A-Za-z0-9]{20,}"),
-      "an AWS access key id", Pattern.compile("(AKIA|ASIA)[A-Z0-9]{16}"),
-      "a GitHub token", Pattern.compile("(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
-      "a GitLab token", Pattern.compile("glpat-[A-Za-z0-9_-]{20,}"),
-      "a Slack token", Pattern.compile("xox[abposr]-[A-Za-z0-9-]{10,}"),
-      "an API key", Pattern.compile("sk-[A-Za-z0-9_-]{20,}"),
-      "a JSON web token", Pattern.compile("eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\..*"),
-      "a private key", Pattern.compile("(?s).*-----BEGIN [A-Z ]*PRIVATE KEY-----.*"));
+      "a URL with a user and password", Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://[^/\\s@:]*:[^/\\s@]+@"),
+      "user:password@host", Pattern.compile("^[^/\\s@:]+:[^/\\s@]+@(?![a-z0-9]+:[0-9a-fA-F]{32,})"),
+      // "Basic" is an ordinary word too: only with a base64 credential that has a digit or + / =
+      "an Authorization header", Pattern.compile("(?i:\\bbearer)\\s+[A-Za-z0-9._~+/=-]{8,}"
+          + "|\\bBasic\\s+(?=[A-Za-z]*[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}"),
+      "a Hugging Face token", Pattern.compile("\\bhf_[A-Za-z0-9]{20,}"),
+      "an AWS access key id", Pattern.compile("(?<![A-Z0-9])(AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])"),
+      "a GitHub token", Pattern.compile("\\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
+      "a GitLab token", Pattern.compile("\\bglpat-[A-Za-z0-9_-]{20,}"),
+      "a Slack token", Pattern.compile("\\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+      "an API key", Pattern.compile("\\bsk-[A-Za-z0-9_-]{20,}"),
+      "a JSON web token", Pattern.compile("\\beyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}"));
+  private static final Pattern PRIVATE_KEY = Pattern.compile("-----BEGIN [A-Z ]*PRIVATE KEY-----");
   /** Long, unbroken, base64-ish; not a path (which starts with '/' or names a file with a '.'). */
   private static final Pattern OPAQUE = Pattern.compile("[A-Za-z0-9+=_-][A-Za-z0-9+/=_-]{31,}");
   /** Bits per character above which a long opaque string is taken for a random secret (hex tops out at 4). */
@@ -39,9 +45,8 @@ public final class Credentials {
       if (NAME_WORD.matcher(word).matches()) return Optional.of("its name says it is a credential");
     }
     if (value == null) return Optional.empty();
-    for (Map.Entry<String, Pattern> s : new TreeMap<>(SHAPES).entrySet()) {
-      if (s.getValue().matcher(value).matches()) return Optional.of("its value looks like " + s.getKey());
-    }
+    Optional<String> shape = inValue(value);
+    if (shape.isPresent()) return shape;
     if (OPAQUE.matcher(value).matches() && value.chars().anyMatch(Character::isDigit)
         && value.chars().anyMatch(Character::isLetter) && entropy(value) > ENTROPY_BITS) {
       return Optional.of("its value is a long random-looking string");
@@ -49,16 +54,14 @@ public final class Credentials {
     return Optional.empty();
   }
 
-  /** Throws for the first entry of {@code env} (at {@code field}) that looks like a credential. */
-  public static void refuseIn(Map<String, String> env, String field, String secretField) {
-    for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
-      Optional<String> why = why(e.getKey(), e.getValue());
-      if (why.isPresent()) {
-        throw new SpecException(field + "." + e.getKey(), why.get() + ", and a value here is written into spec.yaml,"
-            + " every checkpoint and the ConfigMap; put it in a Secret and set " + secretField + "." + e.getKey()
-            + "=SECRET-NAME/KEY instead");
-      }
+  /** Why a value of any field looks like (or holds) a credential by its shape alone, or empty; never the value. */
+  public static Optional<String> inValue(String value) {
+    if (value == null || value.isEmpty()) return Optional.empty();
+    for (Map.Entry<String, Pattern> s : new TreeMap<>(SHAPES).entrySet()) {
+      if (s.getValue().matcher(value).find()) return Optional.of("its value looks like " + s.getKey());
     }
+    if (PRIVATE_KEY.matcher(value).find()) return Optional.of("its value looks like a private key");
+    return Optional.empty();
   }
 
   /** Shannon entropy of the characters of {@code s}, in bits per character. */

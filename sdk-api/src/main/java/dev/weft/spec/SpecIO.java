@@ -233,6 +233,7 @@ public final class SpecIO {
   }
 
   public static void write(TrainingSpec spec, Path file) {
+    SpecSecrets.refuse(spec); // whatever path the spec came by, no credential is written down
     try {
       Files.createDirectories(file.toAbsolutePath().getParent());
       Files.writeString(file, file.toString().endsWith(".json") ? toJson(spec) : toYaml(spec));

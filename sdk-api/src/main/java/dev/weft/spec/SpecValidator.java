@@ -10,6 +10,7 @@ public final class SpecValidator {
 
   /** Validates the spec on its own (no process count). */
   public static TrainingSpec validate(TrainingSpec s) {
+    SpecSecrets.refuse(s); // first: no later message may repeat a credential
     require(s.name() != null && s.name().matches("[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?"), "name",
         "'" + s.name() + "' must be 1-52 lowercase letters, digits or '-' (it names files and cluster objects)");
     DeviceChoice.parse(s.device());
@@ -79,7 +80,6 @@ public final class SpecValidator {
     positive(ps.growthInterval(), "precision.growthInterval");
     require(LoggingSpec.FORMATS.contains(s.logging().format()), "logging.format",
         "'" + s.logging().format() + "' is not a log format; use text or json");
-    Credentials.refuseIn(s.deployment().env(), "deployment.env", "deployment.secretEnv");
     return s;
   }
 

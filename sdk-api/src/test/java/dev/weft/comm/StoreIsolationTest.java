@@ -1,6 +1,7 @@
 package dev.weft.comm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.launch.FreePort;
 import java.net.InetAddress;
@@ -35,7 +36,9 @@ class StoreIsolationTest {
     assertThat(listeners(port)).hasSize(1).allSatisfy(l -> assertThat(ListeningSocket.isAddress(l, loopback)).as(l).isTrue());
 
     Rendezvous peer = Rendezvous.connect("127.0.0.1", port, 1, false, Duration.ofSeconds(60), "127.0.0.1", token);
-    Rendezvous stranger = Rendezvous.connect("127.0.0.1", port, 2, false, Duration.ofSeconds(60), "127.0.0.1", "");
+    assertThatThrownBy(() -> Rendezvous.connect("127.0.0.1", port, 2, false, Duration.ofSeconds(60), "127.0.0.1", ""))
+        .hasMessageStartingWith(RunToken.ENV + ": "); // a node without the token is told so at once
+    Rendezvous stranger = Rendezvous.connect("127.0.0.1", port, 2, false, Duration.ofSeconds(60), "127.0.0.1", RunToken.generate());
     host.add("elastic/stop_at", 5);
     host.set("master", "10.0.0.1");
     assertThat(peer.add("elastic/stop_at", 0)).isEqualTo(5);

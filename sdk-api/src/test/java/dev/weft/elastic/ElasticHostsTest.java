@@ -1,5 +1,6 @@
 package dev.weft.elastic;
 
+import dev.weft.comm.RunToken;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -55,6 +56,8 @@ class ElasticHostsTest {
     return f;
   }
 
+  private static final String TOKEN = RunToken.generate();
+
   /** {@code weft train SPEC --nnodes 1:2 --nproc-per-node K --rdzv-endpoint HOST0:29400 --rdzv-id t1} on host {@code i}. */
   private Process agent(int i, Path spec, int procs) {
     return agent(i, spec, procs, List.of("--rdzv-endpoint", hosts.address(0) + ":" + PORT));
@@ -64,7 +67,7 @@ class ElasticHostsTest {
     List<String> args = new ArrayList<>(List.of("train", spec.toString(), "--nnodes", "1:2", "--nproc-per-node", String.valueOf(procs),
         "--rdzv-id", "t1", "--run-dir", dir.resolve("run").toString()));
     args.addAll(rendezvous);
-    return hosts.startWeft(i, args, Map.of(), log(i));
+    return hosts.startWeft(i, args, Map.of(RunToken.ENV, TOKEN), log(i)); // the same on every node
   }
 
   private Path log(int i) { return dir.resolve("host-" + i + ".log"); }

@@ -1,5 +1,6 @@
 package dev.weft.elastic;
 
+import dev.weft.comm.RunToken;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -39,12 +40,15 @@ class ElasticProcessTest {
     return f;
   }
 
+  private static final String TOKEN = RunToken.generate();
+
   /** An agent JVM: {@code weft train SPEC --nnodes 1:2 ...}, output in node-N.log. */
   private Process agent(Path spec, String node) throws IOException {
     List<String> cmd = LocalLauncher.javaCommand(List.of("dev.weft.cli.WeftMain", "train", spec.toString(), "--nnodes", "1:2",
         "--rdzv-endpoint", "127.0.0.1:" + port, "--rdzv-id", "t", "--run-dir", dir.resolve("run").toString(), "--join-window", "1"));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(node + ".log").toFile());
     pb.environment().put("OMP_WAIT_POLICY", "PASSIVE");
+    pb.environment().put(RunToken.ENV, TOKEN); // both agents of the run (without one, the hosting agent would make its own)
     Process p = pb.start();
     started.add(p);
     return p;

@@ -1,5 +1,6 @@
 package dev.weft.launch;
 
+import dev.weft.comm.RunToken;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -41,11 +42,13 @@ class MultiHostProcessTest {
     return spec;
   }
 
+  private static final String TOKEN = RunToken.generate();
+
   /** {@code weft train} on host {@code i} of 2, output in host-I.log. */
   private Process host(NetHosts hosts, int i, Path spec, int perHost) {
     return hosts.startWeft(i, List.of("train", spec.toString(), "--nnodes", "2", "--node-rank", String.valueOf(i), "--master-addr",
         hosts.address(0), "--master-port", "29511", "--nproc-per-node", String.valueOf(perHost), "--run-dir",
-        dir.resolve("run-" + i).toString()), Map.of(), dir.resolve("host-" + i + ".log"));
+        dir.resolve("run-" + i).toString()), Map.of(RunToken.ENV, TOKEN), dir.resolve("host-" + i + ".log")); // the same on both
   }
 
   private String log(int i) throws Exception { return Files.readString(dir.resolve("host-" + i + ".log")); }

@@ -1,7 +1,6 @@
 package dev.weft.metrics.prometheus;
 
 import dev.weft.error.WeftException;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import java.io.IOException;
 import org.slf4j.Logger;
@@ -9,14 +8,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A worker's {@code /metrics} over HTTP: the {@code weft_*} metrics and the JVM's ({@code jvm_*},
- * {@code process_*}). Local rank r serves on {@code metrics.port + r}; port 0 means off.
+ * {@code process_*}). Local rank r serves on {@code metrics.port + r}; port 0 means off. Served by
+ * {@link ScrapeServer}, which idle and slow clients cannot block.
  */
 public final class MetricsEndpoint implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(MetricsEndpoint.class);
 
-  private final HTTPServer server;
+  private final ScrapeServer server;
 
-  private MetricsEndpoint(HTTPServer server) { this.server = server; }
+  private MetricsEndpoint(ScrapeServer server) { this.server = server; }
 
   /** Environment variable that overrides {@code metrics.port} (set by the Kubernetes manifests). */
   public static final String PORT_ENV = "WEFT_METRICS_PORT";
@@ -52,9 +52,8 @@ public final class MetricsEndpoint implements AutoCloseable {
     int port = basePort + localRank;
     JvmMetrics.builder().register(metrics.registry());
     try {
-      HTTPServer s = HTTPServer.builder().inetAddress(java.net.InetAddress.getByName(bind)).port(port)
-          .registry(metrics.registry()).buildAndStart();
-      log.info("Prometheus metrics at http://{}:{}/metrics", bind, s.getPort());
+      ScrapeServer s = ScrapeServer.start(metrics.registry(), java.net.InetAddress.getByName(bind), port);
+      log.info("Prometheus metrics at http://{}:{}/metrics", bind, s.port());
       return new MetricsEndpoint(s);
     } catch (IOException e) {
       throw new WeftException("metrics.port: cannot serve metrics on " + bind + ":" + port + " (metrics.port " + basePort
@@ -62,7 +61,7 @@ public final class MetricsEndpoint implements AutoCloseable {
     }
   }
 
-  public int port() { return server.getPort(); }
+  public int port() { return server.port(); }
 
   @Override
   public void close() { server.close(); }
