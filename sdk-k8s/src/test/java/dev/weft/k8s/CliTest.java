@@ -33,7 +33,7 @@ class CliTest {
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode k = Yaml.read(Files.readString(dir.resolve("kustomization.yaml")));
     assertThat(k.path("kind").asText()).isEqualTo("Kustomization");
-    assertThat(k.path("resources").size()).isGreaterThanOrEqualTo(5);
+    assertThat(k.path("resources").size()).isGreaterThanOrEqualTo(4);
     for (JsonNode f : k.path("resources")) {
       JsonNode o = Yaml.read(Files.readString(dir.resolve(f.asText())));
       assertThat(o.path("metadata").path("namespace").asText()).isEqualTo("default");
