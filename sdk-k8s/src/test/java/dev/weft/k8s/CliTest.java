@@ -53,6 +53,15 @@ class CliTest {
   }
 
   @Test
+  void gpusWithACpuDeviceAreOneWarningLineAndNoRequest() {
+    Cli r = Cli.run("render", SPEC, "--target", "job", "--set", "deployment.gpusPerNode=1");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err().strip()).isEqualTo("warning: deployment.gpusPerNode: 1 GPU(s) per node are not requested because device is cpu;"
+        + " set device: cuda (or auto) to train on them, or gpusPerNode: 0");
+    assertThat(r.out()).doesNotContain("nvidia.com/gpu:").contains("# No PodDisruptionBudget:", "terminationGracePeriodSeconds: 120");
+  }
+
+  @Test
   void renderWithoutOutputPrintsAYamlStreamAndHonoursOverrides() {
     Cli r = Cli.run("render", SPEC, "--target", "pytorchjob", "--set", "deployment.nodes=2:6");
     assertThat(r.code()).as(r.err()).isZero();
