@@ -82,6 +82,7 @@ class ApplyOnAnyClusterTest {
       assertThat(r.code()).as(r.err()).isZero();
       assertThat(r.out()).contains("objects accepted by the server's dry run; every pod meets PodSecurity restricted");
       assertThat(cluster.find("default", "check-" + t.cliName())).as("a dry run stores nothing").isEmpty();
+      if (t == Target.TRAINJOB) assertThat(r.out()).contains("skipped TrainJob/check-trainjob: not dry-run, its TrainingRuntime");
     }
     Cli bad = Cli.run("render", SPEC, "--target", "jobset", "--set", "name=check-bad", "--check", "--set",
         "deployment.affinity={podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {}}]}}");

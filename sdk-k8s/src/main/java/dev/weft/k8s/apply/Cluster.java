@@ -114,8 +114,12 @@ public final class Cluster implements AutoCloseable {
     ApplyPlan plan = ApplyPlan.of(r, compat, served());
     List<String> accepted = new ArrayList<>();
     List<String> refused = new ArrayList<>();
+    List<String> skipped = new ArrayList<>(plan.skipped());
     for (ObjectNode o : plan.objects()) {
-      if (needsNewObject(o, plan.objects(), r.namespace())) continue;
+      if (needsNewObject(o, plan.objects(), r.namespace())) {
+        skipped.add(ApplyPlan.id(o) + ": not dry-run, its TrainingRuntime is not on the server yet (Trainer's webhook looks it up)");
+        continue;
+      }
       try {
         send(o, r.namespace(), true);
         accepted.add(ApplyPlan.id(o));
@@ -123,7 +127,7 @@ public final class Cluster implements AutoCloseable {
         refused.add(ApplyPlan.id(o) + ": " + reason(e));
       }
     }
-    return new DryRun(accepted, refused, plan.skipped());
+    return new DryRun(accepted, refused, skipped);
   }
 
   private void send(ObjectNode o, String namespace, boolean dryRun) {
