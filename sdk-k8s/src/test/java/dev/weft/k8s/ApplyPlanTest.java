@@ -51,6 +51,26 @@ class ApplyPlanTest {
   }
 
   @Test
+  void withoutAutoscalingAnElasticRunKeepsItsNodeCount() {
+    ApplyPlan.Served noHpa = new ApplyPlan.Served() {
+      @Override public boolean kind(String apiVersion, String kind) { return !kind.equals("HorizontalPodAutoscaler"); }
+
+      @Override public boolean group(String group) { return true; }
+    };
+    ApplyPlan p = ApplyPlan.of(Renderer.render(TestSpecs.elastic(), Target.PYTORCHJOB), ApiCompat.CURRENT, noHpa);
+    assertThat(p.skipped()).containsExactly("HorizontalPodAutoscaler/gpt-tiny: the cluster does not serve autoscaling/v2"
+        + " HorizontalPodAutoscaler; the run keeps its node count (no autoscaling)");
+    assertThat(p.objects()).extracting(o -> o.path("kind").asText()).contains("PyTorchJob", "PodDisruptionBudget");
+  }
+
+  @Test
+  void anIndexedJobsPodFailurePolicyIsSentFrom126Only() {
+    var job = Renderer.render(TestSpecs.tiny(), Target.JOB).only("Job");
+    assertThat(new ApiCompat(25).convert(job).path("spec").has("podFailurePolicy")).isFalse();
+    assertThat(new ApiCompat(26).convert(job).path("spec").has("podFailurePolicy")).isTrue();
+  }
+
+  @Test
   void aJobObjectWithoutItsOperatorRefusesTheWholeApply() {
     assertThatThrownBy(() -> ApplyPlan.of(Renderer.render(TestSpecs.tiny(), Target.PYTORCHJOB), ApiCompat.CURRENT, serving()))
         .isInstanceOf(KubernetesClientException.class)
