@@ -79,7 +79,7 @@ public final class ApiServer {
   private void awaitEstablished(Path f) {
     String name = CrdSchemas.readYaml(f).path("metadata").path("name").asText();
     client.apiextensions().v1().customResourceDefinitions().withName(name).waitUntilCondition(c -> c != null && c.getStatus() != null
-        && c.getStatus().getConditions().stream().anyMatch(x -> x.getType().equals("Established") && x.getStatus().equals("True")),
+        && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream().anyMatch(x -> x.getType().equals("Established") && x.getStatus().equals("True")),
         60, TimeUnit.SECONDS);
   }
 

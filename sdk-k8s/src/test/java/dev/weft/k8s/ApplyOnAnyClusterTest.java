@@ -24,6 +24,9 @@ class ApplyOnAnyClusterTest {
     server = ApiServer.get();
     cluster = new Cluster(server.client);
     System.setProperty("kubeconfig", server.kubeconfig.toString());
+    // The test spec's priorityClass, as a cluster for it would have it (pods naming a missing class are refused).
+    server.client.resource(new io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder().withNewMetadata()
+        .withName("training").endMetadata().withValue(1000).build()).createOr(x -> x.update());
   }
 
   static boolean exists(String apiVersion, String kind, String name) {
@@ -88,5 +91,20 @@ class ApplyOnAnyClusterTest {
         "deployment.affinity={podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {}}]}}");
     assertThat(bad.code()).isEqualTo(1);
     assertThat(bad.err()).contains("check failed: server: JobSet/check-bad:");
+    Cli noClass = Cli.run("render", SPEC, "--target", "jobset", "--set", "name=check-class", "--check", "--set",
+        "deployment.priorityClass=missing");
+    assertThat(noClass.code()).isEqualTo(1);
+    assertThat(noClass.err()).contains("check failed: server: a pod of JobSet/check-class (template 0):",
+        "no PriorityClass with name missing was found");
+  }
+
+  /** The PyTorchJob's schema takes any string map as a nodeSelector; its pods, dry-run as Pods, do not. */
+  @Test
+  void renderCheckDryRunsTheCustomResourcesPodsAsPods() {
+    Cli r = Cli.run("render", SPEC, "--target", "pytorchjob", "--set", "name=check-pods", "--check", "--set",
+        "deployment.nodeSelector={\"bad key\": x}");
+    assertThat(r.code()).as(r.out()).isEqualTo(1);
+    assertThat(r.err()).contains("check failed: server: a pod of PyTorchJob/check-pods (template 0):", "bad key")
+        .doesNotContain("check failed: server: PyTorchJob/check-pods:");
   }
 }
