@@ -28,7 +28,8 @@ public record DeploymentSpec(
     int port,
     String serviceAccount,
     String monitoringNamespace,
-    int autoscaleCpuUtilization) {
+    int autoscaleCpuUtilization,
+    int terminationGraceSeconds) {           // SIGTERM → SIGKILL on a pod; rendered, and the emergency save's deadline
 
   public DeploymentSpec {
     env = env == null ? Map.of() : Map.copyOf(env);

@@ -65,17 +65,62 @@ public final class ApiServer {
     return instance;
   }
 
-  private void installCrds() throws InterruptedException {
-    for (Path f : CrdSchemas.crdFiles()) {
-      JsonNode crd = ApiCompat.crdFor120(CrdSchemas.readYaml(f));
-      CustomResourceDefinition c = Yaml.mapper().convertValue(crd, CustomResourceDefinition.class);
-      client.apiextensions().v1().customResourceDefinitions().resource(c).create();
+  private void installCrds() {
+    for (Path f : CrdSchemas.crdFiles()) create(f);
+    for (Path f : CrdSchemas.crdFiles()) awaitEstablished(f);
+  }
+
+  private void create(Path f) {
+    JsonNode crd = ApiCompat.crdFor120(CrdSchemas.readYaml(f));
+    CustomResourceDefinition c = Yaml.mapper().convertValue(crd, CustomResourceDefinition.class);
+    client.apiextensions().v1().customResourceDefinitions().resource(c).create();
+  }
+
+  private void awaitEstablished(Path f) {
+    String name = CrdSchemas.readYaml(f).path("metadata").path("name").asText();
+    client.apiextensions().v1().customResourceDefinitions().withName(name).waitUntilCondition(c -> c != null && c.getStatus() != null
+        && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream().anyMatch(x -> x.getType().equals("Established") && x.getStatus().equals("True")),
+        60, TimeUnit.SECONDS);
+  }
+
+  /** The CRD file named {@code fileName} among the installed ones. */
+  public static Path crdFile(String fileName) {
+    return CrdSchemas.crdFiles().stream().filter(f -> f.getFileName().toString().equals(fileName)).findFirst().orElseThrow();
+  }
+
+  /**
+   * Runs {@code body} on a server without the CRD in {@code fileName} (deleted, and gone from discovery), then
+   * installs it again.
+   */
+  public void without(String fileName, Runnable body) {
+    Path f = crdFile(fileName);
+    JsonNode crd = CrdSchemas.readYaml(f);
+    String name = crd.path("metadata").path("name").asText();
+    String group = crd.path("spec").path("group").asText();
+    String kind = crd.path("spec").path("names").path("kind").asText();
+    String version = crd.path("spec").path("versions").path(0).path("name").asText();
+    client.apiextensions().v1().customResourceDefinitions().withName(name).delete();
+    client.apiextensions().v1().customResourceDefinitions().withName(name).waitUntilCondition(c -> c == null, 60, TimeUnit.SECONDS);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (client.supports(group + "/" + version, kind)) { // discovery follows the deletion a moment later
+      if (System.nanoTime() > deadline) throw new AssertionError(kind + " still served 60 s after its CRD was deleted");
+      sleep();
     }
-    for (Path f : CrdSchemas.crdFiles()) {
-      String name = CrdSchemas.readYaml(f).path("metadata").path("name").asText();
-      client.apiextensions().v1().customResourceDefinitions().withName(name).waitUntilCondition(c -> c.getStatus() != null
-          && c.getStatus().getConditions().stream().anyMatch(x -> x.getType().equals("Established") && x.getStatus().equals("True")),
-          60, TimeUnit.SECONDS);
+    try {
+      body.run();
+    } finally {
+      create(f);
+      awaitEstablished(f);
+      while (!client.supports(group + "/" + version, kind)) sleep();
+    }
+  }
+
+  private static void sleep() {
+    try {
+      Thread.sleep(200);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
     }
   }
 

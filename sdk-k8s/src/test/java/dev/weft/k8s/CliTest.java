@@ -33,7 +33,7 @@ class CliTest {
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode k = Yaml.read(Files.readString(dir.resolve("kustomization.yaml")));
     assertThat(k.path("kind").asText()).isEqualTo("Kustomization");
-    assertThat(k.path("resources").size()).isGreaterThanOrEqualTo(5);
+    assertThat(k.path("resources").size()).isGreaterThanOrEqualTo(4);
     for (JsonNode f : k.path("resources")) {
       JsonNode o = Yaml.read(Files.readString(dir.resolve(f.asText())));
       assertThat(o.path("metadata").path("namespace").asText()).isEqualTo("default");
@@ -50,6 +50,15 @@ class CliTest {
     Cli r = Cli.run("render", SAMPLE, "--target", t.cliName(), "-o", dir.toString());
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(dir.resolve("kustomization.yaml")).exists();
+  }
+
+  @Test
+  void gpusWithACpuDeviceAreOneWarningLineAndNoRequest() {
+    Cli r = Cli.run("render", SPEC, "--target", "job", "--set", "deployment.gpusPerNode=1");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err().strip()).isEqualTo("warning: deployment.gpusPerNode: 1 GPU(s) per node are not requested because device is cpu;"
+        + " set device: cuda (or auto) to train on them, or gpusPerNode: 0");
+    assertThat(r.out()).doesNotContain("nvidia.com/gpu:").contains("# No PodDisruptionBudget:", "terminationGracePeriodSeconds: 120");
   }
 
   @Test

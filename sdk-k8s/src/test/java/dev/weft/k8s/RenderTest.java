@@ -42,7 +42,7 @@ class RenderTest {
   void everyTargetHasTheSupportingObjects(Target t) {
     Rendered r = Renderer.render(TestSpecs.tiny(), t);
     assertThat(r.manifests()).extracting(Manifest::kind)
-        .contains("ConfigMap", "NetworkPolicy", "PodDisruptionBudget", "PodMonitor");
+        .contains("ConfigMap", "NetworkPolicy", "PodMonitor").doesNotContain("PodDisruptionBudget");
     assertThat(r.manifests()).allSatisfy(m -> assertThat(m.name()).startsWith("gpt-tiny"));
     assertThat(podTemplates(r)).isNotEmpty();
   }
@@ -112,13 +112,14 @@ class RenderTest {
     assertThat(ep.path("rdzvBackend").asText()).isEqualTo("c10d");
     assertThat(ep.has("rdzvHost")).as("the operator's default host: worker 0").isFalse();
     assertThat(ep.path("maxRestarts").asInt()).isEqualTo(3);
-    assertThat(ep.path("metrics").path(0).path("resource").path("name").asText()).isEqualTo("cpu");
+    assertThat(ep.has("metrics")).as("no metrics: the operator would overwrite the HPA's behaviour").isFalse();
     assertThat(job.path("spec").path("pytorchReplicaSpecs").has("Master")).isFalse();
     JsonNode hpa = Yaml.tree(r.only("HorizontalPodAutoscaler").body());
     assertThat(hpa.path("spec").path("scaleTargetRef").path("kind").asText()).isEqualTo("PyTorchJob");
     assertThat(hpa.path("spec").path("minReplicas").asInt()).isEqualTo(1);
     assertThat(hpa.path("spec").path("maxReplicas").asInt()).isEqualTo(4);
-    assertThat(Yaml.tree(r.only("PodDisruptionBudget").body()).path("spec").path("minAvailable").asInt()).isEqualTo(1);
+    assertThat(hpa.path("spec").path("metrics").path(0).path("resource").path("name").asText()).isEqualTo("cpu");
+    assertThat(Yaml.tree(r.only("PodDisruptionBudget").body()).path("spec").path("maxUnavailable").asInt()).isEqualTo(1);
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.weft.k8s.apply;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.weft.k8s.check.ManifestCheck;
 import dev.weft.k8s.compat.ApiCompat;
 import dev.weft.k8s.render.Labels;
 import dev.weft.k8s.render.Rendered;
@@ -61,30 +62,133 @@ public final class Cluster implements AutoCloseable {
     return minor.isEmpty() ? Integer.MAX_VALUE : Integer.parseInt(minor);
   }
 
-  /** Server-side applies every object in order; returns "kind/name" per object. */
-  public List<String> apply(Rendered r) {
-    for (Manifest m : r.manifests()) {
-      String why = compat.unsupported(m);
-      if (why != null) throw new KubernetesClientException(m.kind() + "/" + m.name() + " cannot run here: " + why);
-    }
-    List<String> done = new ArrayList<>();
-    for (Manifest m : r.manifests()) {
-      GenericKubernetesResource res = toGeneric(compat.convert(m));
-      try {
-        client.resource(res).inNamespace(r.namespace()).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
-      } catch (KubernetesClientException e) {
-        throw new KubernetesClientException(m.kind() + "/" + m.name() + " was refused: " + reason(e, m), e);
+  /** What one apply did: "Kind/name" per object applied, and one line per optional object the cluster cannot take. */
+  public record Applied(List<String> applied, List<String> skipped) {}
+
+  /**
+   * Discovery first ({@link ApplyPlan}), then the server's dry run of every object (validation and admission, nothing
+   * stored), then server-side apply in order. A refusal in the dry run applies nothing; one after it (a webhook that
+   * needs an object of the same render) deletes again what this apply created.
+   */
+  public Applied apply(Rendered r) {
+    ApplyPlan plan = ApplyPlan.of(r, compat, served());
+    String ns = r.namespace();
+    List<ObjectNode> later = new ArrayList<>();
+    List<String> refused = new ArrayList<>();
+    for (ObjectNode o : plan.objects()) {
+      if (needsNewObject(o, plan.objects(), ns)) {
+        later.add(o); // Trainer's webhook looks its TrainingRuntime up: dry-run it once that exists
+        continue;
       }
-      done.add(m.kind() + "/" + m.name());
+      try {
+        send(o, ns, true);
+      } catch (KubernetesClientException e) {
+        refused.add(ApplyPlan.id(o) + ": " + reason(e));
+      }
     }
-    return done;
+    if (!refused.isEmpty()) {
+      throw new KubernetesClientException("the server's dry run refused " + String.join("; ", refused) + " (nothing was applied)");
+    }
+    List<ObjectNode> created = new ArrayList<>();
+    List<String> done = new ArrayList<>();
+    for (ObjectNode o : plan.objects()) {
+      try {
+        if (later.contains(o)) send(o, ns, true);
+        boolean existed = get(o, ns) != null;
+        send(o, ns, false);
+        if (!existed) created.add(o);
+      } catch (KubernetesClientException e) {
+        for (ObjectNode c : created) client.resource(toGeneric(c)).inNamespace(ns).delete();
+        throw new KubernetesClientException(ApplyPlan.id(o) + " was refused: " + reason(e)
+            + " (the objects this apply created were deleted again)", e);
+      }
+      done.add(ApplyPlan.id(o));
+    }
+    return new Applied(done, plan.skipped());
   }
 
-  private static String reason(KubernetesClientException e, Manifest m) {
-    if (e.getCode() == 404 && !m.group().isEmpty()) {
-      return "the cluster does not serve " + m.apiVersion() + " " + m.kind()
-          + "; install its operator/CRD or choose another --target";
+  /** What a dry run found: "Kind/name" accepted, "Kind/name: why" refused, and the optional objects skipped. */
+  public record DryRun(List<String> accepted, List<String> refused, List<String> skipped) {}
+
+  /** The server's dry run of every object Weft would apply (what {@code weft k8s render --check} runs). */
+  public DryRun dryRun(Rendered r) {
+    ApplyPlan plan = ApplyPlan.of(r, compat, served());
+    List<String> accepted = new ArrayList<>();
+    List<String> refused = new ArrayList<>();
+    List<String> skipped = new ArrayList<>(plan.skipped());
+    for (ObjectNode o : plan.objects()) {
+      if (needsNewObject(o, plan.objects(), r.namespace())) {
+        skipped.add(ApplyPlan.id(o) + ": not dry-run, its TrainingRuntime is not on the server yet (Trainer's webhook looks it up)");
+        continue;
+      }
+      try {
+        send(o, r.namespace(), true);
+        accepted.add(ApplyPlan.id(o));
+      } catch (KubernetesClientException e) {
+        refused.add(ApplyPlan.id(o) + ": " + reason(e));
+      }
+      if (!o.path("kind").asText().equals("Job")) refused.addAll(dryRunPods(o, r.namespace()));
     }
+    return new DryRun(accepted, refused, skipped);
+  }
+
+  /**
+   * Each pod template of a custom resource, dry-run as a Pod: a CRD's schema checks only its shape, the Pod's own
+   * validation and admission (PodSecurity where the server has it) check the rest. Built-in Jobs are validated whole.
+   */
+  private List<String> dryRunPods(ObjectNode o, String namespace) {
+    List<String> refused = new ArrayList<>();
+    List<com.fasterxml.jackson.databind.JsonNode> specs = ManifestCheck.podSpecs(o);
+    for (int i = 0; i < specs.size(); i++) {
+      ObjectNode pod = Yaml.mapper().createObjectNode().put("apiVersion", "v1").put("kind", "Pod");
+      pod.putObject("metadata").put("name", o.path("metadata").path("name").asText() + "-check-" + i).put("namespace", namespace);
+      pod.set("spec", specs.get(i).deepCopy());
+      try {
+        client.resource(toGeneric(pod)).inNamespace(namespace).dryRun().create();
+      } catch (KubernetesClientException e) {
+        refused.add("a pod of " + ApplyPlan.id(o) + " (template " + i + "): " + reason(e));
+      }
+    }
+    return refused;
+  }
+
+  private void send(ObjectNode o, String namespace, boolean dryRun) {
+    var res = client.resource(toGeneric(o)).inNamespace(namespace);
+    (dryRun ? res.dryRun() : res).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+  }
+
+  private GenericKubernetesResource get(ObjectNode o, String namespace) {
+    return client.genericKubernetesResources(o.path("apiVersion").asText(), o.path("kind").asText()).inNamespace(namespace)
+        .withName(o.path("metadata").path("name").asText()).get();
+  }
+
+  /** A TrainJob whose TrainingRuntime is in the same render and not on the server yet. */
+  private boolean needsNewObject(ObjectNode o, List<ObjectNode> all, String namespace) {
+    if (!o.path("kind").asText().equals("TrainJob")) return false;
+    String runtime = o.path("spec").path("runtimeRef").path("name").asText();
+    for (ObjectNode other : all) {
+      if (other.path("kind").asText().equals("TrainingRuntime") && other.path("metadata").path("name").asText().equals(runtime)) {
+        return get(other, namespace) == null;
+      }
+    }
+    return false;
+  }
+
+  /** What the cluster serves, asked once per kind and group (discovery). */
+  private ApplyPlan.Served served() {
+    java.util.Map<String, Boolean> cache = new java.util.HashMap<>();
+    return new ApplyPlan.Served() {
+      @Override public boolean kind(String apiVersion, String kind) {
+        return cache.computeIfAbsent(apiVersion + " " + kind, k -> client.supports(apiVersion, kind));
+      }
+
+      @Override public boolean group(String group) {
+        return cache.computeIfAbsent("group " + group, k -> client.hasApiGroup(group, false));
+      }
+    };
+  }
+
+  private static String reason(KubernetesClientException e) {
     return e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
   }
 
@@ -92,11 +196,13 @@ public final class Cluster implements AutoCloseable {
     return Yaml.mapper().convertValue(tree, GenericKubernetesResource.class);
   }
 
-  /** The run's objects the server has, by kind (kinds it does not serve are skipped). */
+  /** The run's objects the server has, job objects first (kinds it does not serve are skipped, by discovery). */
   public List<GenericKubernetesResource> find(String namespace, String name) {
     List<GenericKubernetesResource> out = new ArrayList<>();
+    ApplyPlan.Served served = served();
     for (String[] k : KINDS) {
       String apiVersion = compat.apiVersion(new Manifest(k[0], k[1], name, stub(k[0], k[1])));
+      if (!served.kind(apiVersion, k[1])) continue;
       try {
         out.addAll(client.genericKubernetesResources(apiVersion, k[1]).inNamespace(namespace)
             .withLabel(Labels.JOB, name).list().getItems());

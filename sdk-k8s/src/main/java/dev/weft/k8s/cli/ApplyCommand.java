@@ -9,7 +9,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 @Command(name = "apply", mixinStandardHelpOptions = true,
-    description = "Render the spec and server-side apply every object to the cluster (invalid specs never reach it).")
+    description = "Render the spec, check every object with the server's dry run, then server-side apply them; objects whose API the"
+        + " cluster does not serve (PodMonitor, HPA, the Kueue label) are skipped with one line.")
 public final class ApplyCommand implements Callable<Integer> {
   @Spec CommandSpec cmd;
   @Mixin RenderOptions options;
@@ -19,8 +20,11 @@ public final class ApplyCommand implements Callable<Integer> {
     var out = cmd.commandLine().getOut();
     return Commands.run(cmd.commandLine().getErr(), () -> {
       Rendered r = options.render();
+      Commands.warn(cmd.commandLine().getErr(), r);
       try (Cluster c = Cluster.connect(cluster.context)) {
-        for (String applied : c.apply(r)) out.println("applied " + applied);
+        Cluster.Applied a = c.apply(r);
+        for (String skipped : a.skipped()) out.println("skipped " + skipped);
+        for (String applied : a.applied()) out.println("applied " + applied);
       }
       out.flush();
       return Commands.OK;

@@ -13,6 +13,12 @@ final class Commands {
 
   private Commands() {}
 
+  /** Prints the render's warnings, one line each. */
+  static void warn(PrintWriter err, dev.weft.k8s.render.Rendered r) {
+    for (String w : r.warnings()) err.println("warning: " + w);
+    err.flush();
+  }
+
   /** Runs {@code body}; a bad spec or a refusal by the cluster becomes one line on {@code err}. */
   static int run(PrintWriter err, Callable<Integer> body) {
     try {

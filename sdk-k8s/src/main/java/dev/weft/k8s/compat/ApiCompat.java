@@ -15,6 +15,8 @@ import java.util.Map;
  * <ul>
  *   <li>HorizontalPodAutoscaler {@code autoscaling/v2} → {@code autoscaling/v2beta2} below 1.23 (same fields);</li>
  *   <li>PodDisruptionBudget {@code policy/v1} → {@code policy/v1beta1} below 1.21 (same fields);</li>
+ *   <li>an Indexed Job's {@code podFailurePolicy} (on by default from 1.26) is dropped below 1.26: every failure then
+ *       counts against backoffLimit, exit 2 and 3 included;</li>
  *   <li>NetworkPolicy port ranges ({@code endPort}, 1.22+) → the rule admits every port from the same peers
  *       below 1.22, since a server that drops {@code endPort} would admit just the first port of the range.</li>
  * </ul>
@@ -30,6 +32,9 @@ public record ApiCompat(int minor) {
     }
     if (m.kind().equals("PodDisruptionBudget") && m.apiVersion().equals("policy/v1") && minor < 21) {
       tree.put("apiVersion", "policy/v1beta1");
+    }
+    if (m.kind().equals("Job") && minor < 26 && tree.path("spec").has("podFailurePolicy")) {
+      ((ObjectNode) tree.get("spec")).remove("podFailurePolicy"); // unknown (or gated off) there: every failure then counts
     }
     if (m.kind().equals("NetworkPolicy") && minor < 22) {
       for (JsonNode rule : tree.path("spec").path("ingress")) {

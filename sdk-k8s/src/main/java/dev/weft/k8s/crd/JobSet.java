@@ -18,7 +18,11 @@ public record JobSet(String apiVersion, String kind, ObjectMeta metadata, Spec s
 
   public record Network(Boolean enableDNSHostnames, String subdomain, Boolean publishNotReadyAddresses) {}
 
-  public record FailurePolicy(Integer maxRestarts) {}
+  /** {@code rules}: evaluated in order on a child Job's failure; none matching restarts the JobSet. */
+  public record FailurePolicy(Integer maxRestarts, List<FailurePolicyRule> rules) {}
+
+  /** One failure-policy rule: {@code action} when a child Job fails for one of {@code onJobFailureReasons}. */
+  public record FailurePolicyRule(String name, String action, List<String> onJobFailureReasons) {}
 
   public record SuccessPolicy(String operator, List<String> targetReplicatedJobs) {}
 }

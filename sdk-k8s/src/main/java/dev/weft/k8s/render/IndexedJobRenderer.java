@@ -25,12 +25,16 @@ public final class IndexedJobRenderer {
 
   public static String masterHost(K8sSpec ks) { return ks.name() + "-0." + ks.name(); }
 
-  /** An Indexed Job spec with one pod per node, all started together (shared with the JobSet target). */
+  /**
+   * An Indexed Job spec with one pod per node, all started together (shared with the JobSet target). A failure
+   * stops the whole gang, each pod failing once, so backoffLimit allows maxRestarts such rounds.
+   */
   static JobSpec indexedJobSpec(K8sSpec ks, String masterHost, String subdomain, List<String> extraArgs) {
     int n = ks.nodes().max();
     return new JobSpecBuilder()
         .withCompletions(n).withParallelism(n).withCompletionMode("Indexed")
-        .withBackoffLimit(ks.spec().elastic().maxRestarts())
+        .withBackoffLimit(RetryPolicy.maxRestarts(ks) * n)
+        .withPodFailurePolicy(RetryPolicy.podFailurePolicy(CONTAINER))
         .withTemplate(WorkerPod.template(ks, new WorkerPod.Options(CONTAINER, PORT_NAME,
             WorkerEnv.staticRendezvous(ks, masterHost), extraArgs, "Never", subdomain)))
         .build();

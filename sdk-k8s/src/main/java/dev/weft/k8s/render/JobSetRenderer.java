@@ -18,12 +18,12 @@ public final class JobSetRenderer {
   public static List<Manifest> render(K8sSpec ks, List<String> extraArgs) {
     var job = new JobTemplateSpecBuilder()
         .withSpec(IndexedJobRenderer.indexedJobSpec(ks, masterHost(ks), null, extraArgs))
-        .editSpec().withBackoffLimit(0).endSpec() // a failed pod fails the Job; JobSet restarts the whole gang
+        .editSpec().withBackoffLimit(0).endSpec() // a failed pod fails the Job; JobSet restarts the whole gang (RetryPolicy)
         .build();
     return List.of(Manifest.of(new JobSet(Labels.jobMeta(ks, ks.name()), new JobSet.Spec(
         List.of(new JobSet.ReplicatedJob(REPLICATED_JOB, 1, job)),
         new JobSet.Network(true, ks.name(), true),
-        new JobSet.FailurePolicy(ks.spec().elastic().maxRestarts()),
+        RetryPolicy.jobSetFailurePolicy(ks),
         new JobSet.SuccessPolicy("All", null)))));
   }
 

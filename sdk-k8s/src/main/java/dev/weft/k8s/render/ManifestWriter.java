@@ -22,7 +22,7 @@ public final class ManifestWriter {
       List<Path> files = new ArrayList<>();
       for (Manifest m : r.manifests()) {
         Path f = dir.resolve(m.fileName());
-        Files.writeString(f, Yaml.write(m.body()));
+        Files.writeString(f, m.yaml());
         files.add(f);
       }
       Path k = dir.resolve("kustomization.yaml");
@@ -46,7 +46,7 @@ public final class ManifestWriter {
   /** All objects as one multi-document YAML stream (for stdout). */
   public static String stream(Rendered r) {
     StringBuilder sb = new StringBuilder();
-    for (Manifest m : r.manifests()) sb.append("---\n").append(Yaml.write(m.body()));
+    for (Manifest m : r.manifests()) sb.append("---\n").append(m.yaml());
     return sb.toString();
   }
 }

@@ -14,8 +14,8 @@ import java.util.Map;
 /**
  * A Kubeflow PyTorchJob. Fixed size: one Master and nodes-1 Workers; the operator injects RANK,
  * WORLD_SIZE, MASTER_ADDR/PORT and PET_*. Elastic ({@code nodes: MIN:MAX}): Workers only, with an
- * {@code elasticPolicy} (c10d rendezvous on worker 0, or etcd at {@code elastic.rdzvEndpoint}; min/max replicas, max restarts, CPU metric), and an
- * HPA of the same name as the one the operator derives from that policy.
+ * {@code elasticPolicy} (c10d rendezvous on worker 0, or etcd at {@code elastic.rdzvEndpoint}; min/max replicas, max restarts), and
+ * Weft's HPA, which scales down one pod at a time after a stabilisation window (each leaving pod saves first).
  */
 public final class PyTorchJobRenderer {
   private PyTorchJobRenderer() {}
@@ -28,7 +28,8 @@ public final class PyTorchJobRenderer {
   }
 
   public static PyTorchJob job(K8sSpec ks, List<String> extraArgs) {
-    int restarts = ks.spec().elastic().maxRestarts();
+    int restarts = RetryPolicy.maxRestarts(ks);
+    String restart = RetryPolicy.PYTORCHJOB_RESTART;
     Map<String, PyTorchJob.ReplicaSpec> replicas = new LinkedHashMap<>();
     PyTorchJob.ElasticPolicy elastic = null;
     if (ks.elastic()) {
@@ -36,18 +37,20 @@ public final class PyTorchJobRenderer {
       int store = RankPorts.of(ks).store();
       List<EnvVar> env = List.of(WorkerEnv.value("MASTER_ADDR", ks.name() + "-worker-0"),
           WorkerEnv.value("MASTER_PORT", store));
-      replicas.put("Worker", replica(ks, ks.nodes().max(), "OnFailure", env, extraArgs));
+      replicas.put("Worker", replica(ks, ks.nodes().max(), restart, env, extraArgs));
       elastic = elasticPolicy(ks, restarts);
     } else {
-      replicas.put("Master", replica(ks, 1, "Never", List.of(), extraArgs));
-      if (ks.nodes().max() > 1) replicas.put("Worker", replica(ks, ks.nodes().max() - 1, "Never", List.of(), extraArgs));
+      replicas.put("Master", replica(ks, 1, restart, List.of(), extraArgs));
+      if (ks.nodes().max() > 1) replicas.put("Worker", replica(ks, ks.nodes().max() - 1, restart, List.of(), extraArgs));
     }
     return new PyTorchJob(Labels.jobMeta(ks, ks.name()), new PyTorchJob.Spec(
-        new PyTorchJob.RunPolicy("None", ks.elastic() ? null : restarts, null, null),
+        new PyTorchJob.RunPolicy(RetryPolicy.CLEAN_POD_POLICY, restarts, null, null),
         elastic, Integer.toString(ks.procsPerNode()), replicas));
   }
 
   /**
+   * No {@code metrics}: with them the operator writes its own HPA spec over ours (release 1.9 {@code ReconcileHPA}),
+   * dropping the scale-down behaviour; without them it leaves the HPA to us.
    * c10d: rendezvous on worker 0's TCPStore (the operator's default endpoint); etcd: on the user's etcd named by
    * {@code elastic.rdzvEndpoint}, so that losing any pod, worker 0 included, does not end the run.
    */
@@ -56,15 +59,14 @@ public final class PyTorchJobRenderer {
     RendezvousBackend backend = RendezvousBackend.parse(e.rdzvBackend(), "elastic.rdzvBackend");
     if (backend == RendezvousBackend.C10D) {
       return new PyTorchJob.ElasticPolicy(ks.nodes().min(), ks.nodes().max(), backend.flag(), null, RankPorts.of(ks).store(), restarts,
-          SupportObjects.autoscaleMetrics(ks));
+          null);
     }
     if (e.rdzvEndpoint() == null || e.rdzvEndpoint().isBlank()) {
       throw new WeftException("elastic.rdzvBackend=etcd on Kubernetes needs elastic.rdzvEndpoint: your etcd Service's HOST:PORT,"
           + " e.g. weft-etcd:2379 (see docs/kubernetes.md)");
     }
     Endpoint ep = Endpoint.parse(e.rdzvEndpoint(), "elastic.rdzvEndpoint");
-    return new PyTorchJob.ElasticPolicy(ks.nodes().min(), ks.nodes().max(), backend.flag(), ep.host(), ep.port(), restarts,
-        SupportObjects.autoscaleMetrics(ks));
+    return new PyTorchJob.ElasticPolicy(ks.nodes().min(), ks.nodes().max(), backend.flag(), ep.host(), ep.port(), restarts, null);
   }
 
   private static PyTorchJob.ReplicaSpec replica(K8sSpec ks, int count, String restartPolicy, List<EnvVar> env,

@@ -27,14 +27,28 @@ public final class Renderer {
     if (ks.deployment().checkpointStorage().rendersClaim()) out.add(SupportObjects.checkpointClaim(ks));
     out.add(SupportObjects.specConfigMap(ks));
     out.add(SupportObjects.networkPolicy(ks));
-    out.add(SupportObjects.podDisruptionBudget(ks));
+    if (ks.elastic()) out.add(SupportObjects.podDisruptionBudget(ks));
     out.add(SupportObjects.podMonitor(ks));
-    out.addAll(switch (target) {
+    List<Manifest> job = switch (target) {
       case PYTORCHJOB -> PyTorchJobRenderer.render(ks, extraArgs);
       case TRAINJOB -> TrainJobRenderer.render(ks, extraArgs);
       case JOBSET -> JobSetRenderer.render(ks, extraArgs);
       case JOB -> IndexedJobRenderer.render(ks, extraArgs);
-    });
-    return new Rendered(ks.namespace(), out);
+    };
+    for (Manifest m : job) out.add(!ks.elastic() && JOB_KINDS.contains(m.kind()) ? m.withComment(SupportObjects.NO_PDB_COMMENT) : m);
+    return new Rendered(ks.namespace(), out, warnings(ks));
+  }
+
+  /** The kinds that carry a run's pods (what status reports and what the no-PDB comment sits on). */
+  public static final List<String> JOB_KINDS = List.of("PyTorchJob", "TrainJob", "JobSet", "Job");
+
+  /** Spec settings that render but probably not as meant: one line each. */
+  static List<String> warnings(K8sSpec ks) {
+    List<String> w = new ArrayList<>();
+    if (ks.deployment().gpusPerNode() > 0 && !WorkerPod.usesGpus(ks)) {
+      w.add("deployment.gpusPerNode: " + ks.deployment().gpusPerNode() + " GPU(s) per node are not requested because device is "
+          + ks.spec().device() + "; set device: cuda (or auto) to train on them, or gpusPerNode: 0");
+    }
+    return w;
   }
 }

@@ -29,7 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** The objects every target has beside its job: spec ConfigMap, PDB, NetworkPolicy, PodMonitor, HPA, Service. */
+/** The objects a target has beside its job: spec ConfigMap, NetworkPolicy, PodMonitor; PDB and HPA (elastic); Service. */
 public final class SupportObjects {
   public static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
@@ -74,12 +74,23 @@ public final class SupportObjects {
         .endSpec().build());
   }
 
-  /** Voluntary evictions may not take the run below its minimum node count. */
+  /**
+   * Elastic runs only: one pod at a time may be evicted (drains, upgrades, the autoscaler); it saves on SIGTERM and
+   * the others re-form without it. maxUnavailable counts against the scale of the pods' controller, which a
+   * PyTorchJob has (its scale subresource); a fixed run gets none, see {@link #NO_PDB_COMMENT}.
+   */
   public static Manifest podDisruptionBudget(K8sSpec ks) {
     return Manifest.of(new PodDisruptionBudgetBuilder().withMetadata(Labels.meta(ks, ks.name()))
-        .withNewSpec().withMinAvailable(new IntOrString(ks.nodes().min())).withSelector(Labels.podSelector(ks)).endSpec()
+        .withNewSpec().withMaxUnavailable(new IntOrString(1)).withSelector(Labels.podSelector(ks)).endSpec()
         .build());
   }
+
+  /** Written above a fixed run's job object: why it has no PodDisruptionBudget. */
+  public static final String NO_PDB_COMMENT = """
+      No PodDisruptionBudget: a fixed-size run stops as a whole when any of its pods goes, and every pod saves an
+      emergency checkpoint on SIGTERM (within terminationGracePeriodSeconds) that the retried run resumes from.
+      A budget could only block node drains, upgrades and the autoscaler (minAvailable = all pods allows 0
+      disruptions), and maxUnavailable needs a controller with a scale subresource, which Jobs do not have.""";
 
   /**
    * Ingress only from the run's own pods, on every TCP port (Gloo pairs and elastic generations listen on
@@ -121,13 +132,27 @@ public final class SupportObjects {
         .endTarget().endResource().build());
   }
 
-  /** Scales the job object's worker count between the node range's bounds through its scale subresource. */
+  /** The shortest scale-down stabilisation window: the CPU metric must stay low this long before a pod is removed. */
+  public static final int SCALE_DOWN_WINDOW_SECONDS = 600;
+  /** The API's upper bounds on an HPA policy's period and on a stabilisation window. */
+  static final int MAX_POLICY_PERIOD_SECONDS = 1800;
+  static final int MAX_WINDOW_SECONDS = 3600;
+
+  /**
+   * Scales the job object's worker count between the node range's bounds through its scale subresource; down by
+   * one pod per period (its grace period plus a minute to re-form), after a stabilisation window.
+   */
   public static Manifest horizontalPodAutoscaler(K8sSpec ks, String apiVersion, String kind) {
+    int grace = ks.deployment().terminationGraceSeconds();
     return Manifest.of(new HorizontalPodAutoscalerBuilder().withMetadata(Labels.meta(ks, ks.name()))
         .withNewSpec()
         .withScaleTargetRef(new CrossVersionObjectReference(apiVersion, kind, ks.name()))
         .withMinReplicas(ks.nodes().min()).withMaxReplicas(ks.nodes().max())
         .withMetrics(autoscaleMetrics(ks))
+        .withNewBehavior().withNewScaleDown()
+        .withStabilizationWindowSeconds(Math.min(MAX_WINDOW_SECONDS, Math.max(SCALE_DOWN_WINDOW_SECONDS, 2 * grace)))
+        .addNewPolicy().withType("Pods").withValue(1).withPeriodSeconds(Math.min(MAX_POLICY_PERIOD_SECONDS, grace + 60)).endPolicy()
+        .endScaleDown().endBehavior()
         .endSpec().build());
   }
 

@@ -25,13 +25,14 @@ public final class TrainJobRenderer {
         "Never", null));
     var job = new JobTemplateSpecBuilder()
         .withNewMetadata().addToLabels(TrainingRuntime.ANCESTOR_LABEL, "trainer").endMetadata()
-        .withNewSpec().withBackoffLimit(0).withTemplate(pod).endSpec()
+        .withNewSpec().withBackoffLimit(0).withPodFailurePolicy(RetryPolicy.podFailurePolicy(TrainingRuntime.NODE))
+        .withTemplate(pod).endSpec()
         .build();
     var runtime = new TrainingRuntime(Labels.meta(ks, ks.name()), new TrainingRuntime.Spec(
         new TrainingRuntime.MlPolicy(ks.nodes().max(), new TrainingRuntime.Torch(null)),
         new TrainingRuntime.Template(new ObjectMetaBuilder().withLabels(Labels.common(ks)).build(), new JobSet.Spec(
             List.of(new JobSet.ReplicatedJob(TrainingRuntime.NODE, 1, job)), null,
-            new JobSet.FailurePolicy(ks.spec().elastic().maxRestarts()), null))));
+            RetryPolicy.jobSetFailurePolicy(ks), null))));
     var trainJob = new TrainJob(Labels.jobMeta(ks, ks.name()), new TrainJob.Spec(
         new TrainJob.RuntimeRef(ks.name(), "trainer.kubeflow.org", TrainingRuntime.KIND),
         new TrainJob.Trainer(null, null, null, null, ks.nodes().max(), ks.procsPerNode(), null)));

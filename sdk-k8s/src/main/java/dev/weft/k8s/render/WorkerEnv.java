@@ -22,6 +22,9 @@ public final class WorkerEnv {
   public static final List<String> OBJECT_STORE_REQUIRED = List.of("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
   public static final List<String> OBJECT_STORE_OPTIONAL = List.of("AWS_SESSION_TOKEN", "AWS_REGION", "AWS_ENDPOINT_URL");
 
+  /** The pod's terminationGracePeriodSeconds, for the workers' SIGTERM deadline (the save must end before SIGKILL). */
+  public static final String GRACE_SECONDS = "WEFT_GRACE_SECONDS";
+
   private WorkerEnv() {}
 
   public static EnvVar value(String name, Object value) {
@@ -58,7 +61,7 @@ public final class WorkerEnv {
   }
 
   /**
-   * The pod's IP, NCCL knobs, scratch HOME, metrics, log format, the object store's credentials, then the
+   * The pod's IP, NCCL knobs, scratch HOME, metrics, log format, grace period, the object store's credentials, then the
    * user's env and secretEnv (which win on a name clash).
    */
   public static List<EnvVar> common(K8sSpec ks) {
@@ -69,6 +72,7 @@ public final class WorkerEnv {
     env.add(value("WEFT_METRICS_PORT", RankPorts.of(ks).metrics()));
     env.add(value("WEFT_METRICS_BIND", "0.0.0.0")); // scraped from other pods; the spec's default is loopback
     env.add(value(LogFormat.ENV, ks.spec().logging().format())); // so the lines before the spec is read match too
+    env.add(value(GRACE_SECONDS, ks.deployment().terminationGraceSeconds())); // the emergency save's deadline
     var storage = ks.deployment().checkpointStorage();
     if (storage.usesObjectStore()) env.addAll(objectStoreCredentials(storage.secret()));
     for (Map.Entry<String, String> e : new TreeMap<>(ks.deployment().env()).entrySet()) put(env, value(e.getKey(), e.getValue()));

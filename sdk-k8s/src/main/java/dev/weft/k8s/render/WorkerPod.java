@@ -66,7 +66,7 @@ public final class WorkerPod {
         .withArgs(args)
         .withEnv(env)
         .withPorts(ports(ks, o.portName()))
-        .withResources(resources(d))
+        .withResources(resources(d, usesGpus(ks) ? d.gpusPerNode() : 0))
         .withVolumeMounts(mounts(d))
         .withSecurityContext(new SecurityContextBuilder()
             .withRunAsNonRoot(true)
@@ -80,6 +80,7 @@ public final class WorkerPod {
         .withContainers(c)
         .withVolumes(volumes(ks))
         .withRestartPolicy(o.restartPolicy())
+        .withTerminationGracePeriodSeconds((long) d.terminationGraceSeconds())
         .withSubdomain(o.subdomain())
         .withAutomountServiceAccountToken(false)
         .withEnableServiceLinks(false)
@@ -112,9 +113,15 @@ public final class WorkerPod {
 
   public static String metricsPortName(int localRank) { return localRank == 0 ? "metrics" : "metrics-" + localRank; }
 
-  private static ResourceRequirements resources(K8sDeployment d) {
-    Map<String, Quantity> requests = quantities(d.requests(), d.gpusPerNode());
-    Map<String, Quantity> limits = quantities(d.limits(), d.gpusPerNode());
+  /** GPUs are requested only for a device that uses them: a CPU run would hold them idle. */
+  public static boolean usesGpus(K8sSpec ks) {
+    String device = ks.spec().device();
+    return "cuda".equalsIgnoreCase(device) || "auto".equalsIgnoreCase(device);
+  }
+
+  private static ResourceRequirements resources(K8sDeployment d, int gpus) {
+    Map<String, Quantity> requests = quantities(d.requests(), gpus);
+    Map<String, Quantity> limits = quantities(d.limits(), gpus);
     return new ResourceRequirements(null, limits.isEmpty() ? null : limits, requests.isEmpty() ? null : requests);
   }
 

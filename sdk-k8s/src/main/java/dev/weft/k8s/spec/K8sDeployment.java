@@ -32,7 +32,8 @@ public record K8sDeployment(
     int port,
     String serviceAccount,
     String monitoringNamespace,
-    int autoscaleCpuUtilization) {
+    int autoscaleCpuUtilization,
+    int terminationGraceSeconds) {
 
   public K8sDeployment {
     env = env == null ? Map.of() : Map.copyOf(env);
@@ -67,8 +68,23 @@ public record K8sDeployment(
     /** The claim's name: {@code pvc}, or {@code RUN-checkpoints} for a rendered claim left unnamed. */
     public String claimName(String runName) { return present(pvc) ? pvc : runName + "-checkpoints"; }
 
+    /** Nothing durable configured: no claim (referenced or rendered) and no object store. */
+    @JsonIgnore public boolean unset() { return !usesPvc() && !usesObjectStore(); }
+
+    /** This storage as a claim Weft renders, of {@code size}, named {@code RUN-checkpoints}. */
+    public CheckpointStorage renderedClaim(String size) {
+      return new CheckpointStorage(pvc, size, storageClass, accessMode, uri, secret, mountPath);
+    }
+
     private static boolean present(String s) { return s != null && !s.isBlank(); }
   }
 
   @JsonIgnore public NodeRange nodeRange() { return NodeRange.parse(nodes); }
+
+  /** This deployment with another image and checkpoint storage (the validator's defaults). */
+  K8sDeployment with(String image, CheckpointStorage storage) {
+    return new K8sDeployment(image, namespace, nodes, procsPerNode, gpusPerNode, env, secretEnv, requests, limits, nodeSelector,
+        affinity, tolerations, priorityClass, queue, storage, shmSize, nccl, port, serviceAccount, monitoringNamespace,
+        autoscaleCpuUtilization, terminationGraceSeconds);
+  }
 }

@@ -18,12 +18,20 @@ public final class K8sDeploymentValidator {
   private static final Pattern URI = Pattern.compile("s3://[a-z0-9][a-z0-9.-]*(/.*)?");
   private static final Pattern SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
   private static final Pattern SECRET_KEY = Pattern.compile("[-._a-zA-Z0-9]+");
+  /** The claim rendered when checkpoints are on ({@code checkpoint.every > 0}) and no storage is named. */
+  public static final String DEFAULT_CLAIM_SIZE = "20Gi";
+  /** SIGTERM → SIGKILL bounds: a step boundary and a save need seconds; an hour is longer than any node drain waits. */
+  public static final int MIN_GRACE_SECONDS = 10;
+  public static final int MAX_GRACE_SECONDS = 3600;
   /** The access modes a claim may ask for. */
   public static final Set<String> ACCESS_MODES = Set.of("ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod");
 
   private K8sDeploymentValidator() {}
 
-  /** Returns {@code d} with the default image filled in, or throws {@link dev.weft.spec.SpecException}. */
+  /**
+   * Returns {@code d} with the defaults filled in (the image; a rendered checkpoint claim when checkpoints are on
+   * and nothing durable is named), or throws {@link dev.weft.spec.SpecException}.
+   */
   public static K8sDeployment validate(TrainingSpec spec, K8sDeployment d) {
     require(DNS_LABEL.matcher(d.namespace()).matches(), "deployment.namespace",
         "'" + d.namespace() + "' is not a namespace name; use lowercase letters, digits and '-'");
@@ -54,14 +62,17 @@ public final class K8sDeploymentValidator {
     require(d.port() > 1024 && d.port() < 65536, "deployment.port", d.port() + " must be an unprivileged port (1025-65535)");
     require(d.autoscaleCpuUtilization() > 0 && d.autoscaleCpuUtilization() <= 100, "deployment.autoscaleCpuUtilization",
         d.autoscaleCpuUtilization() + " must be a percentage (1-100)");
-    checkpointStorage(spec, d);
-    if (d.image() == null || d.image().isBlank()) {
-      return new K8sDeployment(DEFAULT_IMAGE, d.namespace(), d.nodes(), d.procsPerNode(), d.gpusPerNode(), d.env(),
-          d.secretEnv(), d.requests(), d.limits(), d.nodeSelector(), d.affinity(), d.tolerations(), d.priorityClass(), d.queue(),
-          d.checkpointStorage(), d.shmSize(), d.nccl(), d.port(), d.serviceAccount(), d.monitoringNamespace(),
-          d.autoscaleCpuUtilization());
+    require(d.terminationGraceSeconds() >= MIN_GRACE_SECONDS && d.terminationGraceSeconds() <= MAX_GRACE_SECONDS,
+        "deployment.terminationGraceSeconds", d.terminationGraceSeconds() + " must be " + MIN_GRACE_SECONDS + "-"
+            + MAX_GRACE_SECONDS + " seconds: the time between SIGTERM and SIGKILL in which a pod saves its emergency checkpoint");
+    K8sDeployment.CheckpointStorage storage = d.checkpointStorage();
+    if (spec.checkpoint().every() > 0 && storage.unset() && !spec.checkpoint().dir().startsWith("s3://")) {
+      // A retried pod resumes from the latest checkpoint only if it outlives the pod: a claim, not an emptyDir.
+      storage = storage.renderedClaim(DEFAULT_CLAIM_SIZE);
     }
-    return d;
+    K8sDeployment out = d.with(d.image() == null || d.image().isBlank() ? DEFAULT_IMAGE : d.image(), storage);
+    checkpointStorage(spec, out);
+    return out;
   }
 
   /** Names are variable names not also in deployment.env; each value names a Secret and a key in it. */

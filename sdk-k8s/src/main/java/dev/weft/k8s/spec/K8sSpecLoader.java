@@ -91,7 +91,7 @@ public final class K8sSpecLoader {
         convert(d.affinity(), new TypeReference<Affinity>() {}, "deployment.affinity"),
         convert(d.tolerations(), new TypeReference<List<Toleration>>() {}, "deployment.tolerations"),
         d.priorityClass(), d.queue(), storage(d.checkpointStorage()), d.shmSize(), d.nccl(), d.port(),
-        d.serviceAccount(), d.monitoringNamespace(), d.autoscaleCpuUtilization());
+        d.serviceAccount(), d.monitoringNamespace(), d.autoscaleCpuUtilization(), d.terminationGraceSeconds());
   }
 
   private static K8sDeployment.Resources resources(DeploymentSpec.Resources r) {
