@@ -89,6 +89,11 @@ public record LlamaConfig(int vocab, int hidden, int intermediate, int layers, i
     return c;
   }
 
+  /** The planner's view of these sizes. */
+  public dev.weft.models.ModelShape shape() {
+    return dev.weft.models.ModelShape.decoder(vocab, hidden, intermediate, layers, heads, kvHeads, headDim, false, false, tied);
+  }
+
   /** Parameters of the whole model. */
   public long parameterCount() {
     long h = hidden;

@@ -72,4 +72,7 @@ public final class LlamaFactory implements ModelFactory, HuggingFaceFormat {
   public ObjectNode hfConfig(TrainingSpec spec) {
     return LlamaConfig.of(spec).toHf("float32");
   }
+
+  @Override
+  public java.util.Optional<dev.weft.models.ModelShape> shape(TrainingSpec spec) { return java.util.Optional.of(LlamaConfig.of(spec).shape()); }
 }
