@@ -24,19 +24,4 @@ public record ModelShape(double vocab, double hidden, int layers, double splitPe
   public double parameterCount() {
     return layers * (splitPerLayer + replicatedPerLayer) + embedding + positions + finalNorm + (tied ? 0 : head);
   }
-
-  /**
-   * A pre-norm decoder (Llama, Qwen, Mistral): attention with {@code kvHeads} key/value heads of {@code headDim},
-   * optional q/k/v biases and per-head q/k norms, a SwiGLU MLP of {@code intermediate}, RMSNorms, rotary positions.
-   * Activations per token and layer: the norms' inputs and outputs, q, k, v (and their rotated copies), the
-   * attention output, and the MLP's gate, up, activation and product (Korthikanti et al.'s count for this block).
-   */
-  public static ModelShape decoder(double vocab, double hidden, double intermediate, int layers, double heads, double kvHeads,
-                                   double headDim, boolean qkvBias, boolean qkNorm, boolean tied) {
-    double h = hidden, q = heads * headDim, kv = kvHeads * headDim, f = intermediate;
-    double split = h * q + 2 * h * kv + q * h + 3 * h * f + (qkvBias ? q + 2 * kv : 0);
-    double replicated = 2 * h + (qkNorm ? 2 * headDim : 0);
-    double acts = 4 * h + 2 * q + 2 * 2 * kv + q + 4 * f;
-    return new ModelShape(vocab, h, layers, split, replicated, vocab * h, 0, h, vocab * h, tied, acts, heads);
-  }
 }

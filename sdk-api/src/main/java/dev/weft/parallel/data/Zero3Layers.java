@@ -111,6 +111,12 @@ public final class Zero3Layers implements Layers {
   @Override
   public Linear rmsNorm(String name, long dim, double eps) { return linear(() -> inner.rmsNorm(name, dim, eps)); }
 
+  @Override
+  public Linear headNorm(String name, long headDim, double eps) { return linear(() -> inner.headNorm(name, headDim, eps)); }
+
+  @Override
+  public Tensor attention(Tensor q, Tensor k, Tensor v, dev.weft.models.AttentionMask mask) { return inner.attention(q, k, v, mask); }
+
   /** A tied head would use parameters of another unit; the model factory refuses ZeRO-3 with tied embeddings. */
   @Override
   public LmHead tiedLmHead(String embeddingName, long dim, long vocab) {
