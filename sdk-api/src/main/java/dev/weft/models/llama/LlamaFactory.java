@@ -29,10 +29,6 @@ public final class LlamaFactory implements ModelFactory, HuggingFaceFormat {
     }
     if (c.headDim() % 2 != 0) throw new SpecException("model.config.head_dim", c.headDim() + " must be even for rotary embeddings");
     var p = spec.parallel();
-    if (c.tied() && (p.pp() > 1 || p.zero() == 3)) {
-      throw new SpecException("model.config.tie_word_embeddings", "tied embeddings need the embedding and the head in one"
-          + " place; use parallel.pp=1 and parallel.zero below 3, or tie_word_embeddings=false");
-    }
     ModelContext.partitionFor(p, c.layers());
     ModelFactories.requireDataVocab(spec, c.vocab(), "model.config.vocab_size");
   }
