@@ -50,6 +50,10 @@ public abstract class DecoderFamily implements ModelFactory, HuggingFaceFormat {
   @Override
   public void validate(TrainingSpec spec) {
     DecoderConfig c = config(spec);
+    if (spec.model().hasPretrained()) {
+      TensorCheck.require(HfCheckpoint.open(Path.of(spec.model().pretrained()), "model.pretrained"), c.tensors(names()),
+          names().head() + ".weight", c.tied(), this::configKeyFor, configJson(spec));
+    }
     if (c.heads() % c.kvHeads() != 0) {
       throw new SpecException("model.config.num_key_value_heads", c.kvHeads() + " does not divide num_attention_heads="
           + c.heads() + "; grouped-query attention shares each key/value head among a whole number of query heads");
@@ -57,10 +61,6 @@ public abstract class DecoderFamily implements ModelFactory, HuggingFaceFormat {
     if (c.rope() != null && c.headDim() % 2 != 0) throw new SpecException("model.config.head_dim", c.headDim() + " must be even for rotary embeddings");
     ModelContext.partitionFor(spec.parallel(), c.layers());
     ModelFactories.requireDataVocab(spec, c.vocab(), "model.config.vocab_size");
-    if (spec.model().hasPretrained()) {
-      TensorCheck.require(HfCheckpoint.open(Path.of(spec.model().pretrained()), "model.pretrained"), c.tensors(names()),
-          names().head() + ".weight", c.tied(), this::configKeyFor, configJson(spec));
-    }
   }
 
   @Override

@@ -45,6 +45,34 @@ public final class HfReference {
     return dir;
   }
 
+  /**
+   * hf_reference.py's rotary frequencies for each case {@code {"config": {...}, "head_dim": d, "seq_len": n}}:
+   * a JSON list of {@code {"inv": [...], "scale": s}}.
+   */
+  public static JsonNode ropeReference(String casesJson) throws Exception {
+    PythonRef.require("numpy");
+    Path d = Files.createTempDirectory("rope");
+    try (InputStream in = HfReference.class.getResourceAsStream("hf_reference.py")) {
+      Files.write(d.resolve("hf_reference.py"), in.readAllBytes());
+    }
+    String driver = "import sys, json\nsys.path.insert(0, sys.argv[1])\nfrom hf_reference import rope_inv_freq\nout = []\n"
+        + "for c in json.loads(sys.argv[2]):\n  inv, s = rope_inv_freq(c['config'], c['head_dim'], c['seq_len'])\n"
+        + "  out.append({'inv': [float(x) for x in inv], 'scale': float(s)})\nprint(json.dumps(out))\n";
+    Path script = Files.writeString(d.resolve("rope_driver.py"), driver);
+    try {
+      Process p = new ProcessBuilder(PythonRef.command(script.toString(), d.toString(), casesJson))
+          .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).as("rope driver exit").isZero();
+      return new ObjectMapper().readTree(out);
+    } finally {
+      Files.deleteIfExists(script);
+      Files.deleteIfExists(d.resolve("hf_reference.py"));
+      Files.deleteIfExists(d);
+    }
+  }
+
   private static String runScript(String resource, String... args) throws Exception {
     Path script = Files.createTempFile(resource.replace(".py", ""), ".py");
     try (InputStream in = HfReference.class.getResourceAsStream(resource)) {

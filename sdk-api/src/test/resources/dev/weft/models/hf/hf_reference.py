@@ -91,7 +91,7 @@ def rope_inv_freq(c, hd, seq_len):
             hi += 0.001
         keep = 1 - np.clip((np.arange(hd // 2) - lo) / (hi - lo), 0, 1)
         inv = inv / f * (1 - keep) + inv * keep
-    elif kind != "default":
+    elif kind not in ("default", "dynamic"):
         raise SystemExit("rope_type " + kind)
     return inv, scale
 
