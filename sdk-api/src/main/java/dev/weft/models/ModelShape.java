@@ -14,12 +14,15 @@ package dev.weft.models;
  * @param head output head parameters (vocabulary split over tp), last stage; with a tied head this is the
  *     embedding again, held by the last stage only when it is not also the first
  * @param tied whether the head is the token embedding
- * @param activationsPerLayer elements per token one layer saves for backward, attention scores aside
+ * @param activationsWhole elements per token one layer saves for backward that every tp rank holds whole
+ *     (norm inputs and outputs, residuals)
+ * @param activationsSplit elements per token one layer saves for backward inside its split layers (q, k, v,
+ *     attention output, MLP intermediates), divided over tp; attention scores aside
  * @param heads attention heads (scores are heads × sequence per token)
  */
 public record ModelShape(double vocab, double hidden, int layers, double splitPerLayer, double replicatedPerLayer,
                          double embedding, double positions, double finalNorm, double head, boolean tied,
-                         double activationsPerLayer, double heads) {
+                         double activationsWhole, double activationsSplit, double heads) {
   /** Parameters of the whole model, counting a tied embedding once. */
   public double parameterCount() {
     return layers * (splitPerLayer + replicatedPerLayer) + embedding + positions + finalNorm + (tied ? 0 : head);

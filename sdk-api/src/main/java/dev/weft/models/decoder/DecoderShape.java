@@ -30,8 +30,8 @@ final class DecoderShape {
     // per token and layer: norms' inputs and outputs, q, k, v and their rotated copies, the attention output,
     // and the MLP's intermediate tensors (gate, up, activation, product for SwiGLU; input and activation for GELU)
     double mlpActs = c.mlp() == DecoderConfig.Mlp.SWIGLU ? 4 * f : 2 * f;
-    double acts = 4 * h + 2 * q + 4 * kv + q + mlpActs;
-    return new ModelShape(v, h, c.layers(), split, replicated, v * h, positions, finalNorm, v * h, c.tied(), acts, c.heads());
+    return new ModelShape(v, h, c.layers(), split, replicated, v * h, positions, finalNorm, v * h, c.tied(), 4 * h,
+        2 * q + 4 * kv + q + mlpActs, c.heads());
   }
 
   private static double numel(long[] shape) {
