@@ -16,6 +16,7 @@ import dev.weft.models.Parameters.Param;
 import dev.weft.models.StagedModel;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.data.Zero3Layers;
+import dev.weft.parallel.pipeline.StageTies;
 import dev.weft.parallel.tensor.TensorParallelLayers;
 import dev.weft.parallel.tensor.TpOps;
 import dev.weft.precision.Autocast;
@@ -60,13 +61,15 @@ public final class TrainingLoop {
     LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.coord().pp());
     List<Param> params = model.parameters().list();
     Placement.moveParameters(params, dist.device()); // before the optimizer's flat buffers take their device from them
+    StageTies ties = StageTies.find(model.parameters(), dist.pp()); // tied embeddings split over pipeline stages
+    ties.syncValues(model.parameters());
     int zero = spec.parallel().zero();
     // ZeRO-3 needs every parameter in a layer unit; stages 1-2 gate per layer only when that holds
     boolean perLayer = model.layers() instanceof Zero3Layers z && (zero == 3 || z.units().length == params.size());
     int[] units = perLayer ? ((Zero3Layers) model.layers()).units() : new int[params.size()];
     ShardedOptimizer opt = new ShardedOptimizer(zero, params, units, dp, dist.tp(), t,
         precision.reduceDtype(), zero >= 2 ? spec.parallel().zeroBucketElements() : ALL_REDUCE_BUCKET_ELEMENTS,
-        spec.parallel().zeroPrefetch());
+        spec.parallel().zeroPrefetch(), ties.held(), ties.copies());
     if (perLayer) ((Zero3Layers) model.layers()).bind(opt);
     TpOps tpOps = model.layers() instanceof TensorParallelLayers tpl ? tpl.ops() : null;
     opt.pipelineGroup(dist.pp());
@@ -97,6 +100,7 @@ public final class TrainingLoop {
     List<Double> losses = new ArrayList<>();
     List<Double> stepMs = new ArrayList<>();
     long skipped = 0;
+    if (leader) checkpoints.startRecord(runDir, resumedAt);
     MetricsJson out = leader ? new MetricsJson(runDir, resumedAt > 0) : null;
     listener.onRankStart(dist.rank(), model.parameters().numel());
     ShardedOptimizer.Memory held = opt.memory();
@@ -122,6 +126,7 @@ public final class TrainingLoop {
           }
           long p0 = System.nanoTime();
           opt.sumOverTp(model.parameters().partialGradParams());
+          for (String tied : ties.held()) opt.sumOwned(java.util.Set.of(tied), g -> ties.sum(tied, g));
           commNs += System.nanoTime() - p0;
           double scale = scaler.scale();
           gradNorm = opt.gradNorm(scale);
@@ -190,7 +195,10 @@ public final class TrainingLoop {
           new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes(),
               dist.backend().deviceMemory(dist.device()).orElse(null)),
           skipped, null, 0, null);
-      if (leader) MetricsJson.writeSummary(runDir, summary);
+      if (leader) {
+        MetricsJson.writeSummary(runDir, summary);
+        checkpoints.publishRecord();
+      }
       return new RunResult(losses, summary, spec, trained, null);
     } finally {
       if (out != null) out.close();
@@ -226,6 +234,7 @@ public final class TrainingLoop {
   private static long globalParameterCount(LanguageModel model, Distributed dist) {
     long sharded = 0, whole = 0;
     for (Param p : model.parameters().list()) {
+      if (model.parameters().isTiedCopy(p.name())) continue; // counted on the stage holding the original
       if (p.isSharded()) sharded += p.globalNumel() / p.shardCount();
       else whole += p.globalNumel();
     }

@@ -7,7 +7,6 @@ import dev.weft.models.ModelFactories;
 import dev.weft.models.ModelFactory;
 import dev.weft.models.hf.HfCheckpoint;
 import dev.weft.models.hf.HuggingFaceFormat;
-import dev.weft.spec.ParallelSpec;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.Json;
@@ -60,17 +59,8 @@ public abstract class DecoderFamily implements ModelFactory, HuggingFaceFormat {
           + c.heads() + "; grouped-query attention shares each key/value head among a whole number of query heads");
     }
     if (c.rope() != null && c.headDim() % 2 != 0) throw new SpecException("model.config.head_dim", c.headDim() + " must be even for rotary embeddings");
-    refuseTiedWhereUnsupported(c, spec.parallel());
     ModelContext.partitionFor(spec.parallel(), c.layers());
     ModelFactories.requireDataVocab(spec, c.vocab(), "model.config.vocab_size");
-  }
-
-  /** Tied embeddings need the embedding and the head in one place (the one refusal that pp > 1 / ZeRO-3 support removes). */
-  private static void refuseTiedWhereUnsupported(DecoderConfig c, ParallelSpec p) {
-    if (c.tied() && (p.pp() > 1 || p.zero() == 3)) {
-      throw new SpecException("model.config.tie_word_embeddings", "tied embeddings need the embedding and the head in one"
-          + " place; use parallel.pp=1 and parallel.zero below 3, or tie_word_embeddings=false");
-    }
   }
 
   @Override
@@ -82,6 +72,11 @@ public abstract class DecoderFamily implements ModelFactory, HuggingFaceFormat {
     m.put("intermediate_size", c.intermediate());
     m.put("vocab_size", c.vocab());
     return m;
+  }
+
+  @Override
+  public java.util.Optional<dev.weft.models.ModelShape> shape(TrainingSpec spec) {
+    return java.util.Optional.of(DecoderShape.of(config(spec), names()));
   }
 
   @Override

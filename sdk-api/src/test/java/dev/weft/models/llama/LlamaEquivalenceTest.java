@@ -126,8 +126,6 @@ class LlamaEquivalenceTest {
         .hasMessageContaining("num_key_value_heads=2");
     assertThatThrownBy(() -> small().set("model.config.num_key_value_heads", 3).toSpec())
         .hasMessageContaining("model.config.num_key_value_heads");
-    assertThatThrownBy(() -> small().set("model.config.tie_word_embeddings", true).pipeline(2).toSpec())
-        .hasMessageContaining("model.config.tie_word_embeddings");
     assertThatThrownBy(() -> small().set("model.config.layers", 2).toSpec()).hasMessageContaining("model.config.layers");
   }
 }
