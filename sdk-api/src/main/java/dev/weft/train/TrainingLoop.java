@@ -100,6 +100,7 @@ public final class TrainingLoop {
     List<Double> losses = new ArrayList<>();
     List<Double> stepMs = new ArrayList<>();
     long skipped = 0;
+    if (leader) checkpoints.startRecord(runDir, resumedAt);
     MetricsJson out = leader ? new MetricsJson(runDir, resumedAt > 0) : null;
     listener.onRankStart(dist.rank(), model.parameters().numel());
     ShardedOptimizer.Memory held = opt.memory();
@@ -194,7 +195,10 @@ public final class TrainingLoop {
           new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes(),
               dist.backend().deviceMemory(dist.device()).orElse(null)),
           skipped, null, 0, null);
-      if (leader) MetricsJson.writeSummary(runDir, summary);
+      if (leader) {
+        MetricsJson.writeSummary(runDir, summary);
+        checkpoints.publishRecord();
+      }
       return new RunResult(losses, summary, spec, trained, null);
     } finally {
       if (out != null) out.close();

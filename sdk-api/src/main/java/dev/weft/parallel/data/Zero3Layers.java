@@ -113,6 +113,12 @@ public final class Zero3Layers implements Layers {
   @Override
   public Linear rmsNorm(String name, long dim, double eps) { return linear(() -> inner.rmsNorm(name, dim, eps)); }
 
+  @Override
+  public Linear headNorm(String name, long headDim, double eps) { return linear(() -> inner.headNorm(name, headDim, eps)); }
+
+  @Override
+  public Tensor attention(Tensor q, Tensor k, Tensor v, dev.weft.models.AttentionMask mask) { return inner.attention(q, k, v, mask); }
+
   /**
    * A tied head on the rank holding the embedding runs in the embedding's unit (gathered again, or
    * awaited, around the head's call); on a later pipeline stage its weight is a copy, a unit of its own.

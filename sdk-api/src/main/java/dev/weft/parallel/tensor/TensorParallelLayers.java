@@ -112,6 +112,14 @@ public final class TensorParallelLayers implements Layers {
     return n;
   }
 
+  /** Each rank normalises its own heads with the shared weight: the weight's gradient is partial. */
+  @Override
+  public Linear headNorm(String name, long headDim, double eps) {
+    Linear n = DenseLayers.rmsNorm(params, name, headDim, eps);
+    params.markPartialGrad(name + ".weight");
+    return n;
+  }
+
   @Override
   public LmHead lmHead(String name, long dim, long vocab, double std) {
     return head(sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, vocab, dim), 0), vocab);
