@@ -187,7 +187,8 @@ final class TrainingCheckpoints implements AutoCloseable {
     state.put("good_steps", scaler.goodSteps());
     state.put("seed", spec.train().seed());
     state.put(OPTIMIZER_KEY, spec.train().optimizer());
-    publishRecord(); // before the commit: the record holds every step up to any checkpoint a later run resumes from
+    // before the commit: the record holds every step up to any checkpoint a later run resumes from
+    if (record != null) record.publish(List.of(RunRecord.METRICS));
     saver.save(CheckpointMeta.of(step, spec, state), opt.stateEntries());
     return true;
   }
