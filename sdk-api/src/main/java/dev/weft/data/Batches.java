@@ -5,6 +5,9 @@ import org.bytedeco.pytorch.Tensor;
 
 /** Turns samples into input/target tensors [B, T] (targets are inputs shifted by one token). */
 public final class Batches {
+  /** A target that is no target: the loss skips it (PyTorch's and Hugging Face's ignore index). */
+  public static final long IGNORE = -100;
+
   private Batches() {}
 
   public record Batch(Tensor tokens, Tensor targets) {}

@@ -114,34 +114,52 @@ public final class TrainingLoop {
         boolean stepSkipped;
         StepMetrics.ZeroComm zeroComm;
         String gradCause, lossCause;
+        boolean noTargets;
         try (PointerScope scope = new PointerScope()) {
-          double localLoss = passes.run(step, scaler.scale());
-          if (tpOps != null) {
-            commNs += tpOps.takeWaitNanos(); // tensor-parallel collectives the step waited for
-            tpOps.dropPendingHooks();
-          }
-          long p0 = System.nanoTime();
-          opt.sumOverTp(model.parameters().partialGradParams());
-          commNs += System.nanoTime() - p0;
-          double scale = scaler.scale();
-          gradNorm = opt.gradNorm(scale);
-          boolean skip = scaler.update(gradNorm) || !Double.isFinite(gradNorm);
-          gradCause = divergence.gradientCause(gradNorm);
-          stepSkipped = skip;
-          if (skip) {
-            if (gradCause == null) skipped++; // a diverging step stops the run; it is no skip
-            opt.discardGradients();
+          List<Batches.Batch> host = stepData.hostBatches(step);
+          LossNormalizer norm = LossNormalizer.of(host, dp); // the one count of the global batch's targets
+          noTargets = norm.empty();
+          if (noTargets) {
+            loss = gradNorm = Double.NaN;
+            stepSkipped = true;
+            zeroComm = null;
+            gradCause = lossCause = null;
           } else {
-            double clip = t.clipGradNorm() > 0 && gradNorm > t.clipGradNorm() ? t.clipGradNorm() / (gradNorm + 1e-6) : 1.0;
-            opt.step(lr, clip / scale);
+            double localLoss = passes.run(stepData.place(host), norm, scaler.scale());
+            if (tpOps != null) {
+              commNs += tpOps.takeWaitNanos(); // tensor-parallel collectives the step waited for
+              tpOps.dropPendingHooks();
+            }
+            long p0 = System.nanoTime();
+            opt.sumOverTp(model.parameters().partialGradParams());
+            commNs += System.nanoTime() - p0;
+            double scale = scaler.scale();
+            gradNorm = opt.gradNorm(scale);
+            boolean skip = scaler.update(gradNorm) || !Double.isFinite(gradNorm);
+            gradCause = divergence.gradientCause(gradNorm);
+            stepSkipped = skip;
+            if (skip) {
+              if (gradCause == null) skipped++; // a diverging step stops the run; it is no skip
+              opt.discardGradients();
+            } else {
+              double clip = t.clipGradNorm() > 0 && gradNorm > t.clipGradNorm() ? t.clipGradNorm() / (gradNorm + 1e-6) : 1.0;
+              opt.step(lr, clip / scale);
+            }
+            zeroComm = opt.takeComm(); // forward/backward gathers, reductions and stage 1-2's parameter gather
+            commNs += (long) (zeroComm.exposedMs() * 1e6);
+            long c1 = System.nanoTime();
+            double[][] summed = new double[1][];
+            loss = Divergence.reduce(dist, passes.holdsLoss(), localLoss, summed); // only the last stage has a loss
+            lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
+            commNs += System.nanoTime() - c1;
           }
-          zeroComm = opt.takeComm(); // forward/backward gathers, reductions and stage 1-2's parameter gather
-          commNs += (long) (zeroComm.exposedMs() * 1e6);
-          long c1 = System.nanoTime();
-          double[][] summed = new double[1][];
-          loss = Divergence.reduce(dist, passes.holdsLoss(), localLoss, summed); // only the last stage has a loss
-          lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
-          commNs += System.nanoTime() - c1;
+        }
+        if (noTargets) {
+          skipped++;
+          if (leader) log.warn("step {}: no token of the global batch is a target (all are {}); the step is skipped", step, Batches.IGNORE);
+          finishStep(step, checkpoints, opt, scaler, listener, dist);
+          prevEnd = System.nanoTime();
+          continue;
         }
         double ms = (System.nanoTime() - s0) / 1e6;
         if (gradCause != null || lossCause != null) {
@@ -164,11 +182,7 @@ public final class TrainingLoop {
           out.step(sm, evalLoss);
           listener.onStep(sm, t.steps());
         }
-        long save0 = System.nanoTime();
-        if (checkpoints.maybeSave(step, opt, scaler)) {
-          listener.onCheckpointSaved(dist.rank(), step, java.time.Duration.ofNanos(System.nanoTime() - save0));
-        }
-        listener.atStepBoundary(dist.rank(), step);
+        finishStep(step, checkpoints, opt, scaler, listener, dist);
         prevEnd = System.nanoTime();
       }
       ShardedOptimizer.Memory mem = opt.memory();
@@ -183,9 +197,10 @@ public final class TrainingLoop {
       mesh.put("tp", dist.mesh().tp());
       mesh.put("pp", dist.mesh().pp());
       // the whole run, not this attempt: the last step reached, and step 1's loss from the metrics of earlier attempts
-      double initialLoss = resumedAt == 0 ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(losses.get(0));
+      double lastLoss = losses.isEmpty() ? Double.NaN : losses.get(losses.size() - 1); // NaN: every step was without targets
+      double initialLoss = resumedAt == 0 && !losses.isEmpty() ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(lastLoss);
       RunSummary summary = new RunSummary("completed", t.steps(), dist.mesh().worldSize(), mesh, initialLoss,
-          losses.get(losses.size() - 1), tps, medianMs, tps * model.trainingFlopsPerToken(),
+          lastLoss, tps, medianMs, tps * model.trainingFlopsPerToken(),
           (System.nanoTime() - wallStart) / 1e9, consistent, globalParameterCount(model, dist), precision.dtype(), opt.stage(),
           new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes(),
               dist.backend().deviceMemory(dist.device()).orElse(null)),
@@ -195,6 +210,16 @@ public final class TrainingLoop {
     } finally {
       if (out != null) out.close();
     }
+  }
+
+  /** The end of every step, trained or skipped: a checkpoint when one is due, then the listener's step boundary. */
+  private static void finishStep(long step, TrainingCheckpoints checkpoints, ShardedOptimizer opt, LossScaler scaler,
+                                 StepListener listener, Distributed dist) {
+    long save0 = System.nanoTime();
+    if (checkpoints.maybeSave(step, opt, scaler)) {
+      listener.onCheckpointSaved(dist.rank(), step, java.time.Duration.ofNanos(System.nanoTime() - save0));
+    }
+    listener.atStepBoundary(dist.rank(), step);
   }
 
   /** Every rank must continue from the same step; a rank that found another checkpoint (or none) would hang the first collective. */
@@ -209,7 +234,7 @@ public final class TrainingLoop {
     }
   }
 
-  private static MicroBatches microBatches(TrainingSpec spec, LanguageModel model, ShardedOptimizer opt, StepData data,
+  static MicroBatches microBatches(TrainingSpec spec, LanguageModel model, ShardedOptimizer opt, StepData data,
                                            Distributed dist) {
     var p = spec.parallel();
     if (p.pp() == 1 && !spec.train().recompute()) return new SequentialMicroBatches(model, opt, data, spec.precision().dtype());
