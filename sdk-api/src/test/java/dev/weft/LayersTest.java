@@ -26,7 +26,7 @@ class LayersTest {
       List.of("spec"),                                                  // the spec records and their own checks
       List.of("comm", "comm.gloo", "device"),                           // process group, worker identity, backends
       List.of("data", "data.prepare", "tokenizer"),                     // corpora and batches
-      List.of("models", "models.layers"),                               // model contracts and dense layers
+      List.of("models", "models.layers", "models.lora"),               // model contracts and dense layers
       List.of("checkpoint"),                                            // sharded checkpoints, safetensors
       List.of("models.hf", "models.gpt", "models.llama"),               // Hugging Face formats, model families
       List.of("parallel.tensor", "parallel.pipeline", "parallel.data"), // TP, PP schedules, ZeRO
