@@ -43,10 +43,7 @@ final class LoraBase {
     if (!spec.model().hasPretrained()) {
       throw new SpecException("model.pretrained", c.dir() + " holds LoRA adapters over a base model; give that base's directory");
     }
-    if (!s.equals(hash())) {
-      throw new SpecException("model.pretrained", spec.model().pretrained() + " is not the base " + c.dir() + " was trained on"
-          + " (weights sha256 " + hash().substring(0, 12) + "…, the checkpoint's base " + s.substring(0, Math.min(12, s.length()))
-          + "…); give the same base model directory");
-    }
+    WeightsHash.requireSame(Path.of(spec.model().pretrained()), s, "model.pretrained", c.dir());
+    hash = s; // hashed once: later saves record the same base
   }
 }

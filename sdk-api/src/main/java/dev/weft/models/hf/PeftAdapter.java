@@ -51,10 +51,12 @@ public final class PeftAdapter {
   static ObjectNode config(LoraSpec lora, String baseModel) {
     ObjectNode c = Json.PLAIN.createObjectNode();
     c.put("peft_type", "LORA").put("task_type", "CAUSAL_LM").put("base_model_name_or_path", baseModel)
-        .put("r", lora.rank()).put("lora_alpha", lora.alpha()).put("lora_dropout", lora.dropout())
+        .put("r", lora.rank()).put("lora_dropout", lora.dropout())
         .put("use_rslora", lora.rslora()).put("bias", "none").put("fan_in_fan_out", false).put("inference_mode", true)
         .put("init_lora_weights", true).put("use_dora", false).putNull("modules_to_save").putNull("layers_to_transform")
         .putNull("layers_pattern").putNull("revision");
+    if (lora.alpha() == Math.rint(lora.alpha())) c.put("lora_alpha", (long) lora.alpha());
+    else c.put("lora_alpha", lora.alpha());
     c.putObject("rank_pattern");
     c.putObject("alpha_pattern");
     var targets = c.putArray("target_modules");
@@ -93,6 +95,16 @@ public final class PeftAdapter {
   public int rank() { return config.path("r").asInt(); }
   public double alpha() { return config.path("lora_alpha").asDouble(); }
   public boolean rslora() { return config.path("use_rslora").asBoolean(false); }
+  public String baseModel() { return config.path("base_model_name_or_path").asText(""); }
+
+  /** target_modules, as a list (peft also writes a single name as a string). */
+  public java.util.List<String> targets() {
+    JsonNode t = config.path("target_modules");
+    if (t.isTextual()) return java.util.List.of(t.asText());
+    java.util.List<String> out = new java.util.ArrayList<>();
+    t.forEach(n -> out.add(n.asText()));
+    return out;
+  }
   public Map<String, Tensor> tensors() { return tensors; }
 
   /** The adapter matches the spec's LoRA settings, else one line naming the field to change. */

@@ -18,6 +18,19 @@ import java.util.stream.Stream;
 public final class WeightsHash {
   private WeightsHash() {}
 
+  /**
+   * The base in {@code dir} is the one whose hash {@code expected} a checkpoint recorded; else one line
+   * naming {@code field}.
+   */
+  public static void requireSame(Path dir, String expected, String field, Object checkpoint) {
+    String now = of(dir, field);
+    if (!now.equals(expected)) {
+      throw new SpecException(field, dir + " is not the base " + checkpoint + " was trained on (weights sha256 "
+          + now.substring(0, 12) + "…, the checkpoint's base " + expected.substring(0, Math.min(12, expected.length()))
+          + "…); give the same base model directory");
+    }
+  }
+
   public static String of(Path dir, String field) {
     try (Stream<Path> files = Files.list(dir)) {
       List<Path> weights = files.filter(f -> f.getFileName().toString().endsWith(".safetensors") && Files.isRegularFile(f))
