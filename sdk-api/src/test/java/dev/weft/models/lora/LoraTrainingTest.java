@@ -32,10 +32,11 @@ class LoraTrainingTest {
     RunResult tp = loraTune(hf).tensorParallel(2).runDir(dir.resolve("tp")).fit();
     RunResult pp = loraTune(hf).pipeline(2).runDir(dir.resolve("pp")).fit();
     RunResult zero3 = loraTune(hf).dataParallel(2).microBatches(1).zero(3).runDir(dir.resolve("z3")).fit();
-    for (RunResult r : new RunResult[] {dp, tp, pp, zero3}) assertClose(r.losses(), one.losses(), 1e-4);
+    RunResult spRecompute = loraTune(hf).tensorParallel(2).sequenceParallel().recompute().runDir(dir.resolve("sp")).fit();
+    for (RunResult r : new RunResult[] {dp, tp, pp, zero3, spRecompute}) assertClose(r.losses(), one.losses(), 1e-4);
     // the adapters learned: the loss falls, B moved off zero
     assertThat(one.losses().get(3)).isLessThan(one.losses().get(0));
-    for (RunResult r : new RunResult[] {one, dp, tp, pp, zero3}) {
+    for (RunResult r : new RunResult[] {one, dp, tp, pp, zero3, spRecompute}) {
       for (var e : base.entrySet()) {
         assertThat(r.weights().get(e.getKey()).equal(e.getValue())).as("%s bit for bit", e.getKey()).isTrue();
       }
