@@ -18,6 +18,7 @@ import dev.weft.models.layers.DenseLayers;
 import dev.weft.parallel.data.Zero3Layers;
 import dev.weft.parallel.tensor.TensorParallelLayers;
 import dev.weft.parallel.tensor.TpOps;
+import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 import java.nio.file.Path;
 
@@ -43,6 +44,11 @@ public final class ModelBuilder {
   public static LanguageModel build(TrainingSpec spec, Communicator tp, int ppRank) {
     ModelFactory f = ModelFactories.lookup(spec.model().factory());
     LanguageModel model = f.create(spec, new ModelContext(spec.train().seed(), layersFor(spec, tp), spec.parallel(), ppRank));
+    if (spec.train().lora().enabled() && model.parameters().trainable().isEmpty()) {
+      throw new SpecException("train.lora.targets", "model.factory=" + spec.model().factory() + " has no module named "
+          + String.join(", ", spec.train().lora().targets()) + (ppRank > 0 ? " on pipeline stage " + ppRank : "")
+          + "; LoRA adapts the Hugging Face projections (llama-family models); name targets the model has");
+    }
     if (spec.model().hasPretrained()) {
       HuggingFaceFormat hf = HuggingFaceFormat.of(f);
       HfCheckpoint dir = HfCheckpoint.open(Path.of(spec.model().pretrained()), "model.pretrained");
