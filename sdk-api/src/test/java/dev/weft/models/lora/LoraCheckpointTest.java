@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.checkpoint.Checkpoint;
+import dev.weft.models.llama.TinyHfLlama;
 import dev.weft.train.RunResult;
 import java.nio.file.Path;
 import java.util.Set;
@@ -18,7 +19,7 @@ class LoraCheckpointTest {
   @Test
   void holdsOnlyAdaptersAndResumesAtAnotherLayoutExactly() throws Exception {
     Path hf = dir.resolve("hf");
-    TinyLlamaDir.write(hf, 11);
+    TinyHfLlama.write(hf, 11, false, false);
     Path ck = dir.resolve("ck");
     RunResult full = LoraTrainingTest.loraTune(hf).steps(6).tensorParallel(2).checkpointEvery(3).checkpointDir(ck)
         .runDir(dir.resolve("a")).fit();
@@ -34,7 +35,7 @@ class LoraCheckpointTest {
     assertClose(resumed.losses(), full.losses().subList(3, 6), 1e-5);
 
     // another base under the same path: refused in one line
-    TinyLlamaDir.write(hf, 12);
+    TinyHfLlama.write(hf, 12, false, false);
     assertThatThrownBy(() -> LoraTrainingTest.loraTune(hf).steps(6).resume(ck.resolve("step-000003").toString())
         .runDir(dir.resolve("c")).fit())
         .hasMessageContaining("model.pretrained").hasMessageContaining("is not the base");

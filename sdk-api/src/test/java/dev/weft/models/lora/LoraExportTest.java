@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.weft.Trainer;
+import dev.weft.checkpoint.ConsolidatedWeights;
+import dev.weft.models.llama.TinyHfLlama;
 import dev.weft.data.Npy;
 import dev.weft.data.TokenWidth;
 import java.util.Random;
@@ -33,7 +35,7 @@ class LoraExportTest {
   void peftAndMergedExportsAgreeWithPeftAndNumpy() throws Exception {
     PythonRef.require("numpy", "safetensors");
     Path hf = dir.resolve("hf"), ck = dir.resolve("ck"), peft = dir.resolve("peft"), merged = dir.resolve("merged");
-    Map<String, Tensor> base = TinyLlamaDir.write(hf, 21);
+    Map<String, Tensor> base = ConsolidatedWeights.load(TinyHfLlama.write(hf, 21, false, false).resolve("model.safetensors"));
     LoraTrainingTest.loraTune(hf).tensorParallel(2).steps(2).checkpointEvery(2).checkpointDir(ck).runDir(dir.resolve("run")).fit();
     String step = ck.resolve("step-000002").toString();
     assertThat(HfReference.cli("checkpoint", "export", step, "--format", "peft", "-o", peft.toString()).code()).isZero();
@@ -53,10 +55,10 @@ class LoraExportTest {
     assertThat(new ObjectMapper().convertValue(c.get("target_modules"), List.class)).containsExactlyInAnyOrder(
         "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj");
     assertThat(ref.get("bad_names")).isEmpty();
-    assertThat(ref.get("adapters").asInt()).isEqualTo(2 * 7 * TinyLlamaDir.LAYERS);
-    assertThat(ref.get("targets").asInt()).isEqualTo(7 * TinyLlamaDir.LAYERS);
+    assertThat(ref.get("adapters").asInt()).isEqualTo(2 * 7 * TinyHfLlama.LAYERS);
+    assertThat(ref.get("targets").asInt()).isEqualTo(7 * TinyHfLlama.LAYERS);
     assertThat(ref.get("differing")).as("non-target tensors not bit-identical").isEmpty();
-    assertThat(ref.get("identical").asInt()).isEqualTo(base.size() - 7 * TinyLlamaDir.LAYERS);
+    assertThat(ref.get("identical").asInt()).isEqualTo(base.size() - 7 * TinyHfLlama.LAYERS);
     assertThat(ref.get("merged_only")).isEmpty();
     assertThat(ref.get("max_target_error").asDouble()).isLessThanOrEqualTo(1e-6).isGreaterThan(0);
     assertThat(merged.resolve("config.json")).hasSameTextualContentAs(hf.resolve("config.json"));
@@ -72,7 +74,7 @@ class LoraExportTest {
 
     // weft eval: the PEFT directory (over the base it names), the checkpoint and the merged directory agree
     Path tokens = dir.resolve("t.npy");
-    Npy.write(tokens, TokenWidth.UINT16, new Random(3).ints(16 * 5 + 3, 0, TinyLlamaDir.VOCAB).toArray());
+    Npy.write(tokens, TokenWidth.UINT16, new Random(3).ints(16 * 5 + 3, 0, TinyHfLlama.VOCAB).toArray());
     double peftLoss = eval(peft, tokens), ckptLoss = eval(Path.of(step), tokens), mergedLoss = eval(merged, tokens);
     assertThat(Math.abs(peftLoss - mergedLoss) / mergedLoss).as("%s vs %s", peftLoss, mergedLoss).isLessThanOrEqualTo(1e-5);
     assertThat(Math.abs(ckptLoss - mergedLoss) / mergedLoss).as("%s vs %s", ckptLoss, mergedLoss).isLessThanOrEqualTo(1e-5);

@@ -4,6 +4,8 @@ import static dev.weft.train.TensorParallelEquivalenceTest.assertClose;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.Trainer;
+import dev.weft.checkpoint.ConsolidatedWeights;
+import dev.weft.models.llama.TinyHfLlama;
 import dev.weft.train.RunResult;
 import java.nio.file.Path;
 import java.util.Map;
@@ -26,7 +28,7 @@ class LoraTrainingTest {
   @Test
   void everyLayoutTakesTheStepsOfOneRankAndTheBaseStaysAsLoaded() throws Exception {
     Path hf = dir.resolve("hf");
-    Map<String, Tensor> base = TinyLlamaDir.write(hf, 11);
+    Map<String, Tensor> base = ConsolidatedWeights.load(TinyHfLlama.write(hf, 11, false, false).resolve("model.safetensors"));
     RunResult one = loraTune(hf).runDir(dir.resolve("one")).fit();
     RunResult dp = loraTune(hf).dataParallel(2).microBatches(1).runDir(dir.resolve("dp")).fit();
     RunResult tp = loraTune(hf).tensorParallel(2).runDir(dir.resolve("tp")).fit();
@@ -40,7 +42,7 @@ class LoraTrainingTest {
       for (var e : base.entrySet()) {
         assertThat(r.weights().get(e.getKey()).equal(e.getValue())).as("%s bit for bit", e.getKey()).isTrue();
       }
-      assertThat(r.weights().keySet().stream().filter(LoraLayers::isAdapter)).hasSize(2 * 7 * TinyLlamaDir.LAYERS);
+      assertThat(r.weights().keySet().stream().filter(LoraLayers::isAdapter)).hasSize(2 * 7 * TinyHfLlama.LAYERS);
       assertThat(r.weights().get("model.layers.1.mlp.down_proj.lora_B.weight").abs().max().item_double()).isGreaterThan(0);
     }
   }
