@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
@@ -23,9 +22,8 @@ import org.bytedeco.pytorch.global.torch;
  * tensor copied bit for bit, the base's config.json and tokenizer files beside them.
  */
 public final class LoraExport {
-  /** The files of a model directory besides its weights that a merged copy keeps. */
-  static final List<String> BESIDE = List.of(HfCheckpoint.CONFIG, "generation_config.json", "tokenizer.json",
-      "tokenizer_config.json", "special_tokens_map.json", "tokenizer.model");
+  /** What {@link #merged} wrote. */
+  public record Merged(Path dir, int tensors, long bytes) {}
 
   private LoraExport() {}
 
@@ -42,7 +40,7 @@ public final class LoraExport {
    * Writes the base with the checkpoint's adapters merged in. {@code base} is the base directory, or null
    * for the checkpoint's {@code model.pretrained}; its weights must hash as the checkpoint recorded.
    */
-  public static HfExport.Result merged(Checkpoint c, Path base, Path out) throws IOException {
+  public static Merged merged(Checkpoint c, Path base, Path out) throws IOException {
     TrainingSpec spec = requireLora(c, "hf");
     Path dir = base != null ? base : Path.of(spec.model().pretrained());
     Object hash = c.manifest().state() == null ? null : c.manifest().state().get("lora_base_sha256");
@@ -51,10 +49,9 @@ public final class LoraExport {
     Files.createDirectories(out);
     SafetensorsWriter.Written w = SafetensorsWriter.write(out.resolve(HfCheckpoint.WEIGHTS), ConsolidatedWeights.items(merged),
         Map.of("format", "pt"));
-    for (String f : BESIDE) {
-      if (Files.isRegularFile(dir.resolve(f))) Files.copy(dir.resolve(f), out.resolve(f), StandardCopyOption.REPLACE_EXISTING);
-    }
-    return new HfExport.Result(out, merged.size(), w.bytes());
+    Files.copy(dir.resolve(HfCheckpoint.CONFIG), out.resolve(HfCheckpoint.CONFIG), StandardCopyOption.REPLACE_EXISTING);
+    HfFiles.copyCarried(dir, out);
+    return new Merged(out, merged.size(), w.bytes());
   }
 
   /** Every tensor of the base, with W + scale · B · A (computed in fp32, stored in W's dtype) where adapters exist. */

@@ -111,6 +111,12 @@ public final class LoraLayers implements Layers {
   @Override public Linear rmsNorm(String name, long dim, double eps) { return frozen(() -> inner.rmsNorm(name, dim, eps)); }
 
   @Override
+  public Linear headNorm(String name, long headDim, double eps) { return frozen(() -> inner.headNorm(name, headDim, eps)); }
+
+  @Override
+  public Tensor attention(Tensor q, Tensor k, Tensor v, dev.weft.models.AttentionMask mask) { return inner.attention(q, k, v, mask); }
+
+  @Override
   public LmHead lmHead(String name, long dim, long vocab, double std) { return frozen(() -> inner.lmHead(name, dim, vocab, std)); }
 
   @Override
