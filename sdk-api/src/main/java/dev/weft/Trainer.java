@@ -114,6 +114,9 @@ public final class Trainer {
   public Trainer seed(long seed) { return set("train.seed", seed); }
   public Trainer clipGradNorm(double max) { return set("train.clipGradNorm", max); }
   public Trainer recompute() { return set("train.recompute", true); }
+
+  /** LoRA adapters of {@code rank} (scale alpha / rank) on the attention and MLP projections; the base stays frozen. */
+  public Trainer lora(int rank, double alpha) { return set("train.lora.rank", rank).set("train.lora.alpha", alpha); }
   public Trainer data(String source) { return set("data.source", source); }
   /** Mix sources by weight ({@code data.sources}), in the map's iteration order (use a LinkedHashMap). */
   public Trainer dataMix(Map<String, Double> weights) {

@@ -71,7 +71,7 @@ public final class ZeroStepBench {
   }
 
   /** Two worker processes of one thread each, their output into the run's {@code workers.log}. */
-  private static void launch(TrainingSpec spec, Path run) {
+  static void launch(TrainingSpec spec, Path run) {
     try {
       Files.createDirectories(run);
       Path file = run.resolve("spec.yaml"), log = run.resolve("workers.log");

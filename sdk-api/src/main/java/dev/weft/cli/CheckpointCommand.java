@@ -1,6 +1,7 @@
 package dev.weft.cli;
 
 import dev.weft.checkpoint.Checkpoint;
+import dev.weft.models.hf.LoraExport;
 import dev.weft.checkpoint.CheckpointLayout;
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.checkpoint.CheckpointStorage;
@@ -198,11 +199,16 @@ final class CheckpointCommand implements Runnable {
   }
 
   @Command(name = "export", mixinStandardHelpOptions = true,
-      description = "Write a checkpoint's model as a Hugging Face directory (model.safetensors + config.json) that transformers loads.")
+      description = {"Write a checkpoint's model as a Hugging Face directory (model.safetensors + config.json) that transformers loads.",
+          "A LoRA run's checkpoint: --format hf merges the adapters into the base, --format peft writes a PEFT adapter directory."})
   static final class Export implements Callable<Integer> {
     @Parameters(paramLabel = "DIR", description = "A checkpoint root or one step-NNNNNN directory, or s3://bucket/prefix[/step-NNNNNN].") String dir;
 
-    @Option(names = "--format", required = true, description = "Only 'hf' (Hugging Face) for now.") String format;
+    @Option(names = "--format", required = true, description = "hf (Hugging Face; merged for LoRA) or peft (a LoRA run's adapters).")
+    String format;
+
+    @Option(names = "--base", paramLabel = "HF_DIR", description = "LoRA: the base model directory, if not the run's model.pretrained.")
+    Path base;
 
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT_DIR", description = "The directory to write.") Path out;
 
@@ -215,10 +221,21 @@ final class CheckpointCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      if (!"hf".equals(format)) throw new WeftException("--format " + format + " is not known; use --format hf");
+      if (!"hf".equals(format) && !"peft".equals(format)) throw new WeftException("--format " + format + " is not known; use hf or peft");
       var options = ModelCommand.exportOptions(dtype, maxShardSize);
       try (Target t = Target.of(dir)) {
         Checkpoint c = t.open();
+        if ("peft".equals(format)) {
+          int n = LoraExport.peft(c, out);
+          System.out.printf("weft: wrote %d adapter tensor(s) from step %d as a PEFT adapter in %s%n", n, c.step(), out);
+          return 0;
+        }
+        if (LoraExport.isLora(c)) {
+          LoraExport.Merged r = LoraExport.merged(c, base, out);
+          System.out.printf("weft: wrote %d tensor(s), %s, the base with step %d's adapters merged, as a Hugging Face model in %s%n",
+              r.tensors(), human(r.bytes()), c.step(), r.dir());
+          return 0;
+        }
         dev.weft.models.hf.HfExport.Result r = dev.weft.models.hf.HfExport.write(ConsolidatedWeights.modelTensors(c),
             c.meta().trainingSpec(), out, options);
         System.out.printf("weft: wrote %d tensor(s), %s in %d file(s), %s, from step %d as a Hugging Face model in %s%n", r.tensors(),

@@ -10,6 +10,7 @@ import dev.weft.checkpoint.ConsolidatedWeights;
 import dev.weft.checkpoint.Manifest;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.hf.HfCheckpoint;
+import dev.weft.models.hf.PeftAdapter;
 import dev.weft.data.BuiltinSources;
 import dev.weft.plan.Preflight;
 import dev.weft.spec.SpecIO;
@@ -34,6 +35,7 @@ public final class ModelSource {
   private ModelSource() {}
 
   public static Loaded open(Path path, int seqLen) {
+    if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(PeftAdapter.CONFIG))) return peft(path, seqLen);
     if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG))) return huggingFace(path, seqLen);
     if (Files.isRegularFile(path)) return consolidated(path, seqLen);
     if (Files.isDirectory(path)) return checkpoint(path);
@@ -44,6 +46,21 @@ public final class ModelSource {
     JsonNode config = HfCheckpoint.config(dir, "MODEL");
     String factory = HuggingFaceFormat.factoryFor(config.path("model_type").asText(""), "MODEL").name();
     TrainingSpec spec = Trainer.model(factory).pretrained(dir).seqLen(seqLen).set("data.source", BuiltinSources.None.NAME).toSpec();
+    return new Loaded(build(spec), spec);
+  }
+
+  /** A PEFT LoRA adapter directory over the base its adapter_config.json names. */
+  private static Loaded peft(Path dir, int seqLen) {
+    PeftAdapter a = PeftAdapter.read(dir, "MODEL");
+    Path base = Path.of(a.baseModel());
+    if (!Files.isRegularFile(base.resolve(HfCheckpoint.CONFIG))) {
+      throw new WeftException(dir.resolve(PeftAdapter.CONFIG) + " names the base " + base + ", which is not a Hugging Face"
+          + " directory here; set base_model_name_or_path to the base model's directory");
+    }
+    String factory = HuggingFaceFormat.factoryFor(HfCheckpoint.config(base, "MODEL").path("model_type").asText(""), "MODEL").name();
+    TrainingSpec spec = Trainer.model(factory).pretrained(base).seqLen(seqLen).set("data.source", BuiltinSources.None.NAME)
+        .set("train.lora.rank", a.rank()).set("train.lora.alpha", a.alpha()).set("train.lora.rslora", a.rslora())
+        .set("train.lora.targets", a.targets()).set("train.lora.adapter", dir.toString()).toSpec();
     return new Loaded(build(spec), spec);
   }
 

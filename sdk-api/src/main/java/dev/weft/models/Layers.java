@@ -61,6 +61,18 @@ public interface Layers {
    */
   Linear columns(java.util.List<String> names, long in, long[] outs, double std, boolean bias);
 
+  /**
+   * A linear (no bias) whose weight [out, in], given whole, every rank of the group holds whole and
+   * applies to the activations as they are (an adapter's factor beside a split layer); registered as
+   * {@code name.weight}. Split layer sets sum its gradient over the group where each rank sees only
+   * part of the sequence.
+   */
+  default Linear replicated(String name, Tensor weight) {
+    Tensor w = weight.contiguous().requires_grad_(true);
+    parameters().add(new Parameters.Param(name + ".weight", w, w.sizes().vec().get(), -1, 0, 1));
+    return x -> org.bytedeco.pytorch.global.torch.linear(x, w);
+  }
+
   /** Linear whose input features are split across the group; its output is whole. */
   default Linear row(String name, long in, long out, double std) { return row(name, in, out, std, true); }
 

@@ -39,6 +39,7 @@ public final class Parameters {
 
   private final Map<String, Param> byName = new LinkedHashMap<>();
   private final java.util.Set<String> partialGrads = new java.util.LinkedHashSet<>();
+  private final java.util.Set<String> frozen = new java.util.HashSet<>();
   private final java.util.Set<String> tiedCopies = new java.util.LinkedHashSet<>();
 
   public Tensor add(Param p) {
@@ -57,8 +58,22 @@ public final class Parameters {
   }
 
   public List<Param> partialGradParams() {
-    return partialGrads.stream().map(byName::get).toList();
+    return partialGrads.stream().filter(n -> !frozen.contains(n)).map(byName::get).toList();
   }
+
+  /**
+   * Freezes a parameter (a LoRA base weight): no gradient, no optimizer state, never in a checkpoint;
+   * it keeps the values it was built or loaded with.
+   */
+  public void freeze(String name) {
+    get(name).tensor().requires_grad_(false);
+    frozen.add(name);
+  }
+
+  public boolean isFrozen(String name) { return frozen.contains(name); }
+
+  /** The parameters an optimizer updates (every one but the frozen), in registration order. */
+  public List<Param> trainable() { return byName.values().stream().filter(p -> !frozen.contains(p.name())).toList(); }
 
   /**
    * Marks a parameter as this rank's copy of one that another pipeline stage registered under the same

@@ -40,6 +40,9 @@ public final class SpecValidator {
     require(t.beta1() >= 0 && t.beta1() < 1, "train.beta1", t.beta1() + " must be in [0, 1)");
     require(t.beta2() >= 0 && t.beta2() < 1, "train.beta2", t.beta2() + " must be in [0, 1)");
     positive(t.logEvery(), "train.logEvery");
+    LoraSpec.validate(t.lora());
+    require(t.lora().dropout() == 0 || !t.recompute(), "train.lora.dropout", t.lora().dropout() + " with train.recompute would"
+        + " draw other dropout masks when the forward is recomputed; use train.lora.dropout=0 or train.recompute=false");
     require(t.evalEvery() >= 0, "train.evalEvery", t.evalEvery() + " must be 0 (never) or a number of steps");
     if (t.evalEvery() > 0) {
       require(s.data().validation() > 0, "train.evalEvery", "needs held-out data; set data.validation to a fraction such as 0.05");

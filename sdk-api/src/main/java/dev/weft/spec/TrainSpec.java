@@ -2,8 +2,13 @@ package dev.weft.spec;
 
 /**
  * The optimisation itself: how long, how big a batch, which optimizer and learning-rate schedule;
- * {@code evalEvery} steps (0: never) the loss on the held-out split ({@code data.validation}).
+ * {@code evalEvery} steps (0: never) the loss on the held-out split ({@code data.validation}); {@code lora}, low-rank
+ * adapters instead of a full fine-tune.
  */
 public record TrainSpec(int steps, int globalBatch, long seed, double lr, double minLr, int warmup,
                         double clipGradNorm, double weightDecay, String optimizer, double beta1, double beta2,
-                        boolean recompute, int logEvery, int evalEvery) {}
+                        boolean recompute, int logEvery, int evalEvery, LoraSpec lora) {
+  public TrainSpec {
+    lora = lora == null ? LoraSpec.off() : lora;
+  }
+}

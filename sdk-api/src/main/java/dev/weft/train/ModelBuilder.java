@@ -8,17 +8,23 @@ import dev.weft.models.ModelFactories;
 import dev.weft.models.ModelFactory;
 import dev.weft.models.hf.HfCheckpoint;
 import dev.weft.models.hf.HuggingFaceFormat;
+import dev.weft.models.hf.PeftAdapter;
 import dev.weft.models.hf.PretrainedWeights;
+import dev.weft.models.Parameters;
+import dev.weft.models.Parameters.Param;
+import dev.weft.models.lora.LoraLayers;
+import java.util.List;
 import dev.weft.models.layers.DenseLayers;
 import dev.weft.parallel.data.Zero3Layers;
 import dev.weft.parallel.tensor.TensorParallelLayers;
 import dev.weft.parallel.tensor.TpOps;
+import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 import java.nio.file.Path;
 
 /**
  * The framework's side of the model seam: builds the {@link Layers} for the run's layout (plain,
- * tensor-parallel, ZeRO-3-wrapped), lets the factory build its model from them, and fills the
+ * tensor-parallel, with LoRA adapters, ZeRO-3-wrapped), lets the factory build its model from them, and fills the
  * weights from {@code model.pretrained} when the spec names one.
  */
 public final class ModelBuilder {
@@ -30,6 +36,7 @@ public final class ModelBuilder {
     long seed = spec.train().seed();
     Layers layers = tp == null || tp.size() == 1 ? new DenseLayers(seed)
         : new TensorParallelLayers(seed, new TpOps(tp), p.sequenceParallel());
+    if (spec.train().lora().enabled()) layers = new LoraLayers(layers, spec.train().lora(), seed); // a LoRA linear is one ZeRO unit
     return p.zero() >= 1 ? new Zero3Layers(layers, p.zero() == 3) : layers;
   }
 
@@ -37,10 +44,22 @@ public final class ModelBuilder {
   public static LanguageModel build(TrainingSpec spec, Communicator tp, int ppRank) {
     ModelFactory f = ModelFactories.lookup(spec.model().factory());
     LanguageModel model = f.create(spec, new ModelContext(spec.train().seed(), layersFor(spec, tp), spec.parallel(), ppRank));
+    if (spec.train().lora().enabled() && model.parameters().trainable().isEmpty()) {
+      throw new SpecException("train.lora.targets", "model.factory=" + spec.model().factory() + " has no module named "
+          + String.join(", ", spec.train().lora().targets()) + (ppRank > 0 ? " on pipeline stage " + ppRank : "")
+          + "; LoRA adapts the Hugging Face projections (llama-family models); name targets the model has");
+    }
     if (spec.model().hasPretrained()) {
       HuggingFaceFormat hf = HuggingFaceFormat.of(f);
       HfCheckpoint dir = HfCheckpoint.open(Path.of(spec.model().pretrained()), "model.pretrained");
-      PretrainedWeights.copyInto(model.parameters(), (name, shape) -> hf.read(name, shape, dir), "model.pretrained");
+      Parameters ps = model.parameters();
+      List<Param> base = spec.train().lora().enabled() ? ps.list().stream().filter(q -> ps.isFrozen(q.name())).toList() : ps.list();
+      PretrainedWeights.copyInto(base, (name, shape) -> hf.read(name, shape, dir), "model.pretrained");
+    }
+    if (spec.train().lora().hasAdapter()) {
+      PeftAdapter adapter = PeftAdapter.read(Path.of(spec.train().lora().adapter()), "train.lora.adapter");
+      adapter.requireMatches(spec.train().lora());
+      PretrainedWeights.copyInto(model.parameters().trainable(), adapter::weight, "train.lora.adapter");
     }
     return model;
   }

@@ -42,6 +42,7 @@ final class TrainingCheckpoints implements AutoCloseable {
   static final String OPTIMIZER_KEY = "optimizer";
 
   private final TrainingSpec spec;
+  private final LoraBase loraBase;
   private final CheckpointStorage storage;
   private final Path localWork;
   private final Checkpointer saver;
@@ -49,6 +50,7 @@ final class TrainingCheckpoints implements AutoCloseable {
 
   private TrainingCheckpoints(TrainingSpec spec, CheckpointStorage storage, Path localWork, Checkpointer saver, RunRecord record) {
     this.spec = spec;
+    this.loraBase = new LoraBase(spec);
     this.storage = storage;
     this.localWork = localWork;
     this.saver = saver;
@@ -119,6 +121,7 @@ final class TrainingCheckpoints implements AutoCloseable {
         });
         state = ResumeState.of(ckpt, scaler.scale());
         TrainingSpec saved = ckpt.meta().trainingSpec(); // read back by ResumeState already
+        loraBase.requireSame(ckpt);
         ResumeChecks.requireSameOptimizer(spec, ckpt, saved);
         ckpt.load(ResumeChecks.loadable(spec, ckpt, saved, opt.stateEntries(), dist));
         source.dropFetched();
@@ -201,6 +204,7 @@ final class TrainingCheckpoints implements AutoCloseable {
     state.put("good_steps", scaler.goodSteps());
     state.put("seed", spec.train().seed());
     state.put(OPTIMIZER_KEY, spec.train().optimizer());
+    loraBase.record(state);
     // before the commit: the record holds every step up to any checkpoint a later run resumes from
     if (record != null) record.publish(List.of(RunRecord.METRICS));
     saver.save(CheckpointMeta.of(step, spec, state), opt.stateEntries());

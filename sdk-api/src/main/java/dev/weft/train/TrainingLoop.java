@@ -61,11 +61,12 @@ public final class TrainingLoop {
     Communicator dp = dist.dp();
 
     LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.coord().pp());
-    List<Param> params = model.parameters().list();
-    Placement.moveParameters(params, dist.device()); // before the optimizer's flat buffers take their device from them
+    List<Param> all = model.parameters().list();
+    Placement.moveParameters(all, dist.device()); // before the optimizer's flat buffers take their device from them
     StageTies ties = StageTies.find(model.parameters(), dist.pp()); // tied embeddings split over pipeline stages
     ties.syncValues(model.parameters());
     int zero = spec.parallel().zero();
+    List<Param> params = model.parameters().trainable(); // a frozen base (LoRA) has no gradient and no optimizer state
     // ZeRO-3 needs every parameter in a layer unit; stages 1-2 gate per layer only when that holds
     boolean perLayer = model.layers() instanceof Zero3Layers z && (zero == 3 || z.units().length == params.size());
     int[] units = perLayer ? ((Zero3Layers) model.layers()).units() : new int[params.size()];
@@ -73,7 +74,8 @@ public final class TrainingLoop {
         precision.reduceDtype(), zero >= 2 ? spec.parallel().zeroBucketElements() : ALL_REDUCE_BUCKET_ELEMENTS,
         spec.parallel().zeroPrefetch(), ties.held(), ties.copies());
     if (perLayer) ((Zero3Layers) model.layers()).bind(opt);
-    TpOps tpOps = model.layers() instanceof TensorParallelLayers tpl ? tpl.ops() : null;
+    dev.weft.models.Layers plain = model.layers() instanceof dev.weft.models.lora.LoraLayers l ? l.inner() : model.layers();
+    TpOps tpOps = plain instanceof TensorParallelLayers tpl ? tpl.ops() : null;
     opt.pipelineGroup(dist.pp());
     opt.shardStep(dist.backend().shardStep());
     LossScaler scaler = new LossScaler("fp16".equals(precision.dtype()), precision.initialScale(),
@@ -86,8 +88,8 @@ public final class TrainingLoop {
     MicroBatches passes = microBatches(spec, model, opt, stepData, dist);
     long tokensPerStep = (long) t.globalBatch() * seqLen;
     if (leader) {
-      log.info("training {}: {} parameters on this rank, zero={}, precision={}, data: {}, {} steps × {} samples × {} tokens",
-          spec.name(), model.parameters().numel(), opt.stage(), precision.dtype(), data.describe(), t.steps(),
+      log.info("training {}: {} parameters on this rank ({} trainable), zero={}, precision={}, data: {}, {} steps × {} samples × {} tokens",
+          spec.name(), model.parameters().numel(), params.stream().mapToLong(Param::numel).sum(), opt.stage(), precision.dtype(), data.describe(), t.steps(),
           t.globalBatch(), seqLen);
     }
 
@@ -206,7 +208,7 @@ public final class TrainingLoop {
       }
       ShardedOptimizer.Memory mem = opt.memory();
       opt.gatherAll();
-      boolean consistent = ReplicaCheck.consistent(params, dp, dist.world());
+      boolean consistent = ReplicaCheck.consistent(all, dp, dist.world());
       List<dev.weft.models.Weights.Slice> trained = dev.weft.models.Weights.snapshot(model.parameters());
       opt.releaseAll();
       double medianMs = stepMs.isEmpty() ? 0 : Median.of(stepMs);

@@ -30,7 +30,9 @@ public final class WholeModel {
   /** {@code spec}'s whole model holding {@code weights}, by parameter name. */
   public static LanguageModel withWeights(TrainingSpec spec, Map<String, Tensor> weights) {
     LanguageModel m = ModelBuilder.whole(spec);
-    PretrainedWeights.copyInto(m.parameters(), (name, shape) -> {
+    // a LoRA model's base came from model.pretrained (or the seed) when it was built; the weights hold at least its adapters
+    var params = spec.train().lora().enabled() ? m.parameters().trainable() : m.parameters().list();
+    PretrainedWeights.copyInto(params, (name, shape) -> {
       Tensor t = weights.get(name);
       if (t == null) throw new WeftException("the weights have no tensor '" + name + "' that " + spec.model().factory() + " needs");
       return t;

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every benchmark (comm, step, mfu, fit, tp, zero, pipeline, checkpoint; recovery is not quick) runs in --quick mode and
+ * Every benchmark (comm, step, mfu, fit, tp, zero, pipeline, checkpoint, lora; recovery is not quick) runs in --quick mode and
  * yields well-formed rows; no timing is asserted.
  */
 class BenchSmokeTest {
@@ -53,6 +53,10 @@ class BenchSmokeTest {
     assertThat(kept).hasSize(2).allMatch(r -> r.ratio() < 1);
     assertThat(rows.stream().filter(r -> r.benchmark().equals("pipeline") && r.quantity().contains("bubble"))).hasSize(4);
     assertThat(rows.stream().filter(r -> r.benchmark().equals("checkpoint") && r.pairRatios() != null)).hasSize(3);
+    // LoRA: one paired step-time row, and its gradient + optimizer bytes below the full fine-tune's
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("lora") && r.pairRatios() != null)).hasSize(1);
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("lora") && r.unit().equals("B"))).singleElement()
+        .satisfies(r -> assertThat(r.ratio()).isBetween(0.0, 0.5));
     String table = BenchSuite.markdown(rows);
     assertThat(table.lines().count()).isEqualTo(rows.size() + 2L);
     assertThat(table.lines().skip(2)).allMatch(l -> l.startsWith("| ") && l.chars().filter(ch -> ch == '|').count() == 8);

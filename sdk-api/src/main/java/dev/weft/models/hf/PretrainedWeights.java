@@ -36,8 +36,13 @@ public final class PretrainedWeights {
 
   /** Copies {@code whole.apply(name, shape)}'s slice into every parameter; {@code field} names the spec field in errors. */
   public static void copyInto(Parameters params, BiFunction<String, long[], Tensor> whole, String field) {
+    copyInto(params.list(), whole, field);
+  }
+
+  /** As {@link #copyInto(Parameters, BiFunction, String)}, into {@code params} only (a LoRA base: the frozen ones). */
+  public static void copyInto(java.util.List<Param> params, BiFunction<String, long[], Tensor> whole, String field) {
     try (NoGradGuard ng = new NoGradGuard()) {
-      for (Param p : params.list()) {
+      for (Param p : params) {
         Tensor full = read(whole, p, field);
         long[] shape = full.sizes().vec().get();
         if (!Arrays.equals(shape, p.globalShape())) {

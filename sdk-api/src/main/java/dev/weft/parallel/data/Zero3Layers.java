@@ -38,13 +38,19 @@ public final class Zero3Layers implements Layers {
     opt.gateByUnits();
   }
 
-  /** Unit id of each parameter, in {@link Parameters#list()} order. */
+  /** Unit id of each trainable parameter, in {@link Parameters#trainable()} order (frozen ones are never gathered). */
   public int[] units() { return unitOfParam.stream().mapToInt(Integer::intValue).toArray(); }
 
-  /** The parameters a layer factory call created since {@code paramsBefore}, as one gathered unit. */
+  /**
+   * The trainable parameters a layer factory call created since {@code paramsBefore}, as one gathered
+   * unit; null where it created none (a frozen LoRA base stays whole on every rank and is never gathered).
+   */
   private Gate gate(int paramsBefore) {
+    List<Parameters.Param> all = inner.parameters().list();
+    long trainable = all.subList(paramsBefore, all.size()).stream().filter(p -> !inner.parameters().isFrozen(p.name())).count();
+    if (trainable == 0) return null;
     int unit = units++;
-    for (int i = paramsBefore; i < inner.parameters().size(); i++) unitOfParam.add(unit);
+    for (int i = 0; i < trainable; i++) unitOfParam.add(unit);
     return new Gate(unit, false);
   }
 
@@ -91,7 +97,7 @@ public final class Zero3Layers implements Layers {
     int before = inner.parameters().size();
     Linear l = make.get();
     Gate g = gate(before);
-    return x -> g.run(() -> l.forward(x));
+    return g == null ? l : x -> g.run(() -> l.forward(x));
   }
 
   private Embedding embedding(java.util.function.Supplier<Embedding> make) {
@@ -106,6 +112,9 @@ public final class Zero3Layers implements Layers {
 
   @Override
   public Linear row(String name, long in, long out, double std, boolean bias) { return linear(() -> inner.row(name, in, out, std, bias)); }
+
+  @Override
+  public Linear replicated(String name, Tensor weight) { return linear(() -> inner.replicated(name, weight)); }
 
   @Override
   public Linear layerNorm(String name, long dim) { return linear(() -> inner.layerNorm(name, dim)); }
@@ -128,8 +137,9 @@ public final class Zero3Layers implements Layers {
     int before = inner.parameters().size();
     LmHead l = inner.tiedLmHead(embeddingName, dim, vocab);
     if (inner.parameters().size() > before) return gated(gate(before), l);
-    List<Parameters.Param> all = inner.parameters().list();
-    int index = all.indexOf(inner.parameters().get(embeddingName + ".weight"));
+    String embedding = embeddingName + ".weight";
+    if (inner.parameters().isFrozen(embedding)) return l; // a frozen LoRA base: never gathered
+    int index = inner.parameters().trainable().indexOf(inner.parameters().get(embedding));
     return gated(new Gate(unitOfParam.get(index), true), l);
   }
 
@@ -151,6 +161,7 @@ public final class Zero3Layers implements Layers {
   }
 
   private LmHead gated(Gate g, LmHead l) {
+    if (g == null) return l; // no trainable parameter (a frozen LoRA base)
     return new LmHead() {
       @Override public Tensor lossSum(Tensor hidden, Tensor targets) { return g.run(() -> l.lossSum(hidden, targets)); }
       @Override public Tensor logits(Tensor hidden) { return g.run(() -> l.logits(hidden)); }

@@ -44,7 +44,7 @@ public final class TensorParallelLayers implements Layers {
   }
 
   /** A replicated parameter; under sequence parallelism its gradient is partial per rank. */
-  private Tensor replicated(String name, Tensor value) {
+  private Tensor replicatedParam(String name, Tensor value) {
     Tensor t = DenseLayers.whole(params, name, value);
     if (sequenceParallel) params.markPartialGrad(name);
     return t;
@@ -70,11 +70,17 @@ public final class TensorParallelLayers implements Layers {
   @Override
   public Linear row(String name, long in, long out, double std, boolean bias) {
     Tensor w = sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, out, in), 1);
-    Tensor b = bias ? replicated(name + ".bias", zeros(out)) : null;
+    Tensor b = bias ? replicatedParam(name + ".bias", zeros(out)) : null;
     return x -> {
       Tensor y = leaveSplit(linear(x, w));
       return b == null ? y : y.add(b);
     };
+  }
+
+  @Override
+  public Linear replicated(String name, Tensor weight) {
+    Tensor w = replicatedParam(name + ".weight", weight);
+    return x -> linear(x, w);
   }
 
   @Override
@@ -86,7 +92,7 @@ public final class TensorParallelLayers implements Layers {
 
   @Override
   public Embedding positionEmbedding(String name, long rows, long dim, double std) {
-    Tensor w = replicated(name + ".weight", Init.normalFull(seed, name + ".weight", std, rows, dim));
+    Tensor w = replicatedParam(name + ".weight", Init.normalFull(seed, name + ".weight", std, rows, dim));
     return positions -> {
       Tensor all = org.bytedeco.pytorch.global.torch.embedding(w, positions);
       if (!sequenceParallel) return all;

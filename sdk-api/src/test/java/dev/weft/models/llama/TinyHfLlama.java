@@ -19,12 +19,12 @@ import org.bytedeco.pytorch.Tensor;
  * the tensors under Hugging Face's names and shapes, spelled out here independently of Weft's Llama
  * — in one model.safetensors or in two shards with model.safetensors.index.json.
  */
-final class TinyHfLlama {
-  static final int VOCAB = 256, HIDDEN = 32, INTERMEDIATE = 48, LAYERS = 2, HEADS = 4, KV_HEADS = 2, HEAD_DIM = 8;
+public final class TinyHfLlama {
+  public static final int VOCAB = 256, HIDDEN = 32, INTERMEDIATE = 48, LAYERS = 2, HEADS = 4, KV_HEADS = 2, HEAD_DIM = 8;
 
   private TinyHfLlama() {}
 
-  static Path write(Path dir, long seed, boolean tied, boolean sharded) throws IOException {
+  public static Path write(Path dir, long seed, boolean tied, boolean sharded) throws IOException {
     return write(dir, seed, tied, sharded, VOCAB);
   }
 

@@ -1,0 +1,86 @@
+package dev.weft.models.hf;
+
+import dev.weft.checkpoint.Checkpoint;
+import dev.weft.checkpoint.ConsolidatedWeights;
+import dev.weft.checkpoint.SafetensorsWriter;
+import dev.weft.error.WeftException;
+import dev.weft.spec.LoraSpec;
+import dev.weft.spec.TrainingSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.global.torch;
+
+/**
+ * A LoRA checkpoint written out: as a PEFT adapter directory ({@link PeftAdapter}), or merged into its
+ * base as a Hugging Face directory, W + scale · B · A for each target in the base's dtype, every other
+ * tensor copied bit for bit, the base's config.json and tokenizer files beside them.
+ */
+public final class LoraExport {
+  /** What {@link #merged} wrote. */
+  public record Merged(Path dir, int tensors, long bytes) {}
+
+  private LoraExport() {}
+
+  /** Whether {@code c} was saved by a LoRA run. */
+  public static boolean isLora(Checkpoint c) { return c.meta().trainingSpec().train().lora().enabled(); }
+
+  /** Writes the checkpoint's adapters as a PEFT adapter directory; returns the tensors written. */
+  public static int peft(Checkpoint c, Path out) throws IOException {
+    TrainingSpec spec = requireLora(c, "peft");
+    return PeftAdapter.write(ConsolidatedWeights.modelTensors(c), spec.train().lora(), spec.model().pretrained(), out);
+  }
+
+  /**
+   * Writes the base with the checkpoint's adapters merged in. {@code base} is the base directory, or null
+   * for the checkpoint's {@code model.pretrained}; its weights must hash as the checkpoint recorded.
+   */
+  public static Merged merged(Checkpoint c, Path base, Path out) throws IOException {
+    TrainingSpec spec = requireLora(c, "hf");
+    Path dir = base != null ? base : Path.of(spec.model().pretrained());
+    Object hash = c.manifest().state() == null ? null : c.manifest().state().get("lora_base_sha256");
+    if (hash instanceof String h) WeightsHash.requireSame(dir, h, "--base", c.dir());
+    Map<String, Tensor> merged = merge(HfCheckpoint.open(dir, "--base"), ConsolidatedWeights.modelTensors(c), spec.train().lora());
+    Files.createDirectories(out);
+    SafetensorsWriter.Written w = SafetensorsWriter.write(out.resolve(HfCheckpoint.WEIGHTS), ConsolidatedWeights.items(merged),
+        Map.of("format", "pt"));
+    Files.copy(dir.resolve(HfCheckpoint.CONFIG), out.resolve(HfCheckpoint.CONFIG), StandardCopyOption.REPLACE_EXISTING);
+    HfFiles.copyCarried(dir, out);
+    return new Merged(out, merged.size(), w.bytes());
+  }
+
+  /** Every tensor of the base, with W + scale · B · A (computed in fp32, stored in W's dtype) where adapters exist. */
+  static Map<String, Tensor> merge(HfCheckpoint base, Map<String, Tensor> adapters, LoraSpec lora) {
+    Map<String, Tensor> out = new LinkedHashMap<>();
+    Scalar scale = new Scalar(lora.scale());
+    for (String name : base.names()) {
+      Tensor w = base.read(name);
+      String module = name.endsWith(".weight") ? name.substring(0, name.length() - ".weight".length()) : name;
+      Tensor a = adapters.get(module + ".lora_A.weight"), b = adapters.get(module + ".lora_B.weight");
+      if (a == null || b == null) {
+        out.put(name, w);
+        continue;
+      }
+      Tensor delta = torch.mm(b.to(torch.ScalarType.Float), a.to(torch.ScalarType.Float)).mul(scale);
+      out.put(name, w.to(torch.ScalarType.Float).add(delta).to(w.scalar_type()));
+    }
+    return out;
+  }
+
+  private static TrainingSpec requireLora(Checkpoint c, String format) {
+    TrainingSpec spec = c.meta().trainingSpec();
+    if (!spec.train().lora().enabled()) {
+      throw new WeftException("--format peft: " + c.dir() + " was not trained with LoRA (train.lora.rank is 0); use --format hf");
+    }
+    if (!spec.model().hasPretrained() && "hf".equals(format)) {
+      throw new WeftException("--format hf: " + c.dir() + " holds LoRA adapters over a random base (no model.pretrained)"
+          + "; export them with --format peft");
+    }
+    return spec;
+  }
+}

@@ -1,0 +1,132 @@
+package dev.weft.models.lora;
+
+import dev.weft.models.Layers;
+import dev.weft.models.Parameters;
+import dev.weft.models.Parameters.Param;
+import dev.weft.spec.LoraSpec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.TensorVector;
+import org.bytedeco.pytorch.global.torch;
+
+/**
+ * LoRA as a decorator of any {@link Layers}: every layer is built by the inner layers and frozen; a
+ * target projection (by its Hugging Face module name) gets adapters beside it, y = base(x) +
+ * scale · B(A(dropout(x))), with A and B split the way the base is (as Megatron-Bridge does): beside a
+ * column-parallel base A is whole on every rank and B is a column layer split by output; beside a
+ * row-parallel base A is a row layer split by input and B is whole. The adapters are the only
+ * trainable parameters, named {@code <module>.lora_A.weight} and {@code <module>.lora_B.weight}.
+ * A starts kaiming-uniform (as PEFT), B at zero, so training starts from the base model exactly.
+ */
+public final class LoraLayers implements Layers {
+  private final Layers inner;
+  private final LoraSpec lora;
+  private final long seed;
+  private final Scalar scale;
+  private final LoraDropout dropout;
+
+  public LoraLayers(Layers inner, LoraSpec lora, long seed) {
+    this.inner = inner;
+    this.lora = lora;
+    this.seed = seed;
+    this.scale = new Scalar(lora.scale());
+    this.dropout = new LoraDropout(lora.dropout(), seed);
+  }
+
+  public LoraSpec spec() { return lora; }
+
+  /** The layers the base is built from. */
+  public Layers inner() { return inner; }
+
+  /** Builds a layer through the inner layers and freezes every parameter it created. */
+  private <T> T frozen(Supplier<T> make) {
+    Parameters params = inner.parameters();
+    int before = params.size();
+    T layer = make.get();
+    List<Param> all = params.list();
+    for (Param p : all.subList(before, all.size())) params.freeze(p.name());
+    return layer;
+  }
+
+  @Override
+  public Linear columns(List<String> names, long in, long[] outs, double std, boolean bias) {
+    Linear base = frozen(() -> inner.columns(names, in, outs, std, bias));
+    if (names.stream().noneMatch(lora::targets)) return base;
+    List<Linear> adapters = new ArrayList<>();
+    long[] widths = new long[names.size()];
+    for (int i = 0; i < names.size(); i++) {
+      widths[i] = outs[i] / inner.splits();
+      adapters.add(lora.targets(names.get(i)) ? columnAdapter(names.get(i), in, outs[i]) : null);
+    }
+    return x -> {
+      Tensor y = base.forward(x), xd = dropout.apply(x);
+      TensorVector parts = new TensorVector();
+      long off = 0;
+      for (int i = 0; i < widths.length; i++) {
+        Tensor part = y.narrow(-1, off, widths[i]);
+        parts.push_back(adapters.get(i) == null ? part : part.add(adapters.get(i).forward(xd)));
+        off += widths[i];
+      }
+      return parts.size() == 1 ? parts.get(0) : torch.cat(parts, -1);
+    };
+  }
+
+  /** Beside a column-parallel base: A [r, in] whole on every rank, B [out, r] a column layer (split by output). */
+  private Linear columnAdapter(String name, long in, long out) {
+    Linear a = inner.replicated(name + ".lora_A", LoraInit.a(seed, name, lora.rank(), in));
+    Linear b = inner.column(name + ".lora_B", lora.rank(), out, 0.0, false);
+    LoraInit.zero(inner.parameters().get(name + ".lora_B.weight"));
+    return x -> b.forward(a.forward(x)).mul(scale);
+  }
+
+  @Override
+  public Linear row(String name, long in, long out, double std, boolean bias) {
+    Linear base = frozen(() -> inner.row(name, in, out, std, bias));
+    if (!lora.targets(name)) return base;
+    // beside a row-parallel base: A [r, in] a row layer (split by input, output summed), B [out, r] whole
+    Linear a = inner.row(name + ".lora_A", in, lora.rank(), 0.0, false);
+    LoraInit.fill(inner.parameters().get(name + ".lora_A.weight"), LoraInit.a(seed, name, lora.rank(), in));
+    Linear b = inner.replicated(name + ".lora_B", torch.zeros(out, lora.rank()));
+    return x -> base.forward(x).add(b.forward(a.forward(dropout.apply(x))).mul(scale));
+  }
+
+  @Override
+  public Linear replicated(String name, Tensor weight) { return frozen(() -> inner.replicated(name, weight)); }
+
+  @Override
+  public Embedding embedding(String name, long vocab, long dim, double std) {
+    return frozen(() -> inner.embedding(name, vocab, dim, std));
+  }
+
+  @Override
+  public Embedding positionEmbedding(String name, long rows, long dim, double std) {
+    return frozen(() -> inner.positionEmbedding(name, rows, dim, std));
+  }
+
+  @Override public Linear layerNorm(String name, long dim) { return frozen(() -> inner.layerNorm(name, dim)); }
+
+  @Override public Linear rmsNorm(String name, long dim, double eps) { return frozen(() -> inner.rmsNorm(name, dim, eps)); }
+
+  @Override
+  public Linear headNorm(String name, long headDim, double eps) { return frozen(() -> inner.headNorm(name, headDim, eps)); }
+
+  @Override
+  public Tensor attention(Tensor q, Tensor k, Tensor v, dev.weft.models.AttentionMask mask) { return inner.attention(q, k, v, mask); }
+
+  @Override
+  public LmHead lmHead(String name, long dim, long vocab, double std) { return frozen(() -> inner.lmHead(name, dim, vocab, std)); }
+
+  @Override
+  public LmHead tiedLmHead(String embeddingName, long dim, long vocab) {
+    return frozen(() -> inner.tiedLmHead(embeddingName, dim, vocab));
+  }
+
+  @Override public int splits() { return inner.splits(); }
+  @Override public Parameters parameters() { return inner.parameters(); }
+
+  /** Whether {@code name} (a parameter) is a LoRA factor. */
+  public static boolean isAdapter(String name) { return name.endsWith(".lora_A.weight") || name.endsWith(".lora_B.weight"); }
+}

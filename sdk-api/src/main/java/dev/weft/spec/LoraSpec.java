@@ -1,0 +1,51 @@
+package dev.weft.spec;
+
+import java.util.List;
+
+/**
+ * {@code train.lora}: low-rank adapters on the named projections, the rest of the model frozen.
+ * {@code rank} 0 leaves LoRA off (a full fine-tune). {@code targets} are Hugging Face module names
+ * ({@code q_proj}, ..., {@code down_proj}); the update of a target is scale · B · A with scale
+ * alpha / rank, or alpha / √rank under {@code rslora}. {@code dropout} drops the adapter's input while
+ * training. {@code adapter}, when set, is a PEFT adapter directory the adapters start from.
+ */
+public record LoraSpec(int rank, double alpha, double dropout, List<String> targets, boolean rslora, String adapter) {
+  /** The module names a target may be (the attention and MLP projections of the decoder families). */
+  public static final List<String> MODULES = List.of("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj");
+
+  public LoraSpec {
+    targets = targets == null ? MODULES : List.copyOf(targets);
+    adapter = adapter == null ? "" : adapter;
+  }
+
+  /** LoRA off. */
+  public static LoraSpec off() { return new LoraSpec(0, 16, 0, MODULES, false, ""); }
+
+  public boolean enabled() { return rank > 0; }
+
+  public boolean hasAdapter() { return !adapter.isBlank(); }
+
+  /** The factor of B · A in each target's output. */
+  public double scale() { return rslora ? alpha / Math.sqrt(rank) : alpha / rank; }
+
+  /** Whether the module {@code name} (a full parameter prefix such as {@code model.layers.0.self_attn.q_proj}) is a target. */
+  public boolean targets(String name) {
+    return enabled() && targets.contains(name.substring(name.lastIndexOf('.') + 1));
+  }
+
+  /** The field checks of {@code train.lora}. */
+  static void validate(LoraSpec l) {
+    SpecValidator.require(l.rank() >= 0 && l.rank() <= 4096, "train.lora.rank", l.rank() + " is not a rank; use 0 (LoRA off) or 1 to 4096");
+    if (!l.enabled()) {
+      SpecValidator.require(!l.hasAdapter(), "train.lora.adapter", "needs LoRA on; set train.lora.rank to the adapter's r");
+      return;
+    }
+    SpecValidator.require(l.alpha() > 0 && Double.isFinite(l.alpha()), "train.lora.alpha", l.alpha() + " must be a positive number");
+    SpecValidator.require(l.dropout() >= 0 && l.dropout() < 1, "train.lora.dropout", l.dropout() + " must be in [0, 1)");
+    SpecValidator.require(!l.targets().isEmpty(), "train.lora.targets", "is empty; name at least one of " + String.join(", ", MODULES));
+    for (String t : l.targets()) {
+      SpecValidator.require(MODULES.contains(t), "train.lora.targets", "'" + t + "' is not a module LoRA can adapt; use some of "
+          + String.join(", ", MODULES));
+    }
+  }
+}
