@@ -9,14 +9,14 @@ import java.util.Set;
 
 /**
  * Runs the benchmarks {@code comm}, {@code step}, {@code mfu}, {@code fit}, {@code tp}, {@code zero}, {@code pipeline},
- * {@code checkpoint} and {@code recovery} (or {@code all}; with {@code quick}, all but {@link #NOT_QUICK}) and
+ * {@code checkpoint}, {@code recovery} and {@code load} (or {@code all}; with {@code quick}, all but {@link #NOT_QUICK}) and
  * collects their rows. {@code quick} shrinks sizes and repeats so that everything runs in seconds
  * (for tests; its numbers are not meant to be quoted).
  */
 public final class BenchSuite {
-  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint", "recovery");
+  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint", "recovery", "load");
   /** Benchmarks {@code all --quick} leaves out: minutes of real agents and JVMs even at their smallest. */
-  public static final Set<String> NOT_QUICK = Set.of("recovery");
+  public static final Set<String> NOT_QUICK = Set.of("recovery", "load");
 
   private BenchSuite() {}
 
@@ -54,6 +54,7 @@ public final class BenchSuite {
     if (sel.contains("pipeline")) rows.addAll(PipelineBench.rows(PipelineBench.measure(PipelineBench.Config.of(quick))));
     if (sel.contains("checkpoint")) rows.addAll(CheckpointPart.rows(CheckpointPart.measure(CheckpointPart.Config.of(quick))));
     if (sel.contains("recovery")) rows.addAll(RecoveryBench.rows(RecoveryBench.measure(RecoveryBench.Config.of(quick))));
+    if (sel.contains("load")) rows.addAll(LoadBench.rows(LoadBench.measure(LoadBench.Config.of(quick))));
     return rows;
   }
 
