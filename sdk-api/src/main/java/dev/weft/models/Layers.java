@@ -18,9 +18,16 @@ public interface Layers {
     Tensor forward(Tensor ids);
   }
 
-  /** The output head fused with the loss, so a split vocabulary never materialises full logits. */
+  /**
+   * The output head fused with the loss, so a split vocabulary never materialises full logits. Targets equal to
+   * {@link dev.weft.data.Batches#IGNORE} are no targets: they add nothing to the loss nor to its gradient.
+   */
   interface LmHead {
-    Tensor loss(Tensor hidden, Tensor targets);
+    /** The cross-entropy summed over the targets (0, with a gradient graph, where there is none). */
+    Tensor lossSum(Tensor hidden, Tensor targets);
+
+    /** The mean cross-entropy over the targets (NaN where there is none). */
+    default Tensor loss(Tensor hidden, Tensor targets) { return Targets.mean(lossSum(hidden, targets), targets); }
 
     /** Full-vocabulary logits [..., vocab]; only unsplit heads have them (evaluation and generation run unsplit). */
     default Tensor logits(Tensor hidden) {

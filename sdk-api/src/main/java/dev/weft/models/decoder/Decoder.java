@@ -80,15 +80,15 @@ public final class Decoder implements StagedModel, CausalLm {
   }
 
   @Override
-  public Tensor headLoss(Tensor hidden, Tensor targets) {
+  public Tensor headLossSum(Tensor hidden, Tensor targets) {
     if (head == null) throw new IllegalStateException("pipeline stage " + stage + " does not hold the LM head");
-    return head.loss(hidden, targets);
+    return head.lossSum(hidden, targets);
   }
 
   @Override
-  public Tensor loss(Tensor tokens, Tensor targets) {
+  public Tensor lossSum(Tensor tokens, Tensor targets) {
     requireWhole();
-    return headLoss(forwardChunk(0, tokens), targets);
+    return headLossSum(forwardChunk(0, tokens), targets);
   }
 
   /** Logits with a KV cache; learned positions end at data.seqLen, rotary ones do not. */

@@ -60,8 +60,10 @@ final class DecoderLayer {
       q = qNorm.forward(q);
       k = kNorm.forward(k);
     }
-    q = rotary.apply(q, start);
-    k = rotary.apply(k, start);
+    if (rotary != null) { // learned positions were added to the embedding instead
+      q = rotary.apply(q, start);
+      k = rotary.apply(k, start);
+    }
     Tensor v = heads(all.narrow(2, qw + kw, kw), b, localKv);
     if (cache != null) {
       Tensor[] kv = cache.append(index, k, v);

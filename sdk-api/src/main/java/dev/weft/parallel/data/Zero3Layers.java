@@ -152,7 +152,7 @@ public final class Zero3Layers implements Layers {
 
   private LmHead gated(Gate g, LmHead l) {
     return new LmHead() {
-      @Override public Tensor loss(Tensor hidden, Tensor targets) { return g.run(() -> l.loss(hidden, targets)); }
+      @Override public Tensor lossSum(Tensor hidden, Tensor targets) { return g.run(() -> l.lossSum(hidden, targets)); }
       @Override public Tensor logits(Tensor hidden) { return g.run(() -> l.logits(hidden)); }
     };
   }

@@ -137,7 +137,7 @@ public final class TensorParallelLayers implements Layers {
 
   private LmHead head(Tensor w, long vocab) {
     VocabParallelCrossEntropy ce = new VocabParallelCrossEntropy(ops, VocabRange.of(vocab, ops.rank(), ops.size()));
-    return (h, targets) -> ce.loss(column.forward(h, w, null), targets);
+    return (h, targets) -> ce.lossSum(column.forward(h, w, null), targets);
   }
 
   /** The group's operators (their exposed-communication clock). */

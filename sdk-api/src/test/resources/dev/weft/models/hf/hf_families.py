@@ -14,7 +14,7 @@ import sys
 import numpy as np
 from safetensors.numpy import save_file
 
-VOCAB, HIDDEN, INTER, LAYERS, HEADS, KV = 128, 32, 48, 2, 4, 2
+VOCAB, HIDDEN, INTER, LAYERS, HEADS, KV = 256, 32, 48, 2, 4, 2
 
 
 def config(family, tied):
