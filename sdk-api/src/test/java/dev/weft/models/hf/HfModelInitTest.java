@@ -110,4 +110,26 @@ class HfModelInitTest {
     assertThat(HfShards.fileName(0, 1)).isEqualTo("model.safetensors");
     assertThat(List.of(HfDtypes.parse("bf16"), HfDtypes.parse("float32"))).containsExactly(DType.BF16, DType.F32);
   }
+
+  /** Each preset shrunk to a few thousand parameters, written with HfShapes' names, loads into Weft's family for it (which refuses extra or missing tensors). */
+  @ParameterizedTest
+  @CsvSource({"llama-3.2-1b", "llama-3.1-8b", "qwen2.5-0.5b", "qwen3-0.6b", "mistral-7b-v0.3", "smollm2-135m", "tinyllama-1.1b"})
+  void hfShapesNameWhatEachFamilyLoads(String like) throws Exception {
+    com.fasterxml.jackson.databind.node.ObjectNode c = HfModelInit.config(like, "--like");
+    c.put("vocab_size", 256).put("hidden_size", 32).put("intermediate_size", 48).put("num_hidden_layers", 2)
+        .put("num_attention_heads", 4).put("num_key_value_heads", 2).put("torch_dtype", "float32");
+    if (c.has("head_dim")) c.put("head_dim", like.startsWith("qwen3") ? 16 : 8);
+    Path out = dir.resolve(like);
+    List<HfWeightsWriter.Entry> entries = new java.util.ArrayList<>();
+    HfShapes.of(c, "x").forEach((n, shape) -> entries.add(new HfWeightsWriter.Entry(n, DType.F32, shape)));
+    HfWeightsWriter.write(out, entries, e -> HfModelInit.initial(e, 1, 0.02), HfShards.DEFAULT_MAX_BYTES);
+    HfFiles.writeJson(out.resolve(HfCheckpoint.CONFIG), c);
+    int[] data = new java.util.Random(3).ints(2 * 17, 0, 256).toArray();
+    TokenArray tokens = new TokenArray() {
+      @Override public long size() { return data.length; }
+      @Override public int get(long i) { return data[(int) i]; }
+    };
+    double loss = Evaluation.run(ModelSource.open(out, 16).model(), tokens, 16).loss();
+    assertThat(loss).isBetween(Math.log(256) - 0.5, Math.log(256) + 0.5);
+  }
 }
