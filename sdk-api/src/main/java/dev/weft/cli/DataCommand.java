@@ -4,6 +4,7 @@ import dev.weft.data.ShardIndex;
 import dev.weft.data.prepare.Prepare;
 import dev.weft.spec.SpecException;
 import dev.weft.tokenizer.Tokenizer;
+import dev.weft.tokenizer.chat.ChatEncoder;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -20,7 +21,7 @@ final class DataCommand implements Runnable {
   }
 
   @Command(name = "prepare", mixinStandardHelpOptions = true,
-      description = "Tokenize text or JSONL files into token shards (DIR/index.json + shard-NNNNN.npy); "
+      description = "Tokenize text, JSONL, Parquet or chat files into token shards (DIR/index.json + shard-NNNNN.npy); "
           + "train on them with data.source: DIR.")
   static final class PrepareCommand implements Callable<Integer> {
     @Option(names = "--tokenizer", required = true, paramLabel = "T",
@@ -33,12 +34,18 @@ final class DataCommand implements Runnable {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Where the shards and index.json go (a new directory).")
     Path out;
 
-    @Option(names = "--format", defaultValue = "auto", paramLabel = "auto|text|jsonl",
-        description = "How inputs hold documents (default: by extension; .jsonl/.ndjson/.json are JSONL, the rest text).")
+    @Option(names = "--format", defaultValue = "auto", paramLabel = "auto|text|jsonl|chat",
+        description = "How inputs hold documents (default: by extension; .jsonl/.ndjson/.json/.parquet are rows, the rest text). "
+            + "chat: rows of messages (or prompt/completion) rendered with the tokenizer's chat_template, with target flags.")
     String format;
 
-    @Option(names = "--field", defaultValue = "text", paramLabel = "NAME", description = "JSONL: the field holding the text (default: text).")
+    @Option(names = "--field", paramLabel = "NAME",
+        description = "Rows: the field holding the text (default: text), or with --format chat the list of messages (default: messages).")
     String field;
+
+    @Option(names = "--train-on", defaultValue = "assistant", paramLabel = "assistant|all",
+        description = "Chat: which tokens are learned (default: the assistant's turns; all: every token).")
+    String trainOn;
 
     @Option(names = "--shard-tokens", defaultValue = "268435456", paramLabel = "N",
         description = "Tokens per shard file (default: 2^28).")
@@ -54,10 +61,11 @@ final class DataCommand implements Runnable {
     @Override
     public Integer call() {
       if (shardTokens < 1) throw new SpecException("--shard-tokens", shardTokens + " must be at least 1");
+      ChatEncoder.TrainOn on = trainOn();
       try (Tokenizer t = Tokenizer.open(tokenizer)) {
         int sep = separator(t);
         PrepareBar bar = new PrepareBar(System.out, ConsoleProgress.onTerminal());
-        ShardIndex ix = Prepare.run(new Prepare.Request(t, inputs, out, format, field, shardTokens, sep, replaceInvalid), bar);
+        ShardIndex ix = Prepare.run(new Prepare.Request(t, inputs, out, format, field, shardTokens, sep, replaceInvalid, on), bar);
         bar.finish();
         System.out.printf("%s: %,d documents, %,d tokens (%s, vocabulary %,d) in %d shard(s)%n", out, ix.documents(),
             ix.tokens(), ix.dtype(), ix.vocabSize(), ix.shards().size());
@@ -65,8 +73,17 @@ final class DataCommand implements Runnable {
       return 0;
     }
 
+    private ChatEncoder.TrainOn trainOn() {
+      return switch (trainOn) {
+        case "assistant" -> ChatEncoder.TrainOn.ASSISTANT;
+        case "all" -> ChatEncoder.TrainOn.ALL;
+        default -> throw new SpecException("--train-on", "'" + trainOn + "' is not assistant or all");
+      };
+    }
+
+    /** Chat data ends each conversation with the template's own end-of-turn tokens: no separator unless asked. */
     private int separator(Tokenizer t) {
-      if (separator == null) return t.separator().orElse(-1);
+      if (separator == null) return "chat".equalsIgnoreCase(format) ? -1 : t.separator().orElse(-1);
       if ("none".equals(separator)) return -1;
       try {
         int id = Integer.parseInt(separator);

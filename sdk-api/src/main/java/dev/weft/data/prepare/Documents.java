@@ -1,11 +1,8 @@
 package dev.weft.data.prepare;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.weft.error.WeftException;
 import dev.weft.spec.SpecException;
-import dev.weft.util.Json;
 import java.io.BufferedReader;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -27,7 +24,6 @@ final class Documents {
    * strings: 256 Ki-char pieces took about three times the CPU of 64 Ki (measured, 2 MB of text).
    */
   static final int PIECE_CHARS = 1 << 16;
-  private static final ObjectMapper JSON = Json.PLAIN;
 
   /** Receives text: pieces of a document, then its end. */
   interface Sink {
@@ -41,13 +37,36 @@ final class Documents {
   /**
    * Reads {@code file}; {@code bytesRead} is told how many bytes have been consumed as they are. Bytes that are
    * not UTF-8 refuse the file, naming the first one's offset, unless {@code replaceInvalid} turns them into U+FFFD.
+   * JSONL and Parquet rows give the string in {@code field}; text is one document.
    */
   static void read(Path file, InputFormat format, String field, boolean replaceInvalid, Sink sink, LongConsumer bytesRead) {
+    if (format == InputFormat.TEXT) {
+      withReader(file, replaceInvalid, bytesRead, in -> text(in, sink));
+      return;
+    }
+    Rows.read(file, replaceInvalid, bytesRead, (where, node) -> {
+      JsonNode text = node.get(field);
+      if (text == null || !text.isTextual()) {
+        throw new SpecException("--field", where + " has no string field '" + field
+            + "'; name the field that holds the text with --field" + (text != null && text.isArray() ? ", or use --format chat for messages" : ""));
+      }
+      sink.piece(text.textValue());
+      sink.endDocument();
+    });
+  }
+
+  /** What is done with a file's characters. */
+  interface ReaderBody {
+    void read(BufferedReader in) throws IOException;
+  }
+
+  /** Runs {@code body} over {@code file} decoded as UTF-8 (see {@link #read}), counting the bytes consumed. */
+  static void withReader(Path file, boolean replaceInvalid, LongConsumer bytesRead, ReaderBody body) {
     CodingErrorAction onBad = replaceInvalid ? CodingErrorAction.REPLACE : CodingErrorAction.REPORT;
     try (InputStream raw = new Counting(Files.newInputStream(file), bytesRead);
          BufferedReader in = new BufferedReader(new InputStreamReader(raw, StandardCharsets.UTF_8.newDecoder()
              .onMalformedInput(onBad).onUnmappableCharacter(onBad)), 1 << 16)) {
-      if (format == InputFormat.JSONL) jsonl(file, in, field, sink); else text(in, sink);
+      body.read(in);
     } catch (java.nio.charset.CharacterCodingException e) {
       throw new SpecException("--input", file + " is not UTF-8: " + Utf8Check.firstInvalid(file)
           + "; fix the file, or pass --replace-invalid to read such bytes as U+FFFD");
@@ -70,27 +89,6 @@ final class Documents {
     }
     if (sb.length() > 0) sink.piece(sb.toString());
     sink.endDocument();
-  }
-
-  private static void jsonl(Path file, BufferedReader in, String field, Sink sink) throws IOException {
-    long line = 0;
-    for (String s; (s = in.readLine()) != null; ) {
-      line++;
-      if (s.isBlank()) continue;
-      JsonNode node;
-      try {
-        node = JSON.readTree(s);
-      } catch (JsonProcessingException e) {
-        throw new SpecException("--input", file + " line " + line + " is not JSON; give one JSON object per line, or --format text");
-      }
-      JsonNode text = node.get(field);
-      if (text == null || !text.isTextual()) {
-        throw new SpecException("--field", file + " line " + line + " has no string field '" + field
-            + "'; name the field that holds the text with --field");
-      }
-      sink.piece(text.textValue());
-      sink.endDocument();
-    }
   }
 
   /** Counts the bytes read from the file (what the progress bar shows). */

@@ -8,23 +8,33 @@ import java.util.Locale;
 public enum InputFormat {
   /** Plain UTF-8 text: the whole file is one document. */
   TEXT,
-  /** One JSON object per line; the document is the string in {@code --field}. */
-  JSONL;
+  /** Rows (JSON objects a line, or Parquet); the document is the string in {@code --field}. */
+  JSONL,
+  /** Rows of conversations (messages, or prompt/completion), rendered with the tokenizer's chat template. */
+  CHAT;
 
-  /** {@code auto} picks by extension: {@code .jsonl}, {@code .ndjson}, {@code .json} are JSONL, anything else text. */
+  /**
+   * {@code auto} picks by extension: {@code .jsonl}, {@code .ndjson}, {@code .json} and {@code .parquet} are rows of
+   * text, anything else text.
+   */
   public static InputFormat of(String option, Path file) {
     String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-    if (name.endsWith(".parquet") || "parquet".equalsIgnoreCase(option)) {
-      throw new SpecException("--input", file + " is Parquet, which weft data prepare does not read yet; convert it to JSONL "
-          + "(pandas.read_parquet(f).to_json(out, orient='records', lines=True)) and pass --field");
-    }
+    InputFormat f;
     if (option != null && !"auto".equalsIgnoreCase(option)) {
       try {
-        return valueOf(option.toUpperCase(Locale.ROOT));
+        f = valueOf(option.toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        throw new SpecException("--format", "'" + option + "' is not a format; use auto, text or jsonl");
+        throw new SpecException("--format", "'" + option + "' is not a format; use auto, text, jsonl or chat");
       }
+    } else {
+      f = name.endsWith(".jsonl") || name.endsWith(".ndjson") || name.endsWith(".json") || Rows.isParquet(file) ? JSONL : TEXT;
     }
-    return name.endsWith(".jsonl") || name.endsWith(".ndjson") || name.endsWith(".json") ? JSONL : TEXT;
+    if (f == TEXT && Rows.isParquet(file)) {
+      throw new SpecException("--format", file + " is Parquet, whose rows are not plain text; use --format jsonl with --field, or chat");
+    }
+    return f;
   }
+
+  /** The field that holds the document when {@code --field} is not given. */
+  public String defaultField() { return this == CHAT ? "messages" : "text"; }
 }

@@ -4,6 +4,7 @@ import dev.weft.data.ShardIndex;
 import dev.weft.data.ShardWriter;
 import dev.weft.spec.SpecException;
 import dev.weft.tokenizer.Tokenizer;
+import dev.weft.tokenizer.chat.ChatEncoder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,12 +19,18 @@ public final class Prepare {
   private Prepare() {}
 
   /**
-   * What to prepare. {@code format} is {@code auto}, {@code text} or {@code jsonl}; {@code separator}
-   * -1 means none (documents run together); {@code replaceInvalid} turns bytes that are not UTF-8 into U+FFFD
-   * instead of refusing the file.
+   * What to prepare. {@code format} is {@code auto}, {@code text}, {@code jsonl} or {@code chat}; {@code field} null
+   * means the format's default ({@code text}, or {@code messages} for chat); {@code separator} -1 means none
+   * (documents run together); {@code replaceInvalid} turns bytes that are not UTF-8 into U+FFFD instead of refusing
+   * the file; {@code trainOn} says which tokens of chat data are targets (the shards of chat data carry flags).
    */
   public record Request(Tokenizer tokenizer, List<Path> inputs, Path out, String format, String field, long shardTokens,
-                        int separator, boolean replaceInvalid) {
+                        int separator, boolean replaceInvalid, ChatEncoder.TrainOn trainOn) {
+    public Request(Tokenizer tokenizer, List<Path> inputs, Path out, String format, String field, long shardTokens,
+                   int separator, boolean replaceInvalid) {
+      this(tokenizer, inputs, out, format, field, shardTokens, separator, replaceInvalid, ChatEncoder.TrainOn.ASSISTANT);
+    }
+
     public Request(Tokenizer tokenizer, List<Path> inputs, Path out, String format, String field, long shardTokens, int separator) {
       this(tokenizer, inputs, out, format, field, shardTokens, separator, false);
     }
@@ -36,21 +43,37 @@ public final class Prepare {
 
   public static ShardIndex run(Request r, Progress progress) {
     long total = 0;
+    boolean chat = false, plain = false;
     for (Path in : r.inputs()) {
-      InputFormat.of(r.format(), in);
+      boolean c = InputFormat.of(r.format(), in) == InputFormat.CHAT;
+      chat |= c;
+      plain |= !c;
       total += size(in);
     }
+    if (chat && plain) throw new SpecException("--format", "chat data and plain text cannot share one dataset; prepare them apart");
     if (Files.exists(r.out().resolve(ShardIndex.FILE))) {
       throw new SpecException("--out", r.out() + " already holds prepared data; choose a new directory or delete it");
     }
     long bytesTotal = total;
     long[] done = {0};
     try (ShardWriter w = new ShardWriter(r.out(), r.tokenizer().vocabSize(), r.tokenizer().describe(), r.separator(),
-        r.shardTokens())) {
+        r.shardTokens(), chat)) {
+      if (chat) {
+        ChatPrepare c = new ChatPrepare(r.tokenizer(), r.trainOn(), w);
+        for (Path in : r.inputs()) {
+          c.read(in, field(r, InputFormat.CHAT), r.replaceInvalid(), n -> {
+            done[0] += n;
+            progress.update(done[0], bytesTotal, w.tokens());
+          });
+        }
+        progress.update(bytesTotal, bytesTotal, w.tokens());
+        return w.finish();
+      }
       // progress is told after each batch is written, with the bytes read by then: its tokens count is never behind
       Batched sink = new Batched(r.tokenizer(), w, bytes -> progress.update(bytes, bytesTotal, w.tokens()), () -> done[0]);
       for (Path in : r.inputs()) {
-        Documents.read(in, InputFormat.of(r.format(), in), r.field(), r.replaceInvalid(), sink, n -> done[0] += n);
+        InputFormat f = InputFormat.of(r.format(), in);
+        Documents.read(in, f, field(r, f), r.replaceInvalid(), sink, n -> done[0] += n);
       }
       sink.flush();
       progress.update(bytesTotal, bytesTotal, w.tokens());
@@ -108,7 +131,9 @@ public final class Prepare {
     }
   }
 
-  private static long size(Path in) {
+  private static String field(Request r, InputFormat f) { return r.field() != null ? r.field() : f.defaultField(); }
+
+  static long size(Path in) {
     if (!Files.isRegularFile(in)) throw new SpecException("--input", in + " is not a readable file; fix the path");
     try {
       return Files.size(in);

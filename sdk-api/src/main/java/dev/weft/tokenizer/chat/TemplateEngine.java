@@ -18,8 +18,7 @@ final class TemplateEngine {
     CompositeELResolver resolver = new CompositeELResolver();
     resolver.add(new PythonStrings());
     resolver.add(JinjavaInterpreterResolver.DEFAULT_RESOLVER_READ_WRITE);
-    JinjavaConfig config = JinjavaConfig.newBuilder().withTrimBlocks(true).withLstripBlocks(true).withElResolver(resolver)
-        .withReadOnlyResolver(false).build();
+    JinjavaConfig config = JinjavaConfig.newBuilder().withTrimBlocks(true).withLstripBlocks(true).withElResolver(resolver).build();
     Jinjava j = new Jinjava(config);
     j.getGlobalContext().registerTag(new GenerationTag());
     j.getGlobalContext().registerFilter(new PythonJson());

@@ -138,6 +138,11 @@ def main():
         "completion": pa.array([r.get("completion") for r in rows], type=pa.string()),
     })
     pq.write_table(table, os.path.join(out, "chat.parquet"), row_group_size=16)
+    texts = [sentence(rng, rng.randint(1, 30)) for _ in range(20)]
+    with open(os.path.join(out, "text.jsonl"), "w", encoding="utf-8") as f:
+        for t in texts:
+            f.write(json.dumps({"id": len(t), "text": t}, ensure_ascii=False) + "\n")
+    pq.write_table(pa.table({"id": [len(t) for t in texts], "text": texts}), os.path.join(out, "text.parquet"))
     with open(os.path.join(out, "reference.json"), "w") as f:
         json.dump(ref, f)
 
