@@ -153,12 +153,23 @@ class MaskedLossNormalizationTest {
   /** Through the whole training loop on flagged data: the layouts train step for step alike. */
   @Test
   void trainingOnFlaggedDataMatchesAcrossLayouts(@TempDir Path dir) {
-    Trainer t = flagged("0-0");
-    RunResult one = t.runDir(dir.resolve("one")).fit();
-    RunResult split = flagged("0-0").dataParallel(2).microBatches(4).runDir(dir.resolve("split")).fit();
+    RunResult one = flagged("0-0").set("train.evalEvery", 3).set("data.validation", 0.1).runDir(dir.resolve("one")).fit();
+    RunResult split = flagged("0-0").set("train.evalEvery", 3).set("data.validation", 0.1).dataParallel(2).microBatches(4)
+        .runDir(dir.resolve("split")).fit();
+    double evalOne = evalLoss(dir.resolve("one")), evalSplit = evalLoss(dir.resolve("split"));
+    assertThat(evalSplit).isCloseTo(evalOne, org.assertj.core.api.Assertions.within(1e-5 * evalOne));
     RunResult tp = flagged("0-0").tensorParallel(2).microBatches(2).runDir(dir.resolve("tp")).fit();
     TensorParallelEquivalenceTest.assertClose(split.losses(), one.losses(), 1e-5);
     TensorParallelEquivalenceTest.assertClose(tp.losses(), one.losses(), 1e-5);
+  }
+
+  private static double evalLoss(Path runDir) {
+    try {
+      List<String> lines = java.nio.file.Files.readAllLines(runDir.resolve("metrics.jsonl"));
+      return dev.weft.spec.SpecIO.jsonMapper().readTree(lines.get(lines.size() - 1)).get("eval_loss").asDouble();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /** A global batch without a target is skipped (no update, no NaN, no divergence); the run goes on. */
