@@ -143,6 +143,7 @@ public final class ElasticAgent {
     int lastRound = -1;
     try (standbys; ResumeCheck checkpoints = new ResumeCheck(ckptDir, runDir.resolve(".checkpoint-work").resolve("agent-" + nodeId),
         this::say)) {
+      history.publishTo(checkpoints.record(runDir));
       // no standby before the first generation: warming one would compete with this and the other agents' joins for
       // the cores (a loaded machine then misses the join window); the monitor starts them after the first step
       while (true) {

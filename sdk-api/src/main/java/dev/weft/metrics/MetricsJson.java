@@ -102,6 +102,32 @@ public final class MetricsJson implements AutoCloseable {
     return found;
   }
 
+  /**
+   * Drops the lines of steps after {@code step} from a {@code metrics.jsonl} (and a torn last line), so that a run
+   * resumed from the checkpoint of {@code step} records every later step once. Nothing happens without the file.
+   */
+  public static void keepThrough(Path file, long step) {
+    if (!Files.isRegularFile(file)) return;
+    try {
+      StringBuilder kept = new StringBuilder();
+      for (String line : Files.readAllLines(file)) {
+        if (line.isBlank()) continue;
+        long at;
+        try {
+          at = MAPPER.readTree(line).path("step").asLong(Long.MAX_VALUE);
+        } catch (IOException torn) {
+          continue; // the line a crash cut short
+        }
+        if (at <= step) kept.append(line).append('\n');
+      }
+      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+      Files.writeString(tmp, kept.toString());
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot truncate " + file + " to step " + step, e);
+    }
+  }
+
   @Override
   public void close() {
     try {

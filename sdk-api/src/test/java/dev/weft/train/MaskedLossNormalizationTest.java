@@ -210,7 +210,7 @@ class MaskedLossNormalizationTest {
         }
         LossNormalizer norm = LossNormalizer.of(batches, dist.dp());
         double local = passes.run(batches, norm, 1.0);
-        double loss = Divergence.reduce(dist, passes.holdsLoss(), local, new double[1][]);
+        double loss = Divergence.reduce(dist, passes.holdsLoss(), local, 0, new double[1][]);
         opt.sumOverTp(model.parameters().partialGradParams());
         opt.gradNorm(1.0);
         opt.step(1.0, 1.0);
