@@ -110,7 +110,7 @@ class MaskedLossNormalizationTest {
 
   /** {@code weft eval} over a token stream with target flags: the masked mean of the windows' targets. */
   @Test
-  void evaluationOverFlaggedTokensIsTheMaskedMean() {
+  void evaluationOverFlaggedTokensIsTheMaskedMean(@TempDir Path dir) throws Exception {
     LanguageModel m = ModelBuilder.whole(small().toSpec());
     int windows = 3, n = windows * SEQ + 1;
     Random r = new Random(11);
@@ -141,6 +141,16 @@ class MaskedLossNormalizationTest {
     assertThat(got.tokens()).isEqualTo(count);
     assertThat(got.loss()).isCloseTo(sum / count, org.assertj.core.api.Assertions.within(1e-5));
     assertThat(Evaluation.run(m, array(ids), SEQ).tokens()).isEqualTo((long) windows * SEQ);
+    boolean[] targets = new boolean[n];
+    for (int i = 0; i < n; i++) targets[i] = flags[i] != 0;
+    try (dev.weft.data.ShardWriter w = new dev.weft.data.ShardWriter(dir, ((CausalLm) m).vocabSize(), "test", -1, 1 << 20, true)) {
+      w.append(ids, targets);
+      w.finish();
+    }
+    dev.weft.data.ShardIndex shards = dev.weft.data.ShardIndex.read(dir); // what weft eval reads from a chat shard directory
+    Evaluation.Result fromShards = Evaluation.run(m, shards.open(dir), shards.openFlags(dir), SEQ);
+    assertThat(fromShards.tokens()).isEqualTo(count);
+    assertThat(fromShards.loss()).isCloseTo(sum / count, org.assertj.core.api.Assertions.within(1e-5));
   }
 
   private static dev.weft.data.TokenArray array(int[] values) {
