@@ -130,7 +130,7 @@ public final class TrainingLoop {
           if (noTargets) {
             loss = gradNorm = Double.NaN;
             stepSkipped = true;
-            preempted = false; // a preemption is agreed at the next step that trains
+            preempted = false; // every rank skips this step alike; the flag is agreed at the next one
             zeroComm = null;
             gradCause = lossCause = null;
           } else {
@@ -234,7 +234,7 @@ public final class TrainingLoop {
     }
   }
 
-  /** A checkpoint when one is due at the end of {@code step} (trained or skipped); whether one was saved. */
+  /** The checkpoint of {@code step} (trained or skipped) when one is due; whether it was saved. */
   private static boolean saveIfDue(long step, TrainingCheckpoints checkpoints, ShardedOptimizer opt, LossScaler scaler,
                                    StepListener listener, Distributed dist) {
     long save0 = System.nanoTime();
