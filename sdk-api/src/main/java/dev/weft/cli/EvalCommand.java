@@ -17,7 +17,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code weft eval MODEL --data TOKENS --seq-len N}: mean next-token loss and perplexity, written to eval.json. */
 @Command(name = "eval", mixinStandardHelpOptions = true,
-    description = "Mean next-token cross-entropy of a model over consecutive windows of seq-len + 1 tokens; writes eval.json.")
+    description = "Mean next-token cross-entropy of a model over the targets of consecutive windows of seq-len + 1 tokens"
+        + " (chat shards: the flagged tokens alone); writes eval.json.")
 final class EvalCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "MODEL", description = "A Hugging Face directory, a consolidated .safetensors file or a checkpoint.")
   Path model;
@@ -35,7 +36,7 @@ final class EvalCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     dev.weft.spec.SpecValidator.require(seqLen >= 1, "--seq-len", seqLen + " must be at least 1");
     TokenArray tokens = tokens(data);
-    Evaluation.Result r = Evaluation.run(ModelSource.open(model, seqLen).model(), tokens, seqLen);
+    Evaluation.Result r = Evaluation.run(ModelSource.open(model, seqLen).model(), tokens, flags(data), seqLen);
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("loss", r.loss());
     json.put("tokens", r.tokens());
@@ -48,6 +49,11 @@ final class EvalCommand implements Callable<Integer> {
     Files.writeString(out, SpecIO.jsonMapper().writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
     System.out.printf("weft: loss %.6f over %d tokens, perplexity %.4f; wrote %s%n", r.loss(), r.tokens(), r.perplexity(), out);
     return 0;
+  }
+
+  /** The target flags of a shard directory of chat data (the loss is over those tokens alone); null: all are targets. */
+  static TokenArray flags(Path data) {
+    return Files.isDirectory(data) && ShardIndex.isShardDirectory(data) ? ShardIndex.read(data).openFlags(data) : null;
   }
 
   /** Token ids from a .npy file or a shard directory, memory-mapped. */

@@ -25,7 +25,13 @@ public final class Evaluation {
 
   private Evaluation() {}
 
-  public static Result run(LanguageModel model, TokenArray tokens, int seqLen) {
+  public static Result run(LanguageModel model, TokenArray tokens, int seqLen) { return run(model, tokens, null, seqLen); }
+
+  /**
+   * As {@link #run(LanguageModel, TokenArray, int)}, where {@code flags} (one per token, as token shards of chat data
+   * carry them; null: every token is a target) says which tokens are targets: the loss is over those alone.
+   */
+  public static Result run(LanguageModel model, TokenArray tokens, TokenArray flags, int seqLen) {
     long windows = (tokens.size() - 1L) / seqLen;
     if (windows < 1) {
       throw new WeftException("the data holds " + tokens.size() + " tokens, fewer than one window of --seq-len + 1 = "
@@ -37,13 +43,15 @@ public final class Evaluation {
       long first = i * WINDOWS_PER_BATCH;
       int b = (int) Math.min(WINDOWS_PER_BATCH, windows - first);
       long[] in = new long[b * seqLen], out = new long[b * seqLen];
-      int[] window = new int[seqLen + 1];
+      int[] window = new int[seqLen + 1], targets = new int[seqLen + 1];
+      java.util.Arrays.fill(targets, 1);
       for (int w = 0; w < b; w++) {
         tokens.read((first + w) * seqLen, window);
+        if (flags != null) flags.read((first + w) * seqLen, targets);
         requireInVocabulary(window, (first + w) * seqLen, vocab);
         for (int t = 0; t < seqLen; t++) {
           in[w * seqLen + t] = window[t];
-          out[w * seqLen + t] = window[t + 1];
+          out[w * seqLen + t] = targets[t + 1] != 0 ? window[t + 1] : Batches.IGNORE; // target t is token t + 1
         }
       }
       return new Batches.Batch(Tensors.ofLongs(in).view(b, seqLen), Tensors.ofLongs(out).view(b, seqLen));

@@ -236,8 +236,7 @@ public final class TrainingLoop {
     }
   }
 
-  /** The end of every step, trained or skipped: a checkpoint when one is due, then the listener's step boundary. */
-  /** The checkpoint of {@code step} when one is due; whether it was saved. */
+  /** The checkpoint of {@code step} (trained or skipped) when one is due; whether it was saved. */
   private static boolean saveIfDue(long step, TrainingCheckpoints checkpoints, ShardedOptimizer opt, LossScaler scaler,
                                    StepListener listener, Distributed dist) {
     long save0 = System.nanoTime();

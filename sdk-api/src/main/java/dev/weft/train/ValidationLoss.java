@@ -13,6 +13,8 @@ import dev.weft.util.Tensors;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Tensor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The mean loss over the targets of the same held-out samples each time ({@code 4 × train.globalBatch} of the
@@ -21,6 +23,7 @@ import org.bytedeco.pytorch.Tensor;
  * ranks evaluate together. The summed losses and the counts of targets are reduced over data parallelism, then divided.
  */
 final class ValidationLoss {
+  private static final Logger log = LoggerFactory.getLogger(ValidationLoss.class);
   private final TokenSource source;
   private final LanguageModel model;
   private final Distributed dist;
@@ -48,7 +51,8 @@ final class ValidationLoss {
 
   boolean due(long step, long lastStep, int every) { return step % every == 0 || step == lastStep; }
 
-  double run() {
+  /** The validation loss, or null (with a warning) when no held-out token is a target. */
+  Double run() {
     double[] sums = new double[2];
     try (PointerScope scope = new PointerScope(); NoGradGuard ng = new NoGradGuard()) {
       long first = dist.coord().dp() * perRank;
@@ -65,7 +69,11 @@ final class ValidationLoss {
       Tensor t = Tensors.ofDoubles(sums);
       dist.dp().allReduce(t, ReduceOp.SUM);
       double[] total = Tensors.toDoubles(t);
-      return total[0] / total[1]; // NaN where no validation token is a target
+      if (total[1] == 0) {
+        if (dist.rank() == 0) log.warn("no token of the validation samples is a target (all are {}); no eval_loss", Batches.IGNORE);
+        return null;
+      }
+      return total[0] / total[1];
     }
   }
 }

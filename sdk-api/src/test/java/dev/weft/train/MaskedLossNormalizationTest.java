@@ -19,6 +19,7 @@ import dev.weft.models.Weights;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.Tensors;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +32,7 @@ import org.bytedeco.pytorch.global.torch;
 import org.bytedeco.pytorch.global.torch.ScalarType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -106,10 +108,93 @@ class MaskedLossNormalizationTest {
         .hasMessageContaining("no token of the data is a target");
   }
 
+  /** {@code weft eval} over a token stream with target flags: the masked mean of the windows' targets. */
   @Test
-  void aGlobalBatchWithoutTargetsIsEmpty() {
+  void evaluationOverFlaggedTokensIsTheMaskedMean(@TempDir Path dir) throws Exception {
+    LanguageModel m = ModelBuilder.whole(small().toSpec());
+    int windows = 3, n = windows * SEQ + 1;
+    Random r = new Random(11);
+    int[] ids = new int[n], flags = new int[n];
+    for (int i = 0; i < n; i++) {
+      ids[i] = r.nextInt(((CausalLm) m).vocabSize());
+      flags[i] = i < SEQ + 1 ? 0 : r.nextInt(3) == 0 ? 1 : 0; // the first window has no target at all
+    }
+    double sum = 0;
+    long count = 0;
+    try (NoGradGuard ng = new NoGradGuard()) {
+      for (int w = 0; w < windows; w++) {
+        long[] in = new long[SEQ];
+        for (int t = 0; t < SEQ; t++) in[t] = ids[w * SEQ + t];
+        Tensor logp = torch.log_softmax(((CausalLm) m).logits(Tensors.ofLongs(in).view(1, SEQ), null), -1,
+            new org.bytedeco.pytorch.ScalarTypeOptional());
+        float[] lp = Tensors.toFloats(logp.contiguous());
+        long vocab = logp.size(2);
+        for (int t = 0; t < SEQ; t++) {
+          int next = w * SEQ + t + 1;
+          if (flags[next] == 0) continue;
+          sum -= lp[(int) (t * vocab + ids[next])];
+          count++;
+        }
+      }
+    }
+    Evaluation.Result got = Evaluation.run(m, array(ids), array(flags), SEQ);
+    assertThat(got.tokens()).isEqualTo(count);
+    assertThat(got.loss()).isCloseTo(sum / count, org.assertj.core.api.Assertions.within(1e-5));
+    assertThat(Evaluation.run(m, array(ids), SEQ).tokens()).isEqualTo((long) windows * SEQ);
+    boolean[] targets = new boolean[n];
+    for (int i = 0; i < n; i++) targets[i] = flags[i] != 0;
+    try (dev.weft.data.ShardWriter w = new dev.weft.data.ShardWriter(dir, ((CausalLm) m).vocabSize(), "test", -1, 1 << 20, true)) {
+      w.append(ids, targets);
+      w.finish();
+    }
+    dev.weft.data.ShardIndex shards = dev.weft.data.ShardIndex.read(dir); // what weft eval reads from a chat shard directory
+    Evaluation.Result fromShards = Evaluation.run(m, shards.open(dir), shards.openFlags(dir), SEQ);
+    assertThat(fromShards.tokens()).isEqualTo(count);
+    assertThat(fromShards.loss()).isCloseTo(sum / count, org.assertj.core.api.Assertions.within(1e-5));
+  }
+
+  private static dev.weft.data.TokenArray array(int[] values) {
+    return new dev.weft.data.TokenArray() {
+      @Override public long size() { return values.length; }
+      @Override public int get(long i) { return values[(int) i]; }
+    };
+  }
+
+  /** Through the whole training loop on flagged data: the layouts train step for step alike. */
+  @Test
+  void trainingOnFlaggedDataMatchesAcrossLayouts(@TempDir Path dir) {
+    RunResult one = flagged("0-0").set("train.evalEvery", 3).set("data.validation", 0.1).runDir(dir.resolve("one")).fit();
+    RunResult split = flagged("0-0").set("train.evalEvery", 3).set("data.validation", 0.1).dataParallel(2).microBatches(4)
+        .runDir(dir.resolve("split")).fit();
+    double evalOne = evalLoss(dir.resolve("one")), evalSplit = evalLoss(dir.resolve("split"));
+    assertThat(evalSplit).isCloseTo(evalOne, org.assertj.core.api.Assertions.within(1e-5 * evalOne));
+    RunResult tp = flagged("0-0").tensorParallel(2).microBatches(2).runDir(dir.resolve("tp")).fit();
+    TensorParallelEquivalenceTest.assertClose(split.losses(), one.losses(), 1e-5);
+    TensorParallelEquivalenceTest.assertClose(tp.losses(), one.losses(), 1e-5);
+  }
+
+  private static double evalLoss(Path runDir) {
+    try {
+      List<String> lines = java.nio.file.Files.readAllLines(runDir.resolve("metrics.jsonl"));
+      return dev.weft.spec.SpecIO.jsonMapper().readTree(lines.get(lines.size() - 1)).get("eval_loss").asDouble();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** A global batch without a target is skipped (no update, no NaN, no divergence); the run goes on. */
+  @Test
+  void aStepWithoutTargetsIsSkipped(@TempDir Path dir) {
+    RunResult r = flagged(GLOBAL + "-" + 2 * GLOBAL).dataParallel(2).microBatches(2).runDir(dir).fit(); // step 2's samples
+    assertThat(r.losses()).hasSize(2).allMatch(Double::isFinite);
+    assertThat(r.summary().skippedSteps()).isEqualTo(1);
     assertThat(new LossNormalizer(0, 2).empty()).isTrue();
-    assertThat(new LossNormalizer(64, 2).weight()).isEqualTo(2.0 / 64);
+  }
+
+  private static Trainer flagged(String masked) {
+    return Trainer.model("gpt").set("model.config.layers", 2).set("model.config.hidden", 32).set("model.config.heads", 2)
+        .set("model.config.vocab", FlaggedData.VOCAB).set("data.source", "dev.weft.train.FlaggedData:" + masked)
+        .seqLen(SEQ).globalBatch(GLOBAL).microBatches(1).steps(3).warmup(1).lr(3e-3).seed(7);
   }
 
   /** One SGD step of {@code spec}'s layout over the masked batch, on rank threads; the whole model's gradients. */
