@@ -180,6 +180,9 @@ public final class Trainer {
     Path dir = runDirOrTemp();
     try (RunDirLock lock = RunDirLock.acquire(dir, null, "runDir")) {
       return ThreadedRun.run(spec, dir, timeout, listener);
+    } catch (dev.weft.train.RunPreemptedException e) {
+      dev.weft.preempt.Preemption.exitAfterSave(); // SIGTERM asked this JVM to end: now that the checkpoint is committed
+      throw e; // stopped by Preemption.request() in an application that handles SIGTERM itself
     }
   }
 

@@ -131,7 +131,7 @@ final class TrainCommand implements Callable<Integer> {
     ConsoleProgress.View view = ConsoleProgress.view(System.out);
     LocalLauncher launcher = new LocalLauncher(
         List.of(WeftMain.class.getName(), "worker", "--spec", resolved.toString(), "--run-dir", dir.toString()),
-        tokenForHosts(plan), view.stream());
+        tokenForHosts(plan), view.stream()).grace(spec.deployment().terminationGraceSeconds());
     LocalLauncher.Outcome outcome = launcher.run(plan, NativeThreads.perRank(n));
     view.finish();
     if (!outcome.ok()) {
@@ -144,6 +144,10 @@ final class TrainCommand implements Callable<Integer> {
       return 0;
     }
     RunSummary s = MetricsJson.readSummary(dir);
+    if ("preempted".equals(s.status())) {
+      System.out.println("weft: " + s.error() + " (summary: " + dir.resolve("summary.json") + ")");
+      return 0;
+    }
     System.out.printf("weft: done — %d steps, loss %.4f → %.4f, %.0f tokens/s, replicas consistent: %s, %.1f s. Summary: %s%n",
         s.steps(), s.initialLoss(), s.finalLoss(), s.tokensPerS(), s.replicasConsistent(), s.wallS(), dir.resolve("summary.json"));
     return 0;

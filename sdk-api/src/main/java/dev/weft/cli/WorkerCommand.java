@@ -18,6 +18,7 @@ import dev.weft.metrics.prometheus.MetricsEndpoint;
 import dev.weft.metrics.prometheus.WeftMetrics;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainingSpec;
+import dev.weft.train.RunPreemptedException;
 import dev.weft.train.StepListener;
 import dev.weft.util.NativeThreads;
 import java.nio.file.Path;
@@ -68,7 +69,7 @@ final class WorkerCommand implements Callable<Integer> {
     } else {
       HostPlan plan = ClusterEnv.host(env);
       plan = plan.withNodeAddr(NodeAddress.resolve(nodeAddr, env, plan.masterAddr(), NodeAddress::routeTo));
-      if (plan.nprocPerNode() > 1) return launchHost(plan);
+      if (plan.nprocPerNode() > 1) return launchHost(plan, s.deployment().terminationGraceSeconds());
       id = plan.worker(0);
     }
     NativeCache.load(); // before anything touches libtorch: a cold cache is extracted under the lock
@@ -88,19 +89,22 @@ final class WorkerCommand implements Callable<Integer> {
       }
     } catch (ElasticWorker.Rejoin e) {
       return ElasticWorker.EXIT_REJOIN; // the elastic agent starts the next generation
+    } catch (RunPreemptedException e) { // saved at the step every rank agreed on; an agent re-forms without the leaver
+      return env.get(ElasticWorker.ENV_STORE) != null ? ElasticWorker.EXIT_REJOIN : 0;
     }
     return 0;
   }
 
   /** This host's ranks as child processes running this same command, each with its identity in its env. */
-  private int launchHost(HostPlan plan) {
+  private int launchHost(HostPlan plan, int graceSeconds) {
     List<String> cmd = new ArrayList<>(List.of(WeftMain.class.getName(), "worker", "--spec", spec.toString(), "--run-dir",
         runDir.toString(), "--timeout", String.valueOf(timeoutSeconds)));
     for (String o : overrides) cmd.addAll(List.of("--set", o));
     System.out.printf("weft: host %d of %d starting ranks %d..%d of %d (master %s:%d, this host %s)%n", plan.nodeRank(),
         plan.nnodes(), plan.worker(0).rank(), plan.worker(plan.nprocPerNode() - 1).rank(), plan.worldSize(), plan.masterAddr(),
         plan.masterPort(), plan.nodeAddr());
-    LocalLauncher.Outcome o = new LocalLauncher(cmd, Map.of(), System.out).run(plan, NativeThreads.perRank(plan.nprocPerNode()));
+    LocalLauncher.Outcome o = new LocalLauncher(cmd, Map.of(), System.out).grace(graceSeconds)
+        .run(plan, NativeThreads.perRank(plan.nprocPerNode()));
     if (!o.ok()) System.err.println("weft: training failed: " + o.reason());
     return o.exitCode();
   }

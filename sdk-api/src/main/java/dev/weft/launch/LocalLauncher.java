@@ -7,6 +7,8 @@ import dev.weft.comm.RunToken;
 import dev.weft.util.NativeTraces;
 import dev.weft.log.JsonLine;
 import dev.weft.log.LogFormat;
+import dev.weft.preempt.GracePeriod;
+import dev.weft.preempt.Preemption;
 import dev.weft.train.TrainingDivergedException;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -38,6 +40,7 @@ public final class LocalLauncher {
   private final Map<String, String> extraEnv;
   private final PrintStream console;
   private final List<Process> live = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private GracePeriod grace = GracePeriod.of(System.getenv(), 0);
 
   /**
    * @param workerCommand the command after {@code java -cp CP}, e.g. the main class and its arguments
@@ -46,6 +49,12 @@ public final class LocalLauncher {
     this.workerCommand = List.copyOf(workerCommand);
     this.extraEnv = Map.copyOf(extraEnv);
     this.console = console;
+  }
+
+  /** The grace period between SIGTERM and SIGKILL (the spec's {@code deployment.terminationGraceSeconds}; the environment's wins). */
+  public LocalLauncher grace(int specSeconds) {
+    this.grace = GracePeriod.of(System.getenv(), specSeconds);
+    return this;
   }
 
   /** All {@code nproc} ranks on this machine, rank 0's store on a free loopback port. */
@@ -62,12 +71,14 @@ public final class LocalLauncher {
   public Outcome run(HostPlan plan, int threadsPerWorker) {
     int nproc = plan.nprocPerNode();
     String token = plan.nnodes() == 1 ? RunToken.generate() : null;
-    List<Process> procs = new ArrayList<>();
+    List<Process> procs = new java.util.concurrent.CopyOnWriteArrayList<>(); // the SIGTERM handler reads it
     List<Deque<String>> tails = new ArrayList<>();
     List<Thread> pumps = new ArrayList<>();
     Thread stopper = new Thread(() -> stopAll(procs), "weft-stop-workers");
     Runtime.getRuntime().addShutdownHook(stopper);
-    try {
+    // SIGTERM: the workers get it too, save at the next step boundary and exit 0; this JVM waits for them
+    try (Preemption.Guard sigterm = Preemption.guard("the launcher", grace.superviseDeadline());
+         Preemption.Action forward = Preemption.onTerm(() -> forwardTerm(procs))) {
       for (int local = 0; local < nproc; local++) {
         WorkerIdentity id = plan.worker(local);
         ProcessBuilder pb = new ProcessBuilder(javaCommand(workerCommand)).redirectErrorStream(true);
@@ -180,6 +191,7 @@ public final class LocalLauncher {
         int code = p.exitValue();
         if (code != 0) {
           String hung = hungPeers(procs, firstRank);
+          procs.forEach(Process::destroyForcibly); // a SIGTERM would ask them to save first, and their peer is gone
           stopAll(procs);
           join(pumps.get(r));
           int rank = firstRank + r;
@@ -244,6 +256,14 @@ public final class LocalLauncher {
       }
     }
     return lines.isEmpty() ? "" : "; last output: " + lines.get(lines.size() - 1).strip();
+  }
+
+  /** The launcher was told to stop: so is every worker (each saves at the same step boundary and exits 0). */
+  private void forwardTerm(List<Process> procs) {
+    synchronized (console) {
+      console.println("weft: SIGTERM: the workers save an emergency checkpoint at the next step boundary and stop");
+    }
+    procs.forEach(p -> p.toHandle().destroy()); // Process.destroy() would also close its stdin: ParentWatch halts on that
   }
 
   private static void stopAll(List<Process> procs) {

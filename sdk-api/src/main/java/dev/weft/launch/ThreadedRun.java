@@ -38,8 +38,8 @@ public final class ThreadedRun {
           : onRanks(world, stop, id -> WorkerRun.run(spec, id, runDir, 1, timeout,
               stop.wrap(id.rank() == 0 ? listener : StepListener.NONE)));
       return all.get(0).withWeights(dev.weft.models.Weights.assemble(all.stream().map(RunResult::slices).toList()));
-    } catch (dev.weft.train.TrainingDivergedException e) {
-      throw e; // every rank stopped at the same step; rank 0 wrote the summary (status diverged)
+    } catch (dev.weft.train.TrainingDivergedException | dev.weft.train.RunPreemptedException e) {
+      throw e; // every rank stopped at the same step; rank 0 wrote the summary (status diverged or preempted)
     } catch (RuntimeException e) {
       if (stop.reason() != null) writeStopped(spec, runDir, stop);
       throw e instanceof RankStop.Stopped s ? new WeftException("the run stopped: " + s.getMessage(), s.getCause()) : e;

@@ -81,6 +81,20 @@ public interface Layers {
    */
   LmHead tiedLmHead(String embeddingName, long dim, long vocab);
 
+  /**
+   * Per-head RMSNorm over the last dimension {@code headDim} of [B, heads, T, headDim] (Qwen3's q/k norms).
+   * Its weight is replicated, but each tensor-parallel rank applies it to its own heads, so split
+   * layers sum its gradient over the group.
+   */
+  default Linear headNorm(String name, long headDim, double eps) { return rmsNorm(name, headDim, eps); }
+
+  /**
+   * Attention of queries [B, H, T, d] over keys and values [B, KV, S, d] (this rank's heads), masked as
+   * {@code mask} says; returns [B, H, T, d]. The plain version is {@link Attention#plain}; a layout
+   * that splits the sequence (context parallelism) supplies its own. Decorators of Layers forward it.
+   */
+  default Tensor attention(Tensor q, Tensor k, Tensor v, AttentionMask mask) { return Attention.plain(q, k, v, mask); }
+
   /** How many ways column and row layers split their features. */
   int splits();
 

@@ -63,7 +63,7 @@ public final class MemoryPlan {
     double tokens = micro * s;
     double act = "fp32".equals(spec.precision().dtype()) ? 4 : 2;
     double layerAct = spec.train().recompute() ? tokens * h * act
-        : act * tokens * c.activationsPerLayer() + act * 2.5 * c.heads() / tp * s * tokens;
+        : act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * s * tokens;
     double inFlight = p.pp() == 1 ? 1 : "gpipe".equals(p.schedule()) ? p.microBatches() : Math.min(p.microBatches(), p.pp() - stage);
     double logits = last ? 3 * 4 * tokens * v / tp : 0; // logits, softmax and their gradient, fp32
     double activations = inFlight * layers * layerAct + logits;

@@ -2,13 +2,9 @@ package dev.weft.train;
 
 import dev.weft.comm.Distributed;
 import dev.weft.comm.ReduceOp;
-import dev.weft.metrics.RunSummary;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.Tensors;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import org.bytedeco.pytorch.Tensor;
 
 /**
@@ -56,12 +52,16 @@ final class Divergence {
 
   /**
    * The step's mean loss over the ranks that hold one: summed over the pipeline group, then data parallel (tensor
-   * parallel peers hold the same loss); {@code out[0]} receives the summed terms.
+   * parallel peers hold the same loss); {@code out[0]} receives the summed terms, with the summed {@code stopFlag}
+   * of every rank (tensor-parallel peers included) last.
    */
-  static double reduce(Distributed dist, boolean holdsLoss, double localLoss, double[][] out) {
-    Tensor t = Tensors.ofDoubles(terms(holdsLoss, localLoss));
+  static double reduce(Distributed dist, boolean holdsLoss, double localLoss, double stopFlag, double[][] out) {
+    double[] terms = java.util.Arrays.copyOf(terms(holdsLoss, localLoss), 5);
+    terms[4] = stopFlag; // rides along: whether any rank was told to stop (PreemptStop)
+    Tensor t = Tensors.ofDoubles(terms);
     dist.pp().allReduce(t, ReduceOp.SUM);
     dist.dp().allReduce(t, ReduceOp.SUM);
+    if (dist.tp().size() > 1) dist.tp().allReduce(t, ReduceOp.MAX); // tp peers hold the same loss terms; their flags differ
     out[0] = Tensors.toDoubles(t);
     return mean(out[0]);
   }
@@ -85,18 +85,5 @@ final class Divergence {
     return "training diverged at step " + step + ": " + cause + "; lower train.lr (now " + spec.train().lr()
         + "), set train.clipGradNorm or train.warmup, or resume from an earlier checkpoint (summary: "
         + runDir.resolve("summary.json") + ")";
-  }
-
-  /** {@code summary.json} of a diverged run: the step it stopped at, the last finite loss, why. */
-  static RunSummary summary(TrainingSpec spec, Distributed dist, long step, double initialLoss, List<Double> losses,
-                            long skipped, double wallS, String message) {
-    Map<String, Integer> mesh = new LinkedHashMap<>();
-    mesh.put("dp", dist.mesh().dp());
-    mesh.put("tp", dist.mesh().tp());
-    mesh.put("pp", dist.mesh().pp());
-    double last = Double.NaN;
-    for (double l : losses) if (Double.isFinite(l)) last = l;
-    return new RunSummary("diverged", step, dist.mesh().worldSize(), mesh, initialLoss, last, 0, 0, 0, wallS, false, 0,
-        spec.precision().dtype(), spec.parallel().zero(), null, skipped, message, 0, null);
   }
 }

@@ -180,6 +180,20 @@ final class TrainingCheckpoints implements AutoCloseable {
   /** Saves when {@code step} is a multiple of {@code checkpoint.every}; returns whether it did. */
   boolean maybeSave(long step, ShardedOptimizer opt, LossScaler scaler) {
     if (saver == null || step % spec.checkpoint().every() != 0) return false;
+    save(step, opt, scaler);
+    return true;
+  }
+
+  /** Whether this run saves checkpoints at all ({@code checkpoint.every} > 0). */
+  boolean saving() { return saver != null; }
+
+  /** Waits until the last save (an async one included) is committed; rethrows its failure. */
+  void awaitCommitted() {
+    if (saver != null) saver.await();
+  }
+
+  /** Saves checkpoint {@code step} now, whatever {@code checkpoint.every} says (an emergency save); needs {@link #saving()}. */
+  void save(long step, ShardedOptimizer opt, LossScaler scaler) {
     Map<String, Object> state = new LinkedHashMap<>();
     state.put("samples_consumed", step * spec.train().globalBatch());
     state.put("optimizer_steps", opt.stepCount());
@@ -190,7 +204,6 @@ final class TrainingCheckpoints implements AutoCloseable {
     // before the commit: the record holds every step up to any checkpoint a later run resumes from
     if (record != null) record.publish(List.of(RunRecord.METRICS));
     saver.save(CheckpointMeta.of(step, spec, state), opt.stateEntries());
-    return true;
   }
 
   @Override

@@ -16,10 +16,13 @@ import dev.weft.models.Parameters.Param;
 import dev.weft.models.StagedModel;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.data.Zero3Layers;
+import dev.weft.parallel.pipeline.StageTies;
 import dev.weft.parallel.tensor.TensorParallelLayers;
 import dev.weft.parallel.tensor.TpOps;
 import dev.weft.precision.Autocast;
 import dev.weft.precision.LossScaler;
+import dev.weft.preempt.GracePeriod;
+import dev.weft.preempt.Preemption;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.Median;
 import dev.weft.util.Tensors;
@@ -60,13 +63,15 @@ public final class TrainingLoop {
     LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.coord().pp());
     List<Param> params = model.parameters().list();
     Placement.moveParameters(params, dist.device()); // before the optimizer's flat buffers take their device from them
+    StageTies ties = StageTies.find(model.parameters(), dist.pp()); // tied embeddings split over pipeline stages
+    ties.syncValues(model.parameters());
     int zero = spec.parallel().zero();
     // ZeRO-3 needs every parameter in a layer unit; stages 1-2 gate per layer only when that holds
     boolean perLayer = model.layers() instanceof Zero3Layers z && (zero == 3 || z.units().length == params.size());
     int[] units = perLayer ? ((Zero3Layers) model.layers()).units() : new int[params.size()];
     ShardedOptimizer opt = new ShardedOptimizer(zero, params, units, dp, dist.tp(), t,
         precision.reduceDtype(), zero >= 2 ? spec.parallel().zeroBucketElements() : ALL_REDUCE_BUCKET_ELEMENTS,
-        spec.parallel().zeroPrefetch());
+        spec.parallel().zeroPrefetch(), ties.held(), ties.copies());
     if (perLayer) ((Zero3Layers) model.layers()).bind(opt);
     TpOps tpOps = model.layers() instanceof TensorParallelLayers tpl ? tpl.ops() : null;
     opt.pipelineGroup(dist.pp());
@@ -86,6 +91,7 @@ public final class TrainingLoop {
           t.globalBatch(), seqLen);
     }
 
+    GracePeriod grace = GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds());
     ValidationLoss validation = ValidationLoss.open(spec, model, dist);
     TrainingCheckpoints checkpoints = TrainingCheckpoints.open(spec, dist, runDir);
     long resumedAt = checkpoints.restore(opt, scaler, dist);
@@ -103,7 +109,7 @@ public final class TrainingLoop {
     ShardedOptimizer.Memory held = opt.memory();
     listener.onMemory(dist.rank(), held.parameterBytes(), held.gradientBytes(), held.optimizerBytes());
     long prevEnd = System.nanoTime();
-    try (opt; checkpoints) {
+    try (opt; checkpoints; Preemption.Guard sigterm = Preemption.guard("training", grace.saveDeadline())) {
       for (long step = resumedAt + 1; step <= t.steps(); step++) {
         LogContext.step(step); // log lines from here on name the step
         long s0 = System.nanoTime();
@@ -113,6 +119,7 @@ public final class TrainingLoop {
         double gradNorm;
         double stepScale = scaler.scale();
         boolean stepSkipped;
+        boolean preempted;
         StepMetrics.ZeroComm zeroComm;
         String gradCause, lossCause;
         try (PointerScope scope = new PointerScope()) {
@@ -123,6 +130,7 @@ public final class TrainingLoop {
           }
           long p0 = System.nanoTime();
           opt.sumOverTp(model.parameters().partialGradParams());
+          for (String tied : ties.held()) opt.sumOwned(java.util.Set.of(tied), g -> ties.sum(tied, g));
           commNs += System.nanoTime() - p0;
           double scale = scaler.scale();
           gradNorm = opt.gradNorm(scale);
@@ -140,7 +148,8 @@ public final class TrainingLoop {
           commNs += (long) (zeroComm.exposedMs() * 1e6);
           long c1 = System.nanoTime();
           double[][] summed = new double[1][];
-          loss = Divergence.reduce(dist, passes.holdsLoss(), localLoss, summed); // only the last stage has a loss
+          loss = Divergence.reduce(dist, passes.holdsLoss(), localLoss, PreemptStop.localFlag(), summed); // only the last stage has a loss
+          preempted = PreemptStop.agreed(summed[0]);
           lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
           commNs += System.nanoTime() - c1;
         }
@@ -148,7 +157,7 @@ public final class TrainingLoop {
         if (gradCause != null || lossCause != null) {
           String why = Divergence.message(spec, step, lossCause, gradCause, runDir);
           double first = resumedAt == 0 && !losses.isEmpty() ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(Double.NaN);
-          if (leader) MetricsJson.writeSummary(runDir, Divergence.summary(spec, dist, step, first, losses, skipped,
+          if (leader) MetricsJson.writeSummary(runDir, StoppedSummary.of("diverged", spec, dist, step, first, losses, skipped,
               (System.nanoTime() - wallStart) / 1e9, why));
           throw new TrainingDivergedException(why);
         }
@@ -166,8 +175,13 @@ public final class TrainingLoop {
           listener.onStep(sm, t.steps());
         }
         long save0 = System.nanoTime();
-        if (checkpoints.maybeSave(step, opt, scaler)) {
-          listener.onCheckpointSaved(dist.rank(), step, java.time.Duration.ofNanos(System.nanoTime() - save0));
+        boolean saved = checkpoints.maybeSave(step, opt, scaler);
+        if (saved) listener.onCheckpointSaved(dist.rank(), step, java.time.Duration.ofNanos(System.nanoTime() - save0));
+        if (preempted) {
+          final long at = step;
+          double first = !leader || resumedAt == 0 ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(losses.get(0));
+          throw PreemptStop.stop(spec, dist, runDir, checkpoints, step, saved, () -> checkpoints.save(at, opt, scaler), first,
+              losses, skipped, (System.nanoTime() - wallStart) / 1e9);
         }
         listener.atStepBoundary(dist.rank(), step);
         prevEnd = System.nanoTime();
@@ -230,6 +244,7 @@ public final class TrainingLoop {
   private static long globalParameterCount(LanguageModel model, Distributed dist) {
     long sharded = 0, whole = 0;
     for (Param p : model.parameters().list()) {
+      if (model.parameters().isTiedCopy(p.name())) continue; // counted on the stage holding the original
       if (p.isSharded()) sharded += p.globalNumel() / p.shardCount();
       else whole += p.globalNumel();
     }

@@ -28,7 +28,10 @@ class FamilyPlanTest {
   @Test
   void planCountsWhatTheModelBuilds() {
     for (TrainingSpec s : List.of(spec("gpt-tiny.yaml", "parallel.dp=1"), spec("llama-tiny.yaml", "parallel.dp=1", "parallel.tp=1"),
-        spec("llama-tiny.yaml", "parallel.dp=1", "parallel.tp=1", "model.config.tie_word_embeddings=true"))) {
+        spec("llama-tiny.yaml", "parallel.dp=1", "parallel.tp=1", "model.config.tie_word_embeddings=true"),
+        spec("llama-tiny.yaml", "parallel.dp=1", "parallel.tp=1", "model.factory=qwen2"),
+        spec("llama-tiny.yaml", "parallel.dp=1", "parallel.tp=1", "model.factory=qwen3"),
+        spec("llama-tiny.yaml", "parallel.dp=1", "parallel.tp=1", "model.factory=mistral"))) {
       RankPlan r = MemoryPlan.ranks(s).orElseThrow().get(0);
       assertThat(r.parameterCount()).as(s.model().factory() + " " + s.model().config()).isEqualTo((double) built(s));
     }

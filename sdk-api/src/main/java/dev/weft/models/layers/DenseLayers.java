@@ -93,7 +93,20 @@ public final class DenseLayers implements Layers {
 
   @Override
   public LmHead tiedLmHead(String embeddingName, long dim, long vocab) {
-    return head(params.get(embeddingName + ".weight").tensor(), vocab);
+    String name = embeddingName + ".weight";
+    return head(tiedWeight(params, name, () -> whole(params, name, zeros(vocab, dim))), vocab);
+  }
+
+  /**
+   * The embedding's weight {@code name} when this rank holds it; else (a later pipeline stage) a copy
+   * registered under the same name by {@code registerCopy} and marked as such: the framework starts it
+   * from the original's value and sums the two gradients (see {@link Parameters#markTiedCopy}).
+   */
+  public static Tensor tiedWeight(Parameters params, String name, java.util.function.Supplier<Tensor> registerCopy) {
+    if (params.contains(name)) return params.get(name).tensor();
+    Tensor copy = registerCopy.get();
+    params.markTiedCopy(name);
+    return copy;
   }
 
   private static LmHead head(Tensor w, long vocab) {
