@@ -2,7 +2,6 @@ package dev.weft.checkpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.weft.metrics.MetricsJson;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,14 +21,6 @@ class RunRecordTest {
   private static List<Long> steps(Path metrics) throws Exception {
     return Files.readAllLines(metrics).stream().filter(l -> !l.isBlank())
         .map(l -> Long.parseLong(l.replaceAll(".*\"step\":(\\d+).*", "$1"))).toList();
-  }
-
-  @Test
-  void keepThroughDropsLaterStepsAndATornLastLine() throws Exception {
-    Path f = dir.resolve("metrics.jsonl");
-    Files.writeString(f, lines(1, 13) + "{\"step\":14,\"lo");
-    MetricsJson.keepThrough(f, 8);
-    assertThat(steps(f)).containsExactlyElementsOf(LongStream.rangeClosed(1, 8).boxed().toList());
   }
 
   @Test
