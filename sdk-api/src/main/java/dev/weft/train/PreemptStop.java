@@ -50,6 +50,7 @@ final class PreemptStop {
     if (dist.rank() == 0) {
       log.warn("{}", message);
       MetricsJson.writeSummary(runDir, StoppedSummary.of(STATUS, spec, dist, step, initialLoss, losses, skipped, wallS, message));
+      checkpoints.publishRecord(); // the run record with the checkpoints says it was preempted too
     }
     return new RunPreemptedException(step, checkpointed, message);
   }
