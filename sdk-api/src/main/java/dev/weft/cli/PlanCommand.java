@@ -5,6 +5,8 @@ import dev.weft.plan.Bytes;
 import dev.weft.plan.MemoryPlan;
 import dev.weft.plan.Preflight;
 import dev.weft.plan.RankPlan;
+import dev.weft.plan.SaveTimePlan;
+import dev.weft.preempt.GracePeriod;
 import dev.weft.spec.TrainingSpec;
 import java.util.List;
 import java.util.Locale;
@@ -42,6 +44,7 @@ final class PlanCommand implements Callable<Integer> {
       total += r.total();
     }
     System.out.printf("all %d ranks: %s%n", ranks.size(), Bytes.human(total));
+    System.out.println(SaveTimePlan.of(spec, ranks, GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds())).line());
     return 0;
   }
 
