@@ -25,10 +25,11 @@ class LayersTest {
       List.of("error", "util", "log", "metrics", "precision", "optim", "preempt"), // no Weft imports (but errors)
       List.of("spec"),                                                  // the spec records and their own checks
       List.of("comm", "comm.gloo", "device"),                           // process group, worker identity, backends
-      List.of("data", "data.prepare", "tokenizer"),                     // corpora and batches
+      List.of("data", "data.prepare", "tokenizer", "tokenizer.chat"),                   // corpora and batches
       List.of("models", "models.layers"),                               // model contracts and dense layers
       List.of("checkpoint"),                                            // sharded checkpoints, safetensors
-      List.of("models.hf", "models.gpt", "models.llama"),               // Hugging Face formats, model families
+      List.of("models.hf", "models.gpt", "models.decoder", "models.llama", "models.qwen2", "models.qwen3",
+          "models.mistral"),                                            // Hugging Face formats, the decoder, its families
       List.of("parallel.tensor", "parallel.pipeline", "parallel.data"), // TP, PP schedules, ZeRO
       List.of("plan"),                                                  // spec check, memory plan
       List.of("train"),                                                 // one rank's training loop

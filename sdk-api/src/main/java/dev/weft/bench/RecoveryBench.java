@@ -119,7 +119,7 @@ public final class RecoveryBench {
       awaitStep(run, stopAt, a);
       long stoppedAt = System.currentTimeMillis();
       kill("STOP", b.pid());
-      awaitLine(run.resolve("a.log"), "(its agent) sent no heartbeat", a); // the monitor of node a declares b lost
+      awaitLine(run.resolve("a.log"), "lost: its agent sent no heartbeat", a); // the monitor of node a declares b lost
       b.descendants().forEach(ProcessHandle::destroyForcibly);
       b.destroyForcibly();
       JsonNode g = awaitRecovery(run, a);

@@ -52,6 +52,15 @@ public interface CheckpointStorage extends AutoCloseable {
   /** The location of checkpoint {@code step}, for messages. */
   default String locationOf(long step) { return CheckpointStorages.trimmed(location()) + "/" + CheckpointLayout.stepDirName(step); }
 
+  /**
+   * Stores {@code file} as file {@code name} of the run record kept with the checkpoints ({@link RunRecord}: {@code
+   * run/NAME} under the location), replacing what was there.
+   */
+  void putRecord(String name, Path file) throws IOException;
+
+  /** Copies file {@code name} of the run record to {@code into}; false when the record has no such file. */
+  boolean getRecord(String name, Path into) throws IOException;
+
   @Override
   default void close() {}
 }

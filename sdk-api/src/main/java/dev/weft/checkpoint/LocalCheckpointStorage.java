@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.OptionalLong;
 import org.slf4j.Logger;
@@ -62,4 +63,21 @@ public final class LocalCheckpointStorage implements CheckpointStorage {
   @Override public Path fetch(long step) { return root.resolve(CheckpointLayout.stepDirName(step)); }
 
   @Override public String locationOf(long step) { return fetch(step).toString(); }
+
+  @Override
+  public void putRecord(String name, Path file) throws IOException {
+    Path dir = Files.createDirectories(root.resolve(RunRecord.DIR));
+    Path tmp = dir.resolve(name + ".tmp");
+    Files.copy(file, tmp, StandardCopyOption.REPLACE_EXISTING);
+    Files.move(tmp, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  @Override
+  public boolean getRecord(String name, Path into) throws IOException {
+    Path f = root.resolve(RunRecord.DIR).resolve(name);
+    if (!Files.isRegularFile(f)) return false;
+    Files.createDirectories(into.toAbsolutePath().getParent());
+    Files.copy(f, into, StandardCopyOption.REPLACE_EXISTING);
+    return true;
+  }
 }

@@ -21,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.Tensor;
 
 /**
@@ -43,6 +44,15 @@ public final class SafetensorsWriter {
   private SafetensorsWriter() {}
 
   public static Written write(Path file, List<Item> items, Map<String, String> metadata) throws IOException {
+    return write(file, items, null, metadata);
+  }
+
+  /**
+   * As above, but each tensor's bytes come from {@code produce} when its item is reached (the items'
+   * {@code data} may be null): one tensor at a time in memory, freed once written and hashed.
+   */
+  public static Written write(Path file, List<Item> items, java.util.function.Function<Item, Tensor> produce,
+                              Map<String, String> metadata) throws IOException {
     if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
       throw new CheckpointException("checkpoints are written from little-endian memory; this machine is big-endian");
     }
@@ -62,17 +72,21 @@ public final class SafetensorsWriter {
       Future<?> lastHash = hasher.submit(() -> md.update(prefixForHash));
       total += writeFully(ch, prefix);
       for (Item it : items) {
-        long n = it.bytes();
-        if (it.data().numel() * it.dtype().bytes() != n || !it.data().is_contiguous()) {
-          throw new IllegalArgumentException("tensor " + it.name() + " is not a contiguous " + n + "-byte buffer");
-        }
-        BytePointer base = new BytePointer(it.data().data_ptr());
-        for (long off = 0; off < n; off += CHUNK) {
-          long len = Math.min(CHUNK, n - off);
-          ByteBuffer chunk = new BytePointer(base).position(off).limit(off + len).asByteBuffer();
-          ByteBuffer forHash = chunk.duplicate();
-          lastHash = hasher.submit(() -> md.update(forHash));
-          total += writeFully(ch, chunk);
+        try (PointerScope scope = produce == null ? null : new PointerScope()) {
+          Tensor data = produce == null ? it.data() : produce.apply(it);
+          long n = it.bytes();
+          if (data.numel() * it.dtype().bytes() != n || !data.is_contiguous() || DType.of(data.scalar_type()) != it.dtype()) {
+            throw new IllegalArgumentException("tensor " + it.name() + " is not a contiguous " + n + "-byte " + it.dtype() + " buffer");
+          }
+          BytePointer base = new BytePointer(data.data_ptr());
+          for (long off = 0; off < n; off += CHUNK) {
+            long len = Math.min(CHUNK, n - off);
+            ByteBuffer chunk = new BytePointer(base).position(off).limit(off + len).asByteBuffer();
+            ByteBuffer forHash = chunk.duplicate();
+            lastHash = hasher.submit(() -> md.update(forHash));
+            total += writeFully(ch, chunk);
+          }
+          if (produce != null) waitFor(lastHash, file); // hashed before the scope frees the tensor
         }
       }
       ch.force(true);

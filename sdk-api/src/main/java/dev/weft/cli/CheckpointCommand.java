@@ -206,15 +206,24 @@ final class CheckpointCommand implements Runnable {
 
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT_DIR", description = "The directory to write.") Path out;
 
+    @Option(names = "--dtype", paramLabel = "bf16|fp16|fp32",
+        description = "The weights' dtype (default: the source model's torch_dtype, else fp32).") String dtype;
+
+    @Option(names = "--max-shard-size", paramLabel = "SIZE", defaultValue = "5GB",
+        description = "Largest weights file, as the Hub spells it (5GB, 500MB, 2GiB); larger models are split into "
+            + "model-0000i-of-0000n.safetensors with model.safetensors.index.json (default: ${DEFAULT-VALUE}).") String maxShardSize;
+
     @Override
     public Integer call() throws Exception {
       if (!"hf".equals(format)) throw new WeftException("--format " + format + " is not known; use --format hf");
+      var options = ModelCommand.exportOptions(dtype, maxShardSize);
       try (Target t = Target.of(dir)) {
         Checkpoint c = t.open();
         dev.weft.models.hf.HfExport.Result r = dev.weft.models.hf.HfExport.write(ConsolidatedWeights.modelTensors(c),
-            c.meta().trainingSpec(), out);
-        System.out.printf("weft: wrote %d tensor(s), %s, from step %d as a Hugging Face model in %s%n", r.tensors(), human(r.bytes()),
-            c.step(), r.dir());
+            c.meta().trainingSpec(), out, options);
+        System.out.printf("weft: wrote %d tensor(s), %s in %d file(s), %s, from step %d as a Hugging Face model in %s%n", r.tensors(),
+            human(r.bytes()), r.files(), r.dtype(), c.step(), r.dir());
+        System.out.println("weft: " + ModelCommand.configLine(r));
       }
       return 0;
     }

@@ -8,7 +8,9 @@ import dev.weft.plan.RankPlan;
 import dev.weft.plan.SaveTimePlan;
 import dev.weft.preempt.GracePeriod;
 import dev.weft.spec.TrainingSpec;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -26,7 +28,8 @@ final class PlanCommand implements Callable<Integer> {
     var p = spec.parallel();
     List<RankPlan> ranks = MemoryPlan.ranks(spec).orElse(null);
     if (ranks == null) {
-      System.out.printf("weft: no memory plan for model.factory '%s' (only the GPT is planned)%n", spec.model().factory());
+      System.out.printf("weft: no memory plan for model.factory '%s' (its factory does not describe its shape: ModelFactory.shape)%n",
+          spec.model().factory());
       return 0;
     }
     System.out.printf(Locale.ROOT, "%s: dp=%d tp=%d pp=%d, zero %d, %s, %d × %d tokens per step; this machine has %s%n",
@@ -35,13 +38,23 @@ final class PlanCommand implements Callable<Integer> {
     System.out.printf("%-5s %-9s %10s %11s %11s %11s %11s %11s %11s   %s%n", "rank", "dp/pp/tp", "params", "parameters", "gradients",
         "optimizer", "activations", "runtime", "total", "sent per step: dp / tp / pp");
     double total = 0;
+    // ranks with the same figures (the dp replicas and tp peers of a stage) print once, with their count
+    Map<List<Double>, Integer> seen = new LinkedHashMap<>();
+    Map<List<Double>, RankPlan> firstOf = new LinkedHashMap<>();
     for (RankPlan r : ranks) {
-      int tpRank = r.rank() % p.tp(), ppRank = (r.rank() / p.tp()) % p.pp(), dpRank = r.rank() / (p.tp() * p.pp());
-      System.out.printf(Locale.ROOT, "%-5d %-9s %10s %11s %11s %11s %11s %11s %11s   %s / %s / %s%n", r.rank(),
-          dpRank + "/" + ppRank + "/" + tpRank, count(r.parameterCount()), Bytes.human(r.parameters()), Bytes.human(r.gradients()),
-          Bytes.human(r.optimizerState()), Bytes.human(r.activations()), Bytes.human(r.runtime()), Bytes.human(r.total()),
-          Bytes.human(r.dpBytes()), Bytes.human(r.tpBytes()), Bytes.human(r.ppBytes()));
+      List<Double> key = List.of(r.parameterCount(), r.total(), r.dpBytes(), r.tpBytes(), r.ppBytes());
+      seen.merge(key, 1, Integer::sum);
+      firstOf.putIfAbsent(key, r);
       total += r.total();
+    }
+    for (var e : firstOf.entrySet()) {
+      RankPlan r = e.getValue();
+      int same = seen.get(e.getKey());
+      int tpRank = r.rank() % p.tp(), ppRank = (r.rank() / p.tp()) % p.pp(), dpRank = r.rank() / (p.tp() * p.pp());
+      System.out.printf(Locale.ROOT, "%-5s %-9s %10s %11s %11s %11s %11s %11s %11s   %s / %s / %s%n",
+          r.rank() + (same > 1 ? "×" + same : ""), dpRank + "/" + ppRank + "/" + tpRank, count(r.parameterCount()),
+          Bytes.human(r.parameters()), Bytes.human(r.gradients()), Bytes.human(r.optimizerState()), Bytes.human(r.activations()),
+          Bytes.human(r.runtime()), Bytes.human(r.total()), Bytes.human(r.dpBytes()), Bytes.human(r.tpBytes()), Bytes.human(r.ppBytes()));
     }
     System.out.printf("all %d ranks: %s%n", ranks.size(), Bytes.human(total));
     System.out.println(SaveTimePlan.of(spec, ranks, GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds())).line());

@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 /** The {@code weft} command. Subcommands from other modules join through {@link CliExtension}. */
 @Command(name = "weft", mixinStandardHelpOptions = true, versionProvider = WeftMain.Version.class,
     description = "Train large models from the JVM: data, tensor and pipeline parallelism, ZeRO, mixed precision.",
-    subcommands = {TrainCommand.class, PlanCommand.class, WorkerCommand.class, StandbyCommand.class, DoctorCommand.class, ReportCommand.class, CheckpointCommand.class,
+    subcommands = {TrainCommand.class, PlanCommand.class, WorkerCommand.class, StandbyCommand.class, DoctorCommand.class, ReportCommand.class, CheckpointCommand.class, ModelCommand.class,
         BenchCommand.class, DataCommand.class, EvalCommand.class, GenerateCommand.class, CommandLine.HelpCommand.class})
 public final class WeftMain implements Runnable {
   @CommandLine.Option(names = Errors.DEBUG, scope = CommandLine.ScopeType.INHERIT,

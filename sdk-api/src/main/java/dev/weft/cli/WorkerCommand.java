@@ -2,6 +2,7 @@ package dev.weft.cli;
 
 import dev.weft.comm.NodeAddress;
 import dev.weft.elastic.ElasticWorker;
+import dev.weft.elastic.FixedRunWatch;
 import dev.weft.comm.ClusterEnv;
 import dev.weft.comm.HostPlan;
 import dev.weft.launch.LocalLauncher;
@@ -82,7 +83,10 @@ final class WorkerCommand implements Callable<Integer> {
     try (MetricsEndpoint endpoint = MetricsEndpoint.startIfEnabled(metrics, MetricsEndpoint.bind(s), MetricsEndpoint.port(s), id.localRank())) {
       StepListener listener = ElasticWorker.wrap(metrics.listener(new ConsoleProgress(System.out, s.train().logEvery())),
           id.rank(), env, s.elastic());
-      WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds), listener);
+      try (FixedRunWatch watch = FixedRunWatch.startIfMultiHost(id, env, s.elastic())) { // a partition ends both sides
+        WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds), listener);
+        if (watch != null) watch.finished();
+      }
     } catch (ElasticWorker.Rejoin e) {
       return ElasticWorker.EXIT_REJOIN; // the elastic agent starts the next generation
     } catch (RunPreemptedException e) { // saved at the step every rank agreed on; an agent re-forms without the leaver

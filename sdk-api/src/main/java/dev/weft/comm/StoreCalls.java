@@ -1,5 +1,6 @@
 package dev.weft.comm;
 
+import dev.weft.util.NativeTraces;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -19,13 +20,22 @@ import java.util.function.Supplier;
 public final class StoreCalls {
   private final String store;
   private final Duration deadline;
+  private final String gone;
   private final ExecutorService thread;
   private volatile String lost;
+  private volatile boolean hostGone;
 
   /** @param store how messages name the store, e.g. "the rendezvous store at 10.231.0.1:29400" */
-  public StoreCalls(String store, Duration deadline) {
+  public StoreCalls(String store, Duration deadline) { this(store, deadline, null); }
+
+  /**
+   * @param gone the one line when the store's host drops the connection (reset, refused, closed: its process is
+   *     gone); null: {@code store} "closed the connection"
+   */
+  public StoreCalls(String store, Duration deadline, String gone) {
     this.store = store;
     this.deadline = deadline;
+    this.gone = gone;
     this.thread = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "weft-store-calls");
       t.setDaemon(true);
@@ -48,7 +58,7 @@ public final class StoreCalls {
   /** {@code body} within {@code limit} (a blocking wait passes its own wait time plus a margin). */
   public <T> T call(String what, Duration limit, Supplier<T> body) {
     String why = lost;
-    if (why != null) throw new StoreUnreachableException(why);
+    if (why != null) throw new StoreUnreachableException(why, hostGone);
     Future<T> f = thread.submit(body::get);
     try {
       return f.get(limit.toNanos(), TimeUnit.NANOSECONDS);
@@ -59,6 +69,12 @@ public final class StoreCalls {
       lost = reason;
       throw new StoreUnreachableException(reason);
     } catch (ExecutionException e) {
+      if (connectionLost(e.getCause())) {
+        hostGone = true;
+        lost = gone != null ? gone : store + " closed the connection (" + NativeTraces.firstLine(e.getCause().getMessage())
+            + "): its host is gone";
+        throw new StoreUnreachableException(lost, true);
+      }
       if (e.getCause() instanceof RuntimeException re) throw re;
       throw new CommException(store + ": " + what + " failed: " + e.getCause(), e.getCause());
     } catch (InterruptedException e) {
@@ -68,7 +84,14 @@ public final class StoreCalls {
     }
   }
 
-  /** True once a call has missed its deadline. */
+  /** Whether a store call failed because the connection to the store's host broke (libtorch's words for it). */
+  static boolean connectionLost(Throwable t) {
+    String m = t == null ? "" : NativeTraces.firstLine(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
+    return m.contains("connection reset") || m.contains("broken pipe") || m.contains("connection refused")
+        || m.contains("connection closed") || m.contains("closed by peer") || m.contains("got 0 bytes");
+  }
+
+  /** True once a call has missed its deadline or lost its connection. */
   public boolean lost() { return lost != null; }
 
   private static String seconds(Duration d) {
@@ -78,6 +101,16 @@ public final class StoreCalls {
 
   /** A store call that missed its deadline: the store is unreachable from here. */
   public static final class StoreUnreachableException extends dev.weft.error.WeftException {
-    public StoreUnreachableException(String message) { super(message); }
+    private final boolean connectionLost;
+
+    public StoreUnreachableException(String message) { this(message, false); }
+
+    /** @param connectionLost the store's host dropped the connection (its process ended), rather than a missed deadline */
+    public StoreUnreachableException(String message, boolean connectionLost) {
+      super(message);
+      this.connectionLost = connectionLost;
+    }
+
+    public boolean connectionLost() { return connectionLost; }
   }
 }

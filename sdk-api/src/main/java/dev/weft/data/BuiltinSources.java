@@ -88,7 +88,7 @@ public final class BuiltinSources {
     public Splits open(String location, DataSpec data, long seed) {
       Path dir = requireShards(location);
       ShardIndex ix = ShardIndex.read(dir);
-      return Windows.split(ix.open(dir), "token shards " + dir + " (" + ix.tokens() + " tokens, " + ix.dtype() + ")",
+      return Windows.split(ix.open(dir), ix.openFlags(dir), "token shards " + dir + " (" + ix.tokens() + " tokens, " + ix.dtype() + ")",
           ix.vocabSize(), data.seqLen(), data.validation(), seed);
     }
   }

@@ -60,6 +60,12 @@ public final class Mixture implements TokenSource {
   }
 
   @Override
+  public void sample(long index, int[] out, boolean[] targets) {
+    long[] at = locate(index);
+    sources.get((int) at[0]).sample(at[1], out, targets);
+  }
+
+  @Override
   public long vocabSize() { return sources.stream().mapToLong(TokenSource::vocabSize).max().orElseThrow(); }
 
   @Override

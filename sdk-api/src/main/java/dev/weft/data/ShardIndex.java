@@ -1,5 +1,6 @@
 package dev.weft.data;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.weft.error.WeftException;
 import dev.weft.util.BoundedFiles;
@@ -14,7 +15,9 @@ import java.util.List;
 /**
  * {@code index.json} of a directory of token shards. Each shard is a 1-D {@code .npy} file of
  * {@code dtype} token ids (numpy reads them as they are); the dataset is the shards end to end.
- * Documents are separated by the {@code separator} token when the tokenizer has one (-1: none).
+ * Documents are separated by the {@code separator} token when the tokenizer has one (-1: none). Chat data adds a
+ * {@code flags} file per shard: a 1-D {@code uint8} {@code .npy} of the same length, 1 where the token is a training
+ * target (an assistant turn), 0 where not; shards without it (every index written before) are all targets.
  */
 public record ShardIndex(String format, int version, String dtype, long vocabSize, String tokenizer, int separator,
                          long documents, long tokens, List<Shard> shards) {
@@ -24,7 +27,13 @@ public record ShardIndex(String format, int version, String dtype, long vocabSiz
   /** An index is kilobytes; larger ones are refused before reading. */
   static final long MAX_INDEX_BYTES = 64L << 20;
 
-  public record Shard(String file, long tokens) {}
+  /** One shard: its token file, its length, and its flags file (null when every token is a target). */
+  public record Shard(String file, long tokens, @JsonInclude(JsonInclude.Include.NON_NULL) String flags) {
+    public Shard(String file, long tokens) { this(file, tokens, null); }
+  }
+
+  /** Whether the shards carry target flags. */
+  public boolean flagged() { return !shards.isEmpty() && shards.stream().allMatch(s -> s.flags() != null); }
 
   public TokenWidth width() {
     return switch (dtype) {
@@ -61,20 +70,30 @@ public record ShardIndex(String format, int version, String dtype, long vocabSiz
   /** All shards as one token array, memory-mapped. */
   public TokenArray open(Path dir) {
     List<TokenArray> parts = new ArrayList<>();
-    for (Shard s : shards) {
-      Path file;
-      try {
-        file = BoundedFiles.inside(dir, s.file()); // a tampered index naming ../../etc/passwd is refused, not opened
-      } catch (BoundedFiles.Refused e) {
-        throw new WeftException(dir.resolve(FILE) + " " + e.getMessage() + "; prepare the data again with weft data prepare");
-      }
-      TokenArray a = TokenArray.npy(file);
-      if (a.size() != s.tokens()) {
-        throw new WeftException(dir.resolve(s.file()) + " holds " + a.size() + " tokens, the index says " + s.tokens()
-            + "; prepare the data again");
-      }
-      parts.add(a);
-    }
+    for (Shard s : shards) parts.add(map(dir, s.file(), s.tokens()));
     return new ConcatTokens(parts);
+  }
+
+  /** The target flags of all shards as one array (1: target), memory-mapped; null when the shards have none. */
+  public TokenArray openFlags(Path dir) {
+    if (!flagged()) return null;
+    List<TokenArray> parts = new ArrayList<>();
+    for (Shard s : shards) parts.add(map(dir, s.flags(), s.tokens()));
+    return new ConcatTokens(parts);
+  }
+
+  private static TokenArray map(Path dir, String name, long tokens) {
+    Path file;
+    try {
+      file = BoundedFiles.inside(dir, name); // a tampered index naming ../../etc/passwd is refused, not opened
+    } catch (BoundedFiles.Refused e) {
+      throw new WeftException(dir.resolve(FILE) + " " + e.getMessage() + "; prepare the data again with weft data prepare");
+    }
+    TokenArray a = TokenArray.npy(file);
+    if (a.size() != tokens) {
+      throw new WeftException(dir.resolve(name) + " holds " + a.size() + " entries, the index says " + tokens
+          + "; prepare the data again");
+    }
+    return a;
   }
 }

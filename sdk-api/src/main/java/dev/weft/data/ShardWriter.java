@@ -2,38 +2,37 @@ package dev.weft.data;
 
 import dev.weft.error.WeftException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Streams token ids into {@code .npy} shards of at most {@code shardTokens} tokens each, and writes
- * {@code index.json} on {@link #finish()}. Each shard's header is written with a placeholder length
- * and rewritten (same size) once the shard is full.
+ * {@code index.json} on {@link #finish()}. A writer made {@code flagged} also writes each token's target flag
+ * (1: learn it, 0: do not) into a {@code uint8} file beside each shard.
  */
 public final class ShardWriter implements AutoCloseable {
-  private static final int BUFFER_BYTES = 1 << 20;
-
   private final Path dir;
   private final TokenWidth width;
   private final long vocab;
   private final String tokenizer;
   private final int separator;
   private final long shardTokens;
+  private final boolean flagged;
   private final List<ShardIndex.Shard> shards = new ArrayList<>();
-  private final ByteBuffer buf = ByteBuffer.allocate(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-  private FileChannel current;
-  private long inShard;
+  private NpyStream current;
+  private NpyStream currentFlags;
   private long documents;
   private long total;
 
   /** Writes under {@code dir}; ids are below {@code vocab}; {@code separator} -1 means none. */
   public ShardWriter(Path dir, long vocab, String tokenizer, int separator, long shardTokens) {
+    this(dir, vocab, tokenizer, separator, shardTokens, false);
+  }
+
+  /** As above; {@code flagged} writes a target flag per token as well. */
+  public ShardWriter(Path dir, long vocab, String tokenizer, int separator, long shardTokens, boolean flagged) {
     if (shardTokens < 1) throw new IllegalArgumentException("shardTokens must be at least 1");
     this.dir = dir;
     this.width = TokenWidth.forVocab(vocab);
@@ -41,6 +40,7 @@ public final class ShardWriter implements AutoCloseable {
     this.tokenizer = tokenizer;
     this.separator = separator;
     this.shardTokens = shardTokens;
+    this.flagged = flagged;
     try {
       Files.createDirectories(dir);
     } catch (IOException e) {
@@ -48,24 +48,32 @@ public final class ShardWriter implements AutoCloseable {
     }
   }
 
-  /** Appends tokens of the current document. */
+  /** Appends tokens of the current document (all of them targets). */
   public void append(int[] ids) {
-    for (int id : ids) token(id);
+    for (int id : ids) token(id, true);
   }
 
-  /** Ends the current document: appends the separator (when there is one). */
-  public void endDocument() {
-    if (separator >= 0) token(separator);
+  /** Appends tokens of the current document with their target flags. */
+  public void append(int[] ids, boolean[] targets) {
+    if (ids.length != targets.length) throw new IllegalArgumentException(ids.length + " ids but " + targets.length + " flags");
+    for (int i = 0; i < ids.length; i++) token(ids[i], targets[i]);
+  }
+
+  /** Ends the current document: appends the separator (when there is one), a target. */
+  public void endDocument() { endDocument(true); }
+
+  /** Ends the current document: appends the separator (when there is one) with the given target flag. */
+  public void endDocument(boolean separatorIsTarget) {
+    if (separator >= 0) token(separator, separatorIsTarget);
     documents++;
   }
 
-  private void token(int id) {
+  private void token(int id, boolean target) {
     if (id < 0 || id >= vocab) throw new WeftException("token id " + id + " is outside the tokenizer's vocabulary of " + vocab);
     try {
-      if (current == null || inShard == shardTokens) startShard();
-      if (buf.remaining() < width.bytes) flush();
-      width.write(buf, id);
-      inShard++;
+      if (current == null || current.count() == shardTokens) startShard();
+      current.write(id);
+      if (flagged) currentFlags.write(target ? 1 : 0);
       total++;
     } catch (IOException e) {
       throw new WeftException("cannot write token shards under " + dir + ": " + e.getMessage(), e);
@@ -78,30 +86,22 @@ public final class ShardWriter implements AutoCloseable {
 
   private void startShard() throws IOException {
     endShard();
-    String name = String.format("shard-%05d.npy", shards.size());
-    current = FileChannel.open(dir.resolve(name), StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-        StandardOpenOption.WRITE);
-    current.write(ByteBuffer.wrap(Npy.header(width, 0)));
-    shards.add(new ShardIndex.Shard(name, 0));
-    inShard = 0;
-  }
-
-  private void flush() throws IOException {
-    buf.flip();
-    while (buf.hasRemaining()) current.write(buf);
-    buf.clear();
+    String stem = String.format("shard-%05d", shards.size());
+    current = new NpyStream(dir.resolve(stem + ".npy"), width);
+    String flags = flagged ? stem + ".flags.npy" : null;
+    if (flagged) currentFlags = new NpyStream(dir.resolve(flags), TokenWidth.UINT8);
+    shards.add(new ShardIndex.Shard(stem + ".npy", 0, flags));
   }
 
   private void endShard() throws IOException {
     if (current == null) return;
-    flush();
-    byte[] header = Npy.header(width, inShard);
-    if (header.length != Npy.header(width, 0).length) throw new IllegalStateException("npy header grew");
-    current.write(ByteBuffer.wrap(header), 0);
-    current.close();
-    current = null;
+    current.finish();
+    if (currentFlags != null) currentFlags.finish();
     int last = shards.size() - 1;
-    shards.set(last, new ShardIndex.Shard(shards.get(last).file(), inShard));
+    ShardIndex.Shard s = shards.get(last);
+    shards.set(last, new ShardIndex.Shard(s.file(), current.count(), s.flags()));
+    current = null;
+    currentFlags = null;
   }
 
   /** Finishes the last shard and writes the index (which is what makes the directory a dataset). */
@@ -122,10 +122,12 @@ public final class ShardWriter implements AutoCloseable {
   public void close() {
     try {
       if (current != null) current.close();
+      if (currentFlags != null) currentFlags.close();
     } catch (IOException e) {
       throw new WeftException("cannot close " + dir + ": " + e.getMessage(), e);
     } finally {
       current = null;
+      currentFlags = null;
     }
   }
 }

@@ -11,6 +11,16 @@ public interface TokenSource {
   /** Fills {@code out} with sample {@code index}: {@code out.length} = data.seqLen + 1 token ids. */
   void sample(long index, int[] out);
 
+  /**
+   * Fills {@code out} with sample {@code index} and {@code targets} with each token's target flag: false where
+   * the token must not be learned (a prompt, a user turn; see {@link Batches#IGNORE}). Sources without flags keep
+   * this default: every token is a target.
+   */
+  default void sample(long index, int[] out, boolean[] targets) {
+    sample(index, out);
+    java.util.Arrays.fill(targets, true);
+  }
+
   /** A one-line description for logs. */
   String describe();
 

@@ -147,6 +147,7 @@ public final class ElasticAgent {
     try (Preemption.Guard sigterm = Preemption.guard("the elastic agent", grace.superviseDeadline()); standbys;
          ResumeCheck checkpoints = new ResumeCheck(ckptDir, runDir.resolve(".checkpoint-work").resolve("agent-" + nodeId),
         this::say)) {
+      history.publishTo(checkpoints.record(runDir));
       // no standby before the first generation: warming one would compete with this and the other agents' joins for
       // the cores (a loaded machine then misses the join window); the monitor starts them after the first step
       while (true) {

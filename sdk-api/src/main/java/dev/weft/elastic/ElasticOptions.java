@@ -30,9 +30,12 @@ public record ElasticOptions(int minNodes, int maxNodes, int procsPerNode, Endpo
                                   Endpoint endpoint, String runId, Duration joinWindow) {
     var e = spec.elastic();
     return new ElasticOptions(nodes[0], nodes[1], procsPerNode, endpoint, runId, joinWindow,
-        Duration.ofSeconds(e.failureTimeoutSeconds()), Duration.ofMillis(Math.round(e.heartbeatSeconds() * 1000)), e.maxRestarts(),
+        Duration.ofSeconds(e.failureTimeoutSeconds()), heartbeat(e), e.maxRestarts(),
         RENDEZVOUS_TIMEOUT, backend);
   }
+
+  /** How often agents and workers beat ({@code elastic.heartbeatSeconds}). */
+  static Duration heartbeat(dev.weft.spec.ElasticSpec e) { return Duration.ofMillis(Math.round(e.heartbeatSeconds() * 1000)); }
 
   /**
    * The backend and endpoint: the flag (or the operator's variable) when given, else {@code elastic.rdzvBackend} /
@@ -58,7 +61,9 @@ public record ElasticOptions(int minNodes, int maxNodes, int procsPerNode, Endpo
    * How long a rank's step counter may stand still before the rank counts as hung: six failure timeouts,
    * at least 30 s, because a step or a checkpoint of a large model legitimately takes seconds.
    */
-  public Duration stepTimeout() {
+  public Duration stepTimeout() { return stepTimeout(failureTimeout); }
+
+  static Duration stepTimeout(Duration failureTimeout) {
     Duration six = failureTimeout.multipliedBy(6);
     return six.compareTo(MIN_STEP_TIMEOUT) < 0 ? MIN_STEP_TIMEOUT : six;
   }

@@ -65,11 +65,11 @@ public final class ElasticWorker implements StepListener {
         RunToken.fromEnv(env), false, Duration.ofSeconds(2L * spec.failureTimeoutSeconds()), CONNECT_TIMEOUT, line -> {}).kv();
     String prefix = env.getOrDefault(ENV_PREFIX, "");
     return new ElasticWorker(next, root.under(prefix), root.under(env.getOrDefault(ENV_RUN_PREFIX, prefix)), rank,
-        Duration.ofMillis(Math.round(spec.heartbeatSeconds() * 1000)));
+        ElasticOptions.heartbeat(spec));
   }
 
   /** The main thread may be blocked in a collective on the same dead link: leave from here, with the reason. */
-  private static void cutOff(String reason) {
+  static void cutOff(String reason) {
     System.err.println("weft: this worker stops: " + reason);
     System.err.flush();
     Runtime.getRuntime().halt(EXIT_CUT_OFF);

@@ -3,6 +3,8 @@ package dev.weft.elastic;
 import dev.weft.comm.StoreValues;
 import dev.weft.launch.LocalLauncher;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -61,6 +63,7 @@ final class GenerationMonitor {
     boolean stopProposed = false;
     boolean allStepped = false;
     GenerationRecord rec = record;
+    HeldFailure held = null; // a worker of this node failed: blamed once the other agents prove alive
     while (true) {
       long now = System.nanoTime();
       if (now >= nextBeat) {
@@ -85,15 +88,17 @@ final class GenerationMonitor {
           String reason = "rank " + w.rank() + " on node " + m.nodeRank() + " diverged (exit code " + code + "; see summary.json)";
           rounds.close(m.round(), CloseReason.diverged(reason).json(), 0);
           return new Ended(End.DIVERGED, reason);
-        } else if (code != 0) {
+        } else if (code != 0 && held == null) {
           long exitedAt = current.exitedAtMs(w);
-          double sinceExit = exitedAt == 0 ? 0 : Math.max(0, System.currentTimeMillis() - exitedAt) / 1000.0;
-          return fail(rounds, m, history, "rank " + w.rank() + " on node " + m.nodeRank() + " " + LocalLauncher.describeExit(code),
-              sinceExit, m.nodes());
+          held = new HeldFailure("rank " + w.rank() + " on node " + m.nodeRank() + " " + LocalLauncher.describeExit(code),
+              exitedAt == 0 ? System.currentTimeMillis() : exitedAt, otherBeats(gen, m),
+              now + o.failureTimeout().plus(o.heartbeat()).plusSeconds(1).toNanos());
+          gen.setIfAbsent(HeldFailure.exitKey(m.nodeRank()), String.valueOf(held.exitedAtMs()));
         }
       }
-      if (allExited && !anyRejoin) return new Ended(End.COMPLETED, "");
-      if (allExited) { // left at a step boundary: to take in a node, or after the emergency checkpoint of a planned leave
+      if (held != null && m.nodes() == 1) return failHeld(rounds, m, history, held);
+      if (allExited && held == null && !anyRejoin) return new Ended(End.COMPLETED, "");
+      if (allExited && held == null) { // left at a step boundary: to take in a node, or after a planned leave's checkpoint
         String closed = rounds.closedReason(m.round());
         return closed != null && closedBy(closed) == End.LEAVE ? new Ended(End.LEAVE, closed) : new Ended(End.GROW, "");
       }
@@ -116,14 +121,13 @@ final class GenerationMonitor {
       allStepped |= stepped;
       if (allStepped) settled.run();
       boolean complete = rounds.completed();
-      for (int n = 0; n < m.nodes(); n++) {
-        if (n != m.nodeRank()) nodes.observe(WorkerKeys.agentHeartbeat(n), gen.getOrNull(WorkerKeys.agentHeartbeat(n)), now);
-      }
+      Map<Integer, String> others = otherBeats(gen, m);
+      for (var e : others.entrySet()) nodes.observe(WorkerKeys.agentHeartbeat(e.getKey()), e.getValue(), now);
       for (var e : nodes.silent(now).entrySet()) {
         if (complete) break; // a finished node stops beating
-        return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "sent no heartbeat", "node lost"), e.getValue(),
-            m.nodes() - 1); // a lost node does not come back
+        return fail(rounds, m, history, lostNode(e.getKey(), e.getValue(), m), e.getValue(), m.nodes() - 1); // it does not come back
       }
+      if (held != null && held.workerToBlame(others, otherExits(gen, m), m.nodeRank(), now)) return failHeld(rounds, m, history, held);
       for (var e : beats.silent(now).entrySet()) {
         killLocal(e.getKey());
         return fail(rounds, m, history, silence(e.getKey(), e.getValue(), "sent no heartbeat", "stopped or hung"), e.getValue(),
@@ -152,8 +156,37 @@ final class GenerationMonitor {
           stopProposed = true;
         }
       }
-      current.awaitAnyExit(poll);
+      if (allExited) RendezvousRound.sleep(poll);
+      else current.awaitAnyExit(poll);
     }
+  }
+
+  /** Every other node's agent heartbeat counter as it is in the store now (null: not written yet). */
+  private static Map<Integer, String> otherBeats(KeyValue gen, RendezvousRound.Membership m) {
+    Map<Integer, String> beats = new HashMap<>();
+    for (int n = 0; n < m.nodes(); n++) if (n != m.nodeRank()) beats.put(n, gen.getOrNull(WorkerKeys.agentHeartbeat(n)));
+    return beats;
+  }
+
+  /** When other nodes' workers failed (epoch ms), for the nodes whose agents published it. */
+  private static Map<Integer, Long> otherExits(KeyValue gen, RendezvousRound.Membership m) {
+    Map<Integer, Long> exits = new HashMap<>();
+    for (int n = 0; n < m.nodes(); n++) {
+      String t = n == m.nodeRank() ? null : gen.getOrNull(HeldFailure.exitKey(n));
+      if (t != null) exits.put(n, StoreValues.parseLong(HeldFailure.exitKey(n), t));
+    }
+    return exits;
+  }
+
+  private Ended failHeld(RendezvousRound rounds, RendezvousRound.Membership m, MembershipLog history, HeldFailure held) {
+    double sinceExit = Math.max(0, System.currentTimeMillis() - held.exitedAtMs()) / 1000.0;
+    return fail(rounds, m, history, held.reason(), sinceExit, m.nodes());
+  }
+
+  /** "node 1 (pid@host) stopped heart-beating 5.0 s ago: lost", naming the node rather than a survivor that lost its peer. */
+  private static String lostNode(String key, double seconds, RendezvousRound.Membership m) {
+    int n = StoreValues.parseInt(key, key.substring(key.lastIndexOf('/') + 1));
+    return String.format("node %d (%s) lost: its agent sent no heartbeat for %.1f s", n, m.nodeIds().get(n), seconds);
   }
 
   /**
@@ -167,9 +200,7 @@ final class GenerationMonitor {
   }
 
   private static String silence(String key, double seconds, String what, String guess) {
-    String who = key.startsWith("hb/node/") ? "node " + key.substring("hb/node/".length()) + " (its agent)"
-        : "rank " + key.substring(key.lastIndexOf('/') + 1);
-    return String.format("%s %s for %.1f s (%s)", who, what, seconds, guess);
+    return String.format("rank %s %s for %.1f s (%s)", key.substring(key.lastIndexOf('/') + 1), what, seconds, guess);
   }
 
   private void killLocal(String key) {

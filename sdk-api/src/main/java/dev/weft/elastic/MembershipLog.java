@@ -2,6 +2,7 @@ package dev.weft.elastic;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.weft.checkpoint.RunRecord;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.RunSummary;
 import java.io.IOException;
@@ -24,10 +25,18 @@ import java.util.TreeMap;
 public final class MembershipLog {
   private final KeyValue kv;
   private final Path runDir;
+  private RunRecord record; // where elastic.json and the finished summary and metrics are copied; null: the run dir only
 
   public MembershipLog(KeyValue kv, Path runDir) {
     this.kv = kv;
     this.runDir = runDir;
+  }
+
+  /** From now on, every write of elastic.json and the end's files are copied to {@code r} too (null: none). */
+  public void publishTo(RunRecord r) { this.record = r; }
+
+  private void publish(List<String> names) {
+    if (record != null) record.publish(names);
   }
 
   public void record(GenerationRecord r) {
@@ -87,6 +96,7 @@ public final class MembershipLog {
 
   public void writeElasticJson(int lastGeneration) {
     writeAtomically(runDir.resolve("elastic.json"), MetricsJson.json(summary(lastGeneration)));
+    publish(List.of(RunRecord.ELASTIC)); // not metrics.jsonl: this node's may be an earlier generation's, the record is newer
   }
 
   /** At the end, on the node that holds rank 0's outputs: summary.json gains the history; metrics.jsonl its generations. */
@@ -103,6 +113,7 @@ public final class MembershipLog {
       MetricsJson.writeSummary(runDir, s.withElastic(restarts(), elastic));
     }
     tagMetrics(history(lastGeneration));
+    publish(RunRecord.FILES); // this node's rank 0 finished the run: its metrics.jsonl is the whole history
   }
 
   /**

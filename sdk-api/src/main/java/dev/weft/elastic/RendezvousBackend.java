@@ -60,8 +60,9 @@ public enum RendezvousBackend {
       say.accept("no " + RunToken.ENV + " was given, so this run has a new one: start the other nodes with " + RunToken.ENV + "="
           + j.token() + " in their environment (docs/security.md)");
     }
-    return new Opened(new StoreKeyValue(j.store().prefixed("elastic"), new StoreCalls("the rendezvous store at " + ep, callDeadline)),
-        j.token());
+    StoreCalls calls = new StoreCalls("the rendezvous store at " + ep, callDeadline,
+        "the rendezvous host " + ep + " is gone; use rdzvBackend etcd to survive it");
+    return new Opened(new StoreKeyValue(j.store().prefixed("elastic"), calls), j.token());
   }
 
   private record Joined(Rendezvous store, String token) {}

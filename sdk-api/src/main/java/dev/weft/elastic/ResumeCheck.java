@@ -4,6 +4,7 @@ import dev.weft.checkpoint.CheckpointException;
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.checkpoint.CheckpointStorage;
 import dev.weft.checkpoint.CheckpointStorages;
+import dev.weft.checkpoint.RunRecord;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
@@ -47,6 +48,9 @@ final class ResumeCheck implements AutoCloseable {
       return true;
     }
   }
+
+  /** The run record kept with these checkpoints for the run dir {@code runDir}; null when they lie inside it. */
+  RunRecord record(Path runDir) { return RunRecord.of(storage, runDir); }
 
   @Override
   public void close() {

@@ -2,7 +2,6 @@ package dev.weft.elastic;
 
 import dev.weft.comm.StoreCalls;
 import org.bytedeco.pytorch.Store;
-import org.bytedeco.pytorch.StringVector;
 
 /**
  * A {@link KeyValue} on a libtorch store (a prefixed view of the rendezvous TCPStore). Every call goes
@@ -10,6 +9,7 @@ import org.bytedeco.pytorch.StringVector;
  * {@link StoreCalls.StoreUnreachableException} instead of a hang.
  */
 public final class StoreKeyValue implements KeyValue {
+  private static final String ABSENT = "weft:absent:4f1c9e"; // a value no key of Weft's holds
   private final Store store;
   private final StoreCalls calls;
 
@@ -20,8 +20,16 @@ public final class StoreKeyValue implements KeyValue {
 
   @Override public void set(String key, String value) { calls.run("set '" + key + "'", () -> store.set(key, value)); }
 
+  /**
+   * One round trip that never waits: a compare-and-set whose expected value no key holds returns the value when the
+   * key exists and the expected value (writing nothing) when it does not. (A {@code get} waits for its key, and
+   * when the store's host dies in that wait libtorch logs the error with its native frames.)
+   */
   @Override public String getOrNull(String key) {
-    return calls.call("get '" + key + "'", () -> store.check(new StringVector(key)) ? store.get_to_str(key) : null);
+    return calls.call("get '" + key + "'", () -> {
+      String v = store.compareSet(key, ABSENT, ABSENT);
+      return ABSENT.equals(v) ? null : v;
+    });
   }
 
   @Override public long add(String key, long delta) { return calls.call("add '" + key + "'", () -> store.add(key, delta)); }

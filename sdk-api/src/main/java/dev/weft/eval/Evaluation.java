@@ -1,8 +1,11 @@
 package dev.weft.eval;
 
 import dev.weft.error.WeftException;
+import dev.weft.data.Batches;
 import dev.weft.data.TokenArray;
 import dev.weft.models.LanguageModel;
+import dev.weft.models.Targets;
+import java.util.function.LongFunction;
 import dev.weft.util.Tensors;
 import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Tensor;
@@ -15,7 +18,7 @@ import org.bytedeco.javacpp.PointerScope;
  * shorter than a window is not scored. Works for any {@link LanguageModel}: it needs only the loss.
  */
 public final class Evaluation {
-  /** {@code loss} in nats per token, {@code tokens} scored, {@code perplexity} = exp(loss). */
+  /** {@code loss} in nats per target token, {@code tokens} the targets scored, {@code perplexity} = exp(loss). */
   public record Result(double loss, long tokens, double perplexity) {}
 
   private static final int WINDOWS_PER_BATCH = 8;
@@ -29,29 +32,43 @@ public final class Evaluation {
           + (seqLen + 1) + "; use a shorter --seq-len or more data");
     }
     long vocab = model instanceof dev.weft.models.CausalLm lm ? lm.vocabSize() : Long.MAX_VALUE;
+    long batches = (windows + WINDOWS_PER_BATCH - 1) / WINDOWS_PER_BATCH;
+    return run(model, batches, i -> {
+      long first = i * WINDOWS_PER_BATCH;
+      int b = (int) Math.min(WINDOWS_PER_BATCH, windows - first);
+      long[] in = new long[b * seqLen], out = new long[b * seqLen];
+      int[] window = new int[seqLen + 1];
+      for (int w = 0; w < b; w++) {
+        tokens.read((first + w) * seqLen, window);
+        requireInVocabulary(window, (first + w) * seqLen, vocab);
+        for (int t = 0; t < seqLen; t++) {
+          in[w * seqLen + t] = window[t];
+          out[w * seqLen + t] = window[t + 1];
+        }
+      }
+      return new Batches.Batch(Tensors.ofLongs(in).view(b, seqLen), Tensors.ofLongs(out).view(b, seqLen));
+    });
+  }
+
+  /**
+   * The loss over the targets of {@code count} batches ({@code batch.apply(i)}: inputs and targets [B, T], in host
+   * memory; a target of {@link Batches#IGNORE} is no target): their summed cross-entropy over their number.
+   */
+  public static Result run(LanguageModel model, long count, LongFunction<Batches.Batch> batch) {
     double sum = 0;
+    long targets = 0;
     try (NoGradGuard ng = new NoGradGuard()) {
-      for (long first = 0; first < windows; first += WINDOWS_PER_BATCH) {
-        int b = (int) Math.min(WINDOWS_PER_BATCH, windows - first);
+      for (long i = 0; i < count; i++) {
         try (PointerScope scope = new PointerScope()) {
-          long[] in = new long[b * seqLen], out = new long[b * seqLen];
-          int[] window = new int[seqLen + 1];
-          for (int w = 0; w < b; w++) {
-            tokens.read((first + w) * seqLen, window);
-            requireInVocabulary(window, (first + w) * seqLen, vocab);
-            for (int i = 0; i < seqLen; i++) {
-              in[w * seqLen + i] = window[i];
-              out[w * seqLen + i] = window[i + 1];
-            }
-          }
-          Tensor loss = model.loss(Tensors.ofLongs(in).view(b, seqLen), Tensors.ofLongs(out).view(b, seqLen));
-          sum += loss.item_double() * b * seqLen;
+          Batches.Batch b = batch.apply(i);
+          sum += model.lossSum(b.tokens(), b.targets()).item_double();
+          targets += Targets.count(b.targets());
         }
       }
     }
-    long scored = windows * seqLen;
-    double mean = sum / scored;
-    return new Result(mean, scored, Math.exp(mean));
+    if (targets == 0) throw new WeftException("no token of the data is a target (every target is masked); there is no loss to report");
+    double mean = sum / targets;
+    return new Result(mean, targets, Math.exp(mean));
   }
 
   private static void requireInVocabulary(int[] ids, long offset, long vocab) {

@@ -30,8 +30,16 @@ public final class Generation {
 
   private Generation() {}
 
-  /** The {@code newTokens} ids that follow {@code prompt}. */
+  /**
+   * Up to {@code newTokens} ids that follow {@code prompt}, ending early (stop token included, as
+   * transformers does) at one of the model's {@link CausalLm#stopTokens}.
+   */
   public static long[] generate(CausalLm model, long[] prompt, int newTokens, Sampling sampling) {
+    return generate(model, prompt, newTokens, sampling, model.stopTokens());
+  }
+
+  /** As {@link #generate(CausalLm, long[], int, Sampling)}, stopping at {@code stopTokens} (empty: never). */
+  public static long[] generate(CausalLm model, long[] prompt, int newTokens, Sampling sampling, long[] stopTokens) {
     if (prompt.length == 0) throw new IllegalArgumentException("the prompt is empty; give at least one token");
     Generator rng = torch.createCPUGenerator(sampling.seed() & Long.MAX_VALUE);
     long[] out = new long[newTokens];
@@ -40,6 +48,8 @@ public final class Generation {
       Tensor logits = model.logits(Tensors.ofLongs(prompt).view(1, prompt.length), cache);
       for (int i = 0; i < newTokens; i++) {
         out[i] = pick(logits.select(1, logits.size(1) - 1).reshape(-1), sampling, rng);
+        long id = out[i];
+        if (Arrays.stream(stopTokens).anyMatch(s -> s == id)) return Arrays.copyOf(out, i + 1);
         if (i + 1 < newTokens) logits = model.logits(Tensors.ofLongs(out[i]).view(1, 1), cache);
       }
     }

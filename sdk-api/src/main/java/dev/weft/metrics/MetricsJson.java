@@ -42,38 +42,6 @@ public final class MetricsJson implements AutoCloseable {
 
   public void step(StepMetrics m) { step(m, null); }
 
-  /**
-   * Cuts {@code runDir/metrics.jsonl} back to the steps up to {@code step} (a run resumed from checkpoint
-   * {@code step} trains the later ones again, so each step keeps one line); a torn line is dropped. Atomic: the
-   * file is rewritten beside and moved over. Nothing to do when the file is absent.
-   */
-  public static void truncateAfter(Path runDir, long step) {
-    Path file = runDir.resolve("metrics.jsonl");
-    if (!Files.isRegularFile(file)) return;
-    try {
-      java.util.List<String> kept = new java.util.ArrayList<>();
-      for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-        long s = stepOf(line);
-        if (s >= 0 && s <= step) kept.add(line);
-      }
-      Path tmp = runDir.resolve("metrics.jsonl.tmp");
-      Files.write(tmp, kept, StandardCharsets.UTF_8);
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot truncate " + file + " to step " + step, e);
-    }
-  }
-
-  /** The step of a metrics line; -1 for a blank, torn or step-less line. */
-  private static long stepOf(String line) {
-    if (line.isBlank()) return -1;
-    try {
-      return MAPPER.readTree(line).path("step").asLong(-1);
-    } catch (IOException e) {
-      return -1;
-    }
-  }
-
   /** A step's line, with {@code eval_loss} when the step evaluated on held-out data. */
   public void step(StepMetrics m, Double evalLoss) {
     try {
@@ -132,6 +100,32 @@ public final class MetricsJson implements AutoCloseable {
       return java.util.OptionalDouble.empty(); // a torn last line after a crash: no answer rather than a wrong one
     }
     return found;
+  }
+
+  /**
+   * Drops the lines of steps after {@code step} from a {@code metrics.jsonl} (and a torn last line), so that a run
+   * resumed from the checkpoint of {@code step} records every later step once. Nothing happens without the file.
+   */
+  public static void keepThrough(Path file, long step) {
+    if (!Files.isRegularFile(file)) return;
+    try {
+      StringBuilder kept = new StringBuilder();
+      for (String line : Files.readAllLines(file)) {
+        if (line.isBlank()) continue;
+        long at;
+        try {
+          at = MAPPER.readTree(line).path("step").asLong(Long.MAX_VALUE);
+        } catch (IOException torn) {
+          continue; // the line a crash cut short
+        }
+        if (at <= step) kept.append(line).append('\n');
+      }
+      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+      Files.writeString(tmp, kept.toString());
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot truncate " + file + " to step " + step, e);
+    }
   }
 
   @Override

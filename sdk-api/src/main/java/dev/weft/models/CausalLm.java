@@ -14,4 +14,7 @@ public interface CausalLm extends LanguageModel {
   KvCache newCache();
 
   int vocabSize();
+
+  /** Token ids that end a generation (the family's end-of-sequence ids); none by default. */
+  default long[] stopTokens() { return new long[0]; }
 }

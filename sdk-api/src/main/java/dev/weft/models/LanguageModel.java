@@ -2,10 +2,19 @@ package dev.weft.models;
 
 import org.bytedeco.pytorch.Tensor;
 
-/** A trainable next-token model: tokens in, mean cross-entropy out. */
+/**
+ * A trainable next-token model: tokens in, cross-entropy out. A target equal to {@link dev.weft.data.Batches#IGNORE}
+ * is no target (a prompt token, padding): it adds nothing to the loss.
+ */
 public interface LanguageModel {
-  /** Mean cross-entropy of predicting {@code targets} [B, T] from {@code tokens} [B, T]. */
-  Tensor loss(Tensor tokens, Tensor targets);
+  /**
+   * Cross-entropy of predicting {@code targets} [B, T] from {@code tokens} [B, T], summed over the targets (0 where
+   * there is none); the training loop divides it once by the global batch's count of targets.
+   */
+  Tensor lossSum(Tensor tokens, Tensor targets);
+
+  /** Mean cross-entropy over the targets of {@code targets} (NaN where there is none). */
+  default Tensor loss(Tensor tokens, Tensor targets) { return Targets.mean(lossSum(tokens, targets), targets); }
 
   /** This rank's parameters, named and with the slice of the global tensor each holds. */
   Parameters parameters();

@@ -18,9 +18,16 @@ public interface Layers {
     Tensor forward(Tensor ids);
   }
 
-  /** The output head fused with the loss, so a split vocabulary never materialises full logits. */
+  /**
+   * The output head fused with the loss, so a split vocabulary never materialises full logits. Targets equal to
+   * {@link dev.weft.data.Batches#IGNORE} are no targets: they add nothing to the loss nor to its gradient.
+   */
   interface LmHead {
-    Tensor loss(Tensor hidden, Tensor targets);
+    /** The cross-entropy summed over the targets (0, with a gradient graph, where there is none). */
+    Tensor lossSum(Tensor hidden, Tensor targets);
+
+    /** The mean cross-entropy over the targets (NaN where there is none). */
+    default Tensor loss(Tensor hidden, Tensor targets) { return Targets.mean(lossSum(hidden, targets), targets); }
 
     /** Full-vocabulary logits [..., vocab]; only unsplit heads have them (evaluation and generation run unsplit). */
     default Tensor logits(Tensor hidden) {
@@ -80,6 +87,20 @@ public interface Layers {
    * embeddings); both must live on the same rank, in the same ZeRO-3 unit's reach.
    */
   LmHead tiedLmHead(String embeddingName, long dim, long vocab);
+
+  /**
+   * Per-head RMSNorm over the last dimension {@code headDim} of [B, heads, T, headDim] (Qwen3's q/k norms).
+   * Its weight is replicated, but each tensor-parallel rank applies it to its own heads, so split
+   * layers sum its gradient over the group.
+   */
+  default Linear headNorm(String name, long headDim, double eps) { return rmsNorm(name, headDim, eps); }
+
+  /**
+   * Attention of queries [B, H, T, d] over keys and values [B, KV, S, d] (this rank's heads), masked as
+   * {@code mask} says; returns [B, H, T, d]. The plain version is {@link Attention#plain}; a layout
+   * that splits the sequence (context parallelism) supplies its own. Decorators of Layers forward it.
+   */
+  default Tensor attention(Tensor q, Tensor k, Tensor v, AttentionMask mask) { return Attention.plain(q, k, v, mask); }
 
   /** How many ways column and row layers split their features. */
   int splits();

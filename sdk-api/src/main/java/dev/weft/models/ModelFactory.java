@@ -27,4 +27,7 @@ public interface ModelFactory {
    * the {@code model.config} field that sets them; checked against {@code parallel.tp} at validation.
    */
   default java.util.Map<String, Integer> splitSizes(TrainingSpec spec) { return java.util.Map.of(); }
+
+  /** The model's shape for the memory planner ({@code weft plan}, the pre-flight check); empty when not described. */
+  default java.util.Optional<ModelShape> shape(TrainingSpec spec) { return java.util.Optional.empty(); }
 }

@@ -39,6 +39,7 @@ public final class Parameters {
 
   private final Map<String, Param> byName = new LinkedHashMap<>();
   private final java.util.Set<String> partialGrads = new java.util.LinkedHashSet<>();
+  private final java.util.Set<String> tiedCopies = new java.util.LinkedHashSet<>();
 
   public Tensor add(Param p) {
     if (byName.putIfAbsent(p.name(), p) != null) throw new IllegalStateException("duplicate parameter " + p.name());
@@ -59,7 +60,21 @@ public final class Parameters {
     return partialGrads.stream().map(byName::get).toList();
   }
 
+  /**
+   * Marks a parameter as this rank's copy of one that another pipeline stage registered under the same
+   * name (a tied head on the last stage, the embedding on the first): the framework starts it from the
+   * original's value, sums the two gradients before each step and saves it once.
+   */
+  public void markTiedCopy(String name) {
+    get(name);
+    tiedCopies.add(name);
+  }
+
+  public boolean isTiedCopy(String name) { return tiedCopies.contains(name); }
+
   public List<Param> list() { return Collections.unmodifiableList(new ArrayList<>(byName.values())); }
+
+  public boolean contains(String name) { return byName.containsKey(name); }
 
   public Param get(String name) {
     Param p = byName.get(name);

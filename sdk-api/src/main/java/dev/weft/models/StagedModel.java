@@ -13,12 +13,12 @@ public interface StagedModel extends LanguageModel {
 
   /**
    * One chunk's forward: token ids [B, T] in on the first virtual stage, hidden states elsewhere;
-   * the last virtual stage returns what {@link #headLoss} takes.
+   * the last virtual stage returns what {@link #headLossSum} takes.
    */
   Tensor forwardChunk(int chunk, Tensor input);
 
-  /** Mean cross-entropy from the last virtual stage's output. */
-  Tensor headLoss(Tensor hidden, Tensor targets);
+  /** Cross-entropy from the last virtual stage's output, summed over the targets (as {@link #lossSum}). */
+  Tensor headLossSum(Tensor hidden, Tensor targets);
 
   /** Shape of the activation that crosses between stages, for {@code microBatchSize} samples of {@code seqPerRank} tokens. */
   long[] activationShape(int microBatchSize, int seqPerRank);

@@ -1,9 +1,9 @@
 package dev.weft.plan;
 
-import dev.weft.models.ModelContext;
-import dev.weft.models.gpt.GptConfig;
-import dev.weft.models.gpt.GptFactory;
 import dev.weft.models.LayerPartition;
+import dev.weft.models.ModelContext;
+import dev.weft.models.ModelFactories;
+import dev.weft.models.ModelShape;
 import dev.weft.spec.ParallelSpec;
 import dev.weft.spec.TrainingSpec;
 import java.util.ArrayList;
@@ -11,13 +11,13 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Per-rank memory and communication of a spec's layout, computed from the GPT's shapes before any
- * rank starts (pure; doubles throughout, so absurd sizes give absurd numbers instead of overflow).
+ * Per-rank memory and communication of a spec's layout, computed from the model's {@link ModelShape} before
+ * any rank starts (pure; doubles throughout, so absurd sizes give absurd numbers instead of overflow).
  * Parameters are fp32 master weights; gradients fp32; Adam keeps two fp32 moments; ZeRO divides the
  * optimizer state (stage ≥ 1), gradients (≥ 2) and parameters (3) by dp; tensor parallelism splits
  * the matmul weights and the vocabulary; pipeline stages hold their layers, the first the embeddings,
- * the last the final norm and head. Activations follow Korthikanti et al. (2022), in fp32 unless
- * autocast runs in 16 bits.
+ * the last the final norm and head (a tied head's weight is held there too when the stages differ).
+ * Activations follow Korthikanti et al. (2022), in fp32 unless autocast runs in 16 bits.
  */
 public final class MemoryPlan {
   /**
@@ -28,10 +28,11 @@ public final class MemoryPlan {
 
   private MemoryPlan() {}
 
-  /** One entry per rank, or empty when the model factory is not one this planner knows (only the GPT for now). */
+  /** One entry per rank, or empty when the model factory does not describe its shape. */
   public static Optional<List<RankPlan>> ranks(TrainingSpec spec) {
-    if (!"gpt".equals(spec.model().factory()) && !GptFactory.class.getName().equals(spec.model().factory())) return Optional.empty();
-    GptConfig c = GptConfig.of(spec);
+    Optional<ModelShape> shape = ModelFactories.lookup(spec.model().factory()).shape(spec);
+    if (shape.isEmpty()) return Optional.empty();
+    ModelShape c = shape.get();
     LayerPartition part = ModelContext.partitionFor(spec.parallel(), c.layers());
     ParallelSpec p = spec.parallel();
     List<RankPlan> out = new ArrayList<>();
@@ -42,15 +43,16 @@ public final class MemoryPlan {
     return Optional.of(out);
   }
 
-  private static RankPlan rank(TrainingSpec spec, GptConfig c, LayerPartition part, int rank, int stage) {
+  private static RankPlan rank(TrainingSpec spec, ModelShape c, LayerPartition part, int rank, int stage) {
     ParallelSpec p = spec.parallel();
-    double h = c.hidden(), f = c.mlpHidden(), v = c.vocab(), s = c.seqLen(), tp = p.tp(), dp = p.dp();
+    double h = c.hidden(), v = c.vocab(), s = spec.data().seqLen(), tp = p.tp(), dp = p.dp();
     boolean first = part.virtualStage(stage, 0) == 0;
     boolean last = part.virtualStage(stage, part.chunks() - 1) == part.virtualStages() - 1;
     int layers = 0;
     for (int k = 0; k < part.chunks(); k++) layers += part.counts().get(part.virtualStage(stage, k));
-    double perLayer = (4 * h * h + 3 * h) / tp + h + (2 * h * f + f) / tp + h + 4 * h;
-    double params = layers * perLayer + (first ? v * h / tp + s * h : 0) + (last ? 2 * h + v * h / tp : 0);
+    double perLayer = c.splitPerLayer() / tp + c.replicatedPerLayer();
+    double head = c.tied() && first ? 0 : c.head() / tp;
+    double params = layers * perLayer + (first ? c.embedding() / tp + c.positions() : 0) + (last ? c.finalNorm() + head : 0);
     double fp32 = 4 * params;
     int zero = p.zero();
     double parameters = zero == 3 ? fp32 / dp : fp32;
@@ -61,7 +63,7 @@ public final class MemoryPlan {
     double tokens = micro * s;
     double act = "fp32".equals(spec.precision().dtype()) ? 4 : 2;
     double layerAct = spec.train().recompute() ? tokens * h * act
-        : act * tokens * h * 17 + act * 2.5 * c.heads() / tp * s * tokens;
+        : act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * s * tokens;
     double inFlight = p.pp() == 1 ? 1 : "gpipe".equals(p.schedule()) ? p.microBatches() : Math.min(p.microBatches(), p.pp() - stage);
     double logits = last ? 3 * 4 * tokens * v / tp : 0; // logits, softmax and their gradient, fp32
     double activations = inFlight * layers * layerAct + logits;

@@ -1,6 +1,7 @@
 package dev.weft.tokenizer;
 
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import ai.djl.huggingface.tokenizers.jni.CharSpan;
 import ai.djl.huggingface.tokenizers.jni.TokenizersLibrary;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.error.WeftException;
@@ -104,6 +105,29 @@ public final class HfTokenizer implements Tokenizer {
     }
     return out;
   }
+
+  /** Ids and, per token, the [start, end) offsets in {@code text} it came from, counted in code points as Python counts. */
+  public record Offsets(int[] ids, int[] starts, int[] ends) {}
+
+  /** {@link #encode} with each token's code-point span in {@code text} (what transformers' char_to_token reads). */
+  public Offsets encodeWithOffsets(String text) {
+    long enc = TokenizersLibrary.LIB.encode(tok.getHandle(), text, false);
+    try {
+      int[] ids = ints(TokenizersLibrary.LIB.getTokenIds(enc));
+      CharSpan[] spans = TokenizersLibrary.LIB.getTokenCharSpans(enc);
+      int[] starts = new int[ids.length], ends = new int[ids.length];
+      for (int i = 0; i < ids.length; i++) {
+        starts[i] = spans[i] == null ? -1 : spans[i].getStart();
+        ends[i] = spans[i] == null ? -1 : spans[i].getEnd();
+      }
+      return new Offsets(ids, starts, ends);
+    } finally {
+      TokenizersLibrary.LIB.deleteEncoding(enc);
+    }
+  }
+
+  /** The {@code tokenizer.json} this was loaded from (its directory holds {@code tokenizer_config.json}). */
+  public Path file() { return file; }
 
   private static int[] ints(long[] ids) {
     int[] out = new int[ids.length];

@@ -28,9 +28,10 @@ final class PipelinedMicroBatches implements MicroBatches {
   private final String dtype;
   private final PipelineExecutor executor;
   private final List<Batches.Batch> batches = new ArrayList<>();
-  private Tensor lossSum; // this step's micro-batch losses, summed on the device: one read-back per step
+  private Tensor microLosses; // [micro] each micro-batch's summed loss, written once more by a recomputation: one read-back per step
+  private boolean[] held;
   private int losses;
-  private double lossScale = 1;
+  private double lossWeight = 1; // the fp16 loss scale over the global batch's count of targets
   private StepResult last;
 
   PipelinedMicroBatches(StagedModel model, ShardedOptimizer opt, StepData data, String dtype, String schedule, Communicator pp,
@@ -51,11 +52,12 @@ final class PipelinedMicroBatches implements MicroBatches {
         .loss((h, mb) -> {
           Tensor l;
           try (Autocast ac = Autocast.of(dtype, data.device().cuda())) {
-            l = model.headLoss(h, batches.get(mb).targets());
+            l = model.headLossSum(h, batches.get(mb).targets());
           }
-          lossSum.add_(l.detach());
-          losses++;
-          return l.mul(new Scalar(lossScale));
+          if (!held[mb]) losses++;
+          held[mb] = true;
+          microLosses.select(0, mb).copy_(l.detach()); // in place: the executor's scope frees its temporaries
+          return l.mul(new Scalar(lossWeight));
         })
         .activationShape(ActivationShape.fixed(model.activationShape(data.microBatchSize(), seqPerRank)))
         .recompute(recompute)
@@ -65,15 +67,18 @@ final class PipelinedMicroBatches implements MicroBatches {
   }
 
   @Override
-  public double run(long step, double scale) {
-    this.lossScale = scale;
+  public double run(List<Batches.Batch> step, LossNormalizer norm, double scale) {
+    // the executor backpropagates each micro-batch's loss over their number (a mean of micro-batches); undo that
+    this.lossWeight = scale * norm.weight() * step.size();
     batches.clear();
-    lossSum = Tensors.empty(data.device().torch(), ScalarType.Float).zero_(); // a 0-d sum, where the losses are
+    batches.addAll(step);
+    microLosses = Tensors.empty(data.device().torch(), ScalarType.Float, step.size()).zero_();
+    held = new boolean[step.size()];
     losses = 0;
-    for (int m = 0; m < data.microBatches(); m++) batches.add(data.batch(step, m));
     last = executor.step();
     opt.afterBackward(data.microBatches() - 1, data.microBatches());
-    return losses == 0 ? Double.NaN : lossSum.item_double() / losses; // stages without the head have no loss
+    if (losses == 0) return Double.NaN; // stages without the head have no loss
+    return norm.reported(microLosses.sum().item_double());
   }
 
   @Override

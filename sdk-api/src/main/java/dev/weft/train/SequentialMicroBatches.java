@@ -4,6 +4,7 @@ import dev.weft.data.Batches;
 import dev.weft.models.LanguageModel;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.precision.Autocast;
+import java.util.List;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
 
@@ -22,22 +23,22 @@ final class SequentialMicroBatches implements MicroBatches {
   }
 
   @Override
-  public double run(long step, double lossScale) {
-    int micro = data.microBatches();
-    Scalar weight = new Scalar(lossScale / micro);
+  public double run(List<Batches.Batch> batches, LossNormalizer norm, double lossScale) {
+    int micro = batches.size();
+    Scalar weight = new Scalar(lossScale * norm.weight());
     Tensor sum = null; // on the device: one read-back per step, not one per micro-batch
     for (int m = 0; m < micro; m++) {
-      Batches.Batch b = data.batch(step, m);
+      Batches.Batch b = batches.get(m);
       opt.beforeBackward(m, micro);
       Tensor l;
       try (Autocast ac = Autocast.of(dtype, data.device().cuda())) {
-        l = model.loss(b.tokens(), b.targets());
+        l = model.lossSum(b.tokens(), b.targets());
       }
       Tensor detached = l.detach();
       sum = sum == null ? detached : sum.add(detached);
       l.mul(weight).backward();
       opt.afterBackward(m, micro);
     }
-    return sum.item_double() / micro;
+    return norm.reported(sum.item_double());
   }
 }

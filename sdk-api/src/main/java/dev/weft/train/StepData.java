@@ -4,6 +4,8 @@ import dev.weft.comm.RankDevice;
 import dev.weft.data.Batches;
 import dev.weft.data.DistributedSampler;
 import dev.weft.data.TokenSource;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * This rank's micro-batches of a step: which samples (the sampler) turned into tensors (the source), placed on the
@@ -14,8 +16,20 @@ record StepData(TokenSource source, DistributedSampler sampler, int seqLen, Rank
 
   int microBatchSize() { return sampler.microBatchSize(); }
 
-  Batches.Batch batch(long step, int micro) {
-    return place(Batches.make(source, sampler.firstSample(step - 1, micro), sampler.microBatchSize(), seqLen), device);
+  /** This rank's micro-batches of {@code step} (1-based), in host memory: counted there, then {@link #place placed}. */
+  List<Batches.Batch> hostBatches(long step) {
+    List<Batches.Batch> out = new ArrayList<>(microBatches());
+    for (int m = 0; m < microBatches(); m++) {
+      out.add(Batches.make(source, sampler.firstSample(step - 1, m), sampler.microBatchSize(), seqLen));
+    }
+    return out;
+  }
+
+  /** {@code batches} on this rank's device. */
+  List<Batches.Batch> place(List<Batches.Batch> batches) {
+    List<Batches.Batch> out = new ArrayList<>(batches.size());
+    for (Batches.Batch b : batches) out.add(place(b, device));
+    return out;
   }
 
   /** {@code b} on {@code device}. */

@@ -7,6 +7,8 @@ import dev.weft.checkpoint.CheckpointMeta;
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.checkpoint.Checkpointer;
 import dev.weft.checkpoint.CheckpointStorage;
+import dev.weft.checkpoint.RunRecord;
+import dev.weft.metrics.MetricsJson;
 import dev.weft.checkpoint.CheckpointStorages;
 import dev.weft.checkpoint.CommitStore;
 import dev.weft.checkpoint.ConsolidatedWeights;
@@ -43,12 +45,14 @@ final class TrainingCheckpoints implements AutoCloseable {
   private final CheckpointStorage storage;
   private final Path localWork;
   private final Checkpointer saver;
+  private final RunRecord record; // rank 0's, when the checkpoints live outside the run dir
 
-  private TrainingCheckpoints(TrainingSpec spec, CheckpointStorage storage, Path localWork, Checkpointer saver) {
+  private TrainingCheckpoints(TrainingSpec spec, CheckpointStorage storage, Path localWork, Checkpointer saver, RunRecord record) {
     this.spec = spec;
     this.storage = storage;
     this.localWork = localWork;
     this.saver = saver;
+    this.record = record;
   }
 
   static TrainingCheckpoints open(TrainingSpec spec, Distributed dist, Path runDir) {
@@ -64,7 +68,23 @@ final class TrainingCheckpoints implements AutoCloseable {
       CommitStore store = dist.store() == null ? CommitStore.inProcess() : CommitStore.of(dist.store());
       saver = Checkpointer.create(storage, dist.rank(), dist.mesh().worldSize(), store, Checkpointer.Options.of(c));
     }
-    return new TrainingCheckpoints(spec, storage, localWork, saver);
+    RunRecord record = storage != null && dist.rank() == 0 ? RunRecord.of(storage, runDir) : null;
+    return new TrainingCheckpoints(spec, storage, localWork, saver, record);
+  }
+
+  /**
+   * Rank 0, before its first step: a run resumed after {@code resumedAt} continues the run record's metrics.jsonl
+   * (fetched from the checkpoints' location when it is elsewhere) cut to that step, so every step appears once.
+   */
+  void startRecord(Path runDir, long resumedAt) {
+    if (resumedAt == 0) return; // a fresh run starts a fresh metrics.jsonl
+    if (record != null) record.resume(resumedAt);
+    else MetricsJson.keepThrough(runDir.resolve(RunRecord.METRICS), resumedAt);
+  }
+
+  /** Rank 0: the run dir's record files go to the checkpoints' location (when that is elsewhere). */
+  void publishRecord() {
+    if (record != null) record.publish();
   }
 
   /** The environment's checkpoint key is usable, and present where the spec says {@code checkpoint.key: required}. */
@@ -181,6 +201,8 @@ final class TrainingCheckpoints implements AutoCloseable {
     state.put("good_steps", scaler.goodSteps());
     state.put("seed", spec.train().seed());
     state.put(OPTIMIZER_KEY, spec.train().optimizer());
+    // before the commit: the record holds every step up to any checkpoint a later run resumes from
+    if (record != null) record.publish(List.of(RunRecord.METRICS));
     saver.save(CheckpointMeta.of(step, spec, state), opt.stateEntries());
   }
 

@@ -16,6 +16,7 @@ import dev.weft.models.Parameters.Param;
 import dev.weft.models.StagedModel;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.data.Zero3Layers;
+import dev.weft.parallel.pipeline.StageTies;
 import dev.weft.parallel.tensor.TensorParallelLayers;
 import dev.weft.parallel.tensor.TpOps;
 import dev.weft.precision.Autocast;
@@ -62,13 +63,15 @@ public final class TrainingLoop {
     LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.coord().pp());
     List<Param> params = model.parameters().list();
     Placement.moveParameters(params, dist.device()); // before the optimizer's flat buffers take their device from them
+    StageTies ties = StageTies.find(model.parameters(), dist.pp()); // tied embeddings split over pipeline stages
+    ties.syncValues(model.parameters());
     int zero = spec.parallel().zero();
     // ZeRO-3 needs every parameter in a layer unit; stages 1-2 gate per layer only when that holds
     boolean perLayer = model.layers() instanceof Zero3Layers z && (zero == 3 || z.units().length == params.size());
     int[] units = perLayer ? ((Zero3Layers) model.layers()).units() : new int[params.size()];
     ShardedOptimizer opt = new ShardedOptimizer(zero, params, units, dp, dist.tp(), t,
         precision.reduceDtype(), zero >= 2 ? spec.parallel().zeroBucketElements() : ALL_REDUCE_BUCKET_ELEMENTS,
-        spec.parallel().zeroPrefetch());
+        spec.parallel().zeroPrefetch(), ties.held(), ties.copies());
     if (perLayer) ((Zero3Layers) model.layers()).bind(opt);
     TpOps tpOps = model.layers() instanceof TensorParallelLayers tpl ? tpl.ops() : null;
     opt.pipelineGroup(dist.pp());
@@ -100,7 +103,7 @@ public final class TrainingLoop {
     List<Double> losses = new ArrayList<>();
     List<Double> stepMs = new ArrayList<>();
     long skipped = 0;
-    if (leader && resumedAt > 0) MetricsJson.truncateAfter(runDir, resumedAt); // steps redone after the checkpoint appear once
+    if (leader) checkpoints.startRecord(runDir, resumedAt);
     MetricsJson out = leader ? new MetricsJson(runDir, resumedAt > 0) : null;
     listener.onRankStart(dist.rank(), model.parameters().numel());
     ShardedOptimizer.Memory held = opt.memory();
@@ -119,35 +122,56 @@ public final class TrainingLoop {
         boolean preempted;
         StepMetrics.ZeroComm zeroComm;
         String gradCause, lossCause;
+        boolean noTargets;
         try (PointerScope scope = new PointerScope()) {
-          double localLoss = passes.run(step, scaler.scale());
-          if (tpOps != null) {
-            commNs += tpOps.takeWaitNanos(); // tensor-parallel collectives the step waited for
-            tpOps.dropPendingHooks();
-          }
-          long p0 = System.nanoTime();
-          opt.sumOverTp(model.parameters().partialGradParams());
-          commNs += System.nanoTime() - p0;
-          double scale = scaler.scale();
-          gradNorm = opt.gradNorm(scale);
-          boolean skip = scaler.update(gradNorm) || !Double.isFinite(gradNorm);
-          gradCause = divergence.gradientCause(gradNorm);
-          stepSkipped = skip;
-          if (skip) {
-            if (gradCause == null) skipped++; // a diverging step stops the run; it is no skip
-            opt.discardGradients();
+          List<Batches.Batch> host = stepData.hostBatches(step);
+          LossNormalizer norm = LossNormalizer.of(host, dp); // the one count of the global batch's targets
+          noTargets = norm.empty();
+          if (noTargets) {
+            loss = gradNorm = Double.NaN;
+            stepSkipped = true;
+            preempted = false; // every rank skips this step alike; the flag is agreed at the next one
+            zeroComm = null;
+            gradCause = lossCause = null;
           } else {
-            double clip = t.clipGradNorm() > 0 && gradNorm > t.clipGradNorm() ? t.clipGradNorm() / (gradNorm + 1e-6) : 1.0;
-            opt.step(lr, clip / scale);
+            double localLoss = passes.run(stepData.place(host), norm, scaler.scale());
+            if (tpOps != null) {
+              commNs += tpOps.takeWaitNanos(); // tensor-parallel collectives the step waited for
+              tpOps.dropPendingHooks();
+            }
+            long p0 = System.nanoTime();
+            opt.sumOverTp(model.parameters().partialGradParams());
+            for (String tied : ties.held()) opt.sumOwned(java.util.Set.of(tied), g -> ties.sum(tied, g));
+            commNs += System.nanoTime() - p0;
+            double scale = scaler.scale();
+            gradNorm = opt.gradNorm(scale);
+            boolean skip = scaler.update(gradNorm) || !Double.isFinite(gradNorm);
+            gradCause = divergence.gradientCause(gradNorm);
+            stepSkipped = skip;
+            if (skip) {
+              if (gradCause == null) skipped++; // a diverging step stops the run; it is no skip
+              opt.discardGradients();
+            } else {
+              double clip = t.clipGradNorm() > 0 && gradNorm > t.clipGradNorm() ? t.clipGradNorm() / (gradNorm + 1e-6) : 1.0;
+              opt.step(lr, clip / scale);
+            }
+            zeroComm = opt.takeComm(); // forward/backward gathers, reductions and stage 1-2's parameter gather
+            commNs += (long) (zeroComm.exposedMs() * 1e6);
+            long c1 = System.nanoTime();
+            double[][] summed = new double[1][];
+            loss = Divergence.reduce(dist, passes.holdsLoss(), localLoss, PreemptStop.localFlag(), summed); // only the last stage has a loss
+            preempted = PreemptStop.agreed(summed[0]);
+            lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
+            commNs += System.nanoTime() - c1;
           }
-          zeroComm = opt.takeComm(); // forward/backward gathers, reductions and stage 1-2's parameter gather
-          commNs += (long) (zeroComm.exposedMs() * 1e6);
-          long c1 = System.nanoTime();
-          double[][] summed = new double[1][];
-          loss = Divergence.reduce(dist, passes.holdsLoss(), localLoss, PreemptStop.localFlag(), summed); // only the last stage has a loss
-          preempted = PreemptStop.agreed(summed[0]);
-          lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
-          commNs += System.nanoTime() - c1;
+        }
+        if (noTargets) {
+          skipped++;
+          if (leader) log.warn("step {}: no token of the global batch is a target (all are {}); the step is skipped", step, Batches.IGNORE);
+          saveIfDue(step, checkpoints, opt, scaler, listener, dist);
+          listener.atStepBoundary(dist.rank(), step);
+          prevEnd = System.nanoTime();
+          continue;
         }
         double ms = (System.nanoTime() - s0) / 1e6;
         if (gradCause != null || lossCause != null) {
@@ -170,9 +194,7 @@ public final class TrainingLoop {
           out.step(sm, evalLoss);
           listener.onStep(sm, t.steps());
         }
-        long save0 = System.nanoTime();
-        boolean saved = checkpoints.maybeSave(step, opt, scaler);
-        if (saved) listener.onCheckpointSaved(dist.rank(), step, java.time.Duration.ofNanos(System.nanoTime() - save0));
+        boolean saved = saveIfDue(step, checkpoints, opt, scaler, listener, dist);
         if (preempted) {
           final long at = step;
           double first = !leader || resumedAt == 0 ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(losses.get(0));
@@ -194,18 +216,32 @@ public final class TrainingLoop {
       mesh.put("tp", dist.mesh().tp());
       mesh.put("pp", dist.mesh().pp());
       // the whole run, not this attempt: the last step reached, and step 1's loss from the metrics of earlier attempts
-      double initialLoss = resumedAt == 0 ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(losses.get(0));
+      double lastLoss = losses.isEmpty() ? Double.NaN : losses.get(losses.size() - 1); // NaN: every step was without targets
+      double initialLoss = resumedAt == 0 && !losses.isEmpty() ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(lastLoss);
       RunSummary summary = new RunSummary("completed", t.steps(), dist.mesh().worldSize(), mesh, initialLoss,
-          losses.get(losses.size() - 1), tps, medianMs, tps * model.trainingFlopsPerToken(),
+          lastLoss, tps, medianMs, tps * model.trainingFlopsPerToken(),
           (System.nanoTime() - wallStart) / 1e9, consistent, globalParameterCount(model, dist), precision.dtype(), opt.stage(),
           new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes(),
               dist.backend().deviceMemory(dist.device()).orElse(null)),
           skipped, null, 0, null);
-      if (leader) MetricsJson.writeSummary(runDir, summary);
+      if (leader) {
+        MetricsJson.writeSummary(runDir, summary);
+        checkpoints.publishRecord();
+      }
       return new RunResult(losses, summary, spec, trained, null);
     } finally {
       if (out != null) out.close();
     }
+  }
+
+  /** The end of every step, trained or skipped: a checkpoint when one is due, then the listener's step boundary. */
+  /** The checkpoint of {@code step} when one is due; whether it was saved. */
+  private static boolean saveIfDue(long step, TrainingCheckpoints checkpoints, ShardedOptimizer opt, LossScaler scaler,
+                                   StepListener listener, Distributed dist) {
+    long save0 = System.nanoTime();
+    boolean saved = checkpoints.maybeSave(step, opt, scaler);
+    if (saved) listener.onCheckpointSaved(dist.rank(), step, java.time.Duration.ofNanos(System.nanoTime() - save0));
+    return saved;
   }
 
   /** Every rank must continue from the same step; a rank that found another checkpoint (or none) would hang the first collective. */
@@ -220,7 +256,7 @@ public final class TrainingLoop {
     }
   }
 
-  private static MicroBatches microBatches(TrainingSpec spec, LanguageModel model, ShardedOptimizer opt, StepData data,
+  static MicroBatches microBatches(TrainingSpec spec, LanguageModel model, ShardedOptimizer opt, StepData data,
                                            Distributed dist) {
     var p = spec.parallel();
     if (p.pp() == 1 && !spec.train().recompute()) return new SequentialMicroBatches(model, opt, data, spec.precision().dtype());
@@ -237,6 +273,7 @@ public final class TrainingLoop {
   private static long globalParameterCount(LanguageModel model, Distributed dist) {
     long sharded = 0, whole = 0;
     for (Param p : model.parameters().list()) {
+      if (model.parameters().isTiedCopy(p.name())) continue; // counted on the stage holding the original
       if (p.isSharded()) sharded += p.globalNumel() / p.shardCount();
       else whole += p.globalNumel();
     }

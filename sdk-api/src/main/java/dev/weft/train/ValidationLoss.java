@@ -6,6 +6,7 @@ import dev.weft.data.Batches;
 import dev.weft.data.DataSources;
 import dev.weft.data.TokenSource;
 import dev.weft.models.LanguageModel;
+import dev.weft.models.Targets;
 import dev.weft.precision.Autocast;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.Tensors;
@@ -14,10 +15,10 @@ import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Tensor;
 
 /**
- * The mean loss on the same held-out samples each time ({@code 4 × train.globalBatch} of the
+ * The mean loss over the targets of the same held-out samples each time ({@code 4 × train.globalBatch} of the
  * validation split), without gradients. Each data-parallel group evaluates its share in
  * micro-batches (every rank the same number, so ZeRO-3's gathers stay in step); tensor-parallel
- * ranks evaluate together. The sums are reduced over data parallelism.
+ * ranks evaluate together. The summed losses and the counts of targets are reduced over data parallelism, then divided.
  */
 final class ValidationLoss {
   private final TokenSource source;
@@ -52,18 +53,19 @@ final class ValidationLoss {
     try (PointerScope scope = new PointerScope(); NoGradGuard ng = new NoGradGuard()) {
       long first = dist.coord().dp() * perRank;
       for (long i = 0; i < perRank; i += batch) {
-        Batches.Batch b = StepData.place(Batches.make(source, first + i, batch, seqLen), dist.device());
+        Batches.Batch host = Batches.make(source, first + i, batch, seqLen);
+        Batches.Batch b = StepData.place(host, dist.device());
         Tensor l;
         try (Autocast ac = Autocast.of(dtype, dist.device().cuda())) {
-          l = model.loss(b.tokens(), b.targets());
+          l = model.lossSum(b.tokens(), b.targets());
         }
-        sums[0] += l.item_double() * batch;
-        sums[1] += batch;
+        sums[0] += l.item_double();
+        sums[1] += Targets.count(host.targets());
       }
       Tensor t = Tensors.ofDoubles(sums);
       dist.dp().allReduce(t, ReduceOp.SUM);
       double[] total = Tensors.toDoubles(t);
-      return total[0] / total[1];
+      return total[0] / total[1]; // NaN where no validation token is a target
     }
   }
 }

@@ -51,4 +51,19 @@ class StoreCallsTest {
     });
     assertThat(v).isEqualTo("v");
   }
+
+  @Test
+  void aConnectionTheStoresHostDroppedIsOneLineAndLaterCallsFailAtOnce() {
+    StoreCalls c = new StoreCalls("the rendezvous store at 10.0.0.1:29400", Duration.ofSeconds(5),
+        "the rendezvous host 10.0.0.1:29400 is gone; use rdzvBackend etcd to survive it");
+    // libtorch's words when the host's process died, its native frames appended
+    assertThatThrownBy(() -> c.call("get 'r/0/closed'", () -> {
+      throw new RuntimeException("Connection reset by peer\nException raised from recvBytes at x.cpp:1\nframe #0: y");
+    })).isInstanceOf(StoreCalls.StoreUnreachableException.class)
+        .hasMessage("the rendezvous host 10.0.0.1:29400 is gone; use rdzvBackend etcd to survive it");
+    assertThat(c.lost()).isTrue();
+    assertThatThrownBy(() -> c.call("add 'hb/node/1'", () -> 1L)).hasMessageContaining("is gone");
+    assertThatThrownBy(() -> calls.call("add 'k'", () -> { throw new RuntimeException("Broken pipe"); }))
+        .hasMessage("the rendezvous store at 10.0.0.1:29400 closed the connection (Broken pipe): its host is gone");
+  }
 }

@@ -205,6 +205,91 @@ class ElasticHostsTest {
   }
 
   /**
+   * Three hosts, each with its own run directory (none shared), the checkpoints on a shared claim: host 2 (agent and
+   * worker) is SIGKILLed after step 10 of 30. Its silence is named as the loss (not a survivor's worker, which lost
+   * its peer first), and the whole run's record is in the claim's {@code run/}: every step once with its generation,
+   * the summary and elastic.json, whichever hosts held rank 0.
+   */
+  @Test
+  void threeHostsWithoutASharedRunDirKeepTheWholeRecordWithTheCheckpoints() throws Exception {
+    hosts = NetHosts.create(3);
+    Path spec = dir.resolve("tiny3.yaml"); // global batch 12 in micro-batches of 2: dp 1, 2 or 3
+    SpecIO.write(Trainer.model("gpt").name("tiny-hosts").set("model.config.layers", 2).set("model.config.hidden", 32)
+        .set("model.config.heads", 2).seqLen(16).globalBatch(12).steps(30).warmup(2).dataParallel(2)
+        .set("parallel.microBatches", 3).set("train.logEvery", 1).set("elastic.standby", 0).toSpec(), spec);
+    Path ckpt = dir.resolve("claim/ckpt");
+    List<Process> agents = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      agents.add(hosts.startWeft(i, List.of("train", spec.toString(), "--nnodes", "1:3", "--rdzv-id", "t3", "--join-window", "10",
+          "--rdzv-endpoint", hosts.address(0) + ":" + PORT, "--run-dir", dir.resolve("run-" + i).toString(),
+          "--set", "checkpoint.dir=" + ckpt), Map.of(RunToken.ENV, TOKEN), log(i)));
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
+    while (!(Files.readString(log(0)).contains(" of 3, world size 3") && committed(ckpt) >= 10)) {
+      for (Process a : agents) if (!a.isAlive()) throw new AssertionError("an agent ended early:\n" + logs());
+      if (System.nanoTime() > deadline) throw new AssertionError("no 3-host generation at step 10 in 300 s:\n" + logs());
+      Thread.sleep(50);
+    }
+    Process lost = agents.get(2);
+    long lostPid = lost.pid();
+    lost.descendants().forEach(ProcessHandle::destroyForcibly);
+    lost.destroyForcibly();
+    assertCompleted(agents.get(0));
+    assertCompleted(agents.get(1));
+
+    Path record = ckpt.resolve("run");
+    List<JsonNode> m = ElasticProcessTest.metricsLines(record.resolve("metrics.jsonl"));
+    assertThat(steps(m)).as("every step once, in the record\n" + logs()).containsExactly(LongStream.rangeClosed(1, 30).toArray());
+    assertThat(m).allSatisfy(n -> assertThat(n.has("generation")).isTrue());
+    JsonNode s = MetricsJson.MAPPER.readTree(record.resolve("summary.json").toFile());
+    assertThat(s.get("status").asText()).isEqualTo("completed");
+    assertThat(s.get("restarts").asInt()).isGreaterThanOrEqualTo(1);
+    assertThat(record.resolve("elastic.json")).isRegularFile();
+    JsonNode failure = null;
+    for (JsonNode g : s.get("elastic").get("generations")) if (g.path("cause").asText().equals("failure")) failure = g;
+    assertThat(failure).as(s.toString()).isNotNull();
+    assertThat(failure.get("reason").asText()).as("the killed host is blamed").contains("(" + lostPid + "@")
+        .contains("lost: its agent sent no heartbeat");
+    System.out.println("ElasticHostsTest 3 hosts, host 2 killed: " + failure.get("reason").asText() + ", recovery "
+        + failure.get("recovery_s"));
+  }
+
+  /** The step the checkpoints' {@code latest} names (0: none yet). */
+  private static long committed(Path ckpt) throws IOException {
+    Path latest = ckpt.resolve("latest");
+    if (!Files.isRegularFile(latest)) return 0;
+    String name = Files.readString(latest).strip();
+    return name.startsWith("step-") ? Long.parseLong(name.substring("step-".length())) : 0;
+  }
+
+  /**
+   * c10d: the host of the rendezvous store (host 0, agent and workers) is SIGKILLed after step 10. The other host
+   * cannot go on (the store died with it) and says so in one line naming the way out, not a Java exception.
+   */
+  @Test
+  void losingTheC10dStoreHostIsOneLineThatNamesEtcd() throws Exception {
+    hosts = NetHosts.create(2);
+    Path spec = spec(40, 1);
+    Process a = agent(0, spec, 1);
+    Process b = agent(1, spec, 1);
+    awaitStep(10, List.of(a, b));
+    long killedAt = System.nanoTime();
+    a.descendants().forEach(ProcessHandle::destroyForcibly); // the whole host: agent, worker, standby
+    a.destroyForcibly();
+    assertThat(b.waitFor(90, TimeUnit.SECONDS)).as("the other host stops by itself\n" + logs()).isTrue();
+    System.out.printf("ElasticHostsTest store host killed: the other host exited %.1f s later%n", (System.nanoTime() - killedAt) / 1e9);
+    assertThat(b.exitValue()).as(logs()).isEqualTo(1);
+    String log = Files.readString(log(1));
+    assertThat(log).as(logs()).contains("the rendezvous host " + hosts.address(0) + ":" + PORT
+        + " is gone; use rdzvBackend etcd to survive it");
+    // (libtorch itself logs the broken connection as a warning, on some calls with native frames: that is its log,
+    // not Weft's error, which is the one last line)
+    assertThat(log).doesNotContain("unexpected error").doesNotContain("RuntimeException");
+    assertThat(log.strip()).endsWith("weft: elastic training failed: the rendezvous host " + hosts.address(0) + ":" + PORT
+        + " is gone; use rdzvBackend etcd to survive it");
+  }
+
+  /**
    * etcd on a third host; the link of the host that was node 0 of the first generation (its worker global rank 0,
    * the host of the workers' own store) is cut after step 20 of 40: with c10d this is the store's host and the run
    * would end. With etcd the survivor becomes node 0 of the next generation, hosts the workers' store itself and

@@ -199,6 +199,14 @@ class ElasticProcessTest {
     assertThat(last.get("micro_batches").asInt()).isEqualTo(2);
     assertThat(steps(metrics())).containsExactly(java.util.stream.LongStream.rangeClosed(1, 24).toArray());
     assertThat(metrics().get(metrics().size() - 1).get("world_size").asInt()).isEqualTo(1);
+    // the dead node is blamed, not the survivor's worker that lost its peer; the survivor re-seals without the join window
+    JsonNode after = null; // (on a crowded machine node b may have joined by a scale-up generation first)
+    for (JsonNode g : gens) if (g.path("cause").asText().equals("failure")) after = g;
+    assertThat(after).as(gens.toString()).isNotNull();
+    assertThat(after.get("reason").asText()).as(gens.toString()).matches("node \\d \\(" + b.pid() + "@.*\\) lost: its agent sent no heartbeat .*");
+    assertThat(Files.readString(dir.resolve("node-a.log"))).contains("(" + b.pid() + "@").containsPattern("failed: node \\d \\(" + b.pid())
+        .doesNotContainPattern("failed: rank \\d on node \\d exited");
+    System.out.println("ElasticProcessTest killed node: recovery " + after.get("recovery_s"));
   }
 
   @Test

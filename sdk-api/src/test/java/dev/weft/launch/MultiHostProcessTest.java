@@ -127,6 +127,43 @@ class MultiHostProcessTest {
     }
   }
 
+  /**
+   * The link between the hosts is cut mid-run: without a deadline both sides would wait in a collective until the
+   * spec's 90 s timeout. With the failure watch, host 0 declares host 1 lost after elastic.failureTimeoutSeconds (5 s)
+   * of silence and host 1's beat misses its 10 s deadline: both exit non-zero with one line naming the cause.
+   */
+  @Test
+  void aPartitionEndsBothHostsWithinTheFailureTimeoutPlusTenSeconds() throws Exception {
+    Path spec = spec(1, 100_000);
+    try (NetHosts hosts = NetHosts.create(2)) {
+      Process host0 = host(hosts, 0, spec, 1);
+      Process host1 = host(hosts, 1, spec, 1);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+      while (!log(0).contains("step 3/") && System.nanoTime() < deadline) Thread.sleep(200);
+      assertThat(log(0)).as(logs()).contains("step 3/");
+      long cutAt = System.nanoTime();
+      hosts.cut(1);
+      double[] exitedAfter = new double[2];
+      List<Process> both = List.of(host0, host1);
+      for (int i = 0; i < 2; i++) {
+        int h = i;
+        both.get(i).onExit().thenRun(() -> exitedAfter[h] = (System.nanoTime() - cutAt) / 1e9);
+      }
+      for (int i = 0; i < 2; i++) {
+        assertThat(both.get(i).waitFor(60, TimeUnit.SECONDS)).as("host " + i + " stops by itself\n" + logs()).isTrue();
+      }
+      Thread.sleep(100); // the exit callbacks
+      System.out.printf("MultiHostProcessTest partition: host 0 exited %.1f s, host 1 %.1f s after the cut (target 15 s)%n",
+          exitedAfter[0], exitedAfter[1]);
+      assertThat(host0.exitValue()).as(logs()).isNotZero();
+      assertThat(host1.exitValue()).as(logs()).isNotZero();
+      assertThat(log(0)).as(logs()).contains("training failed: rank 0").contains("rank 1 on host 1 sent no heartbeat for");
+      assertThat(log(1)).as(logs()).contains("training failed: rank 1").contains("did not answer").contains("cut off");
+      double lastExitS = Math.max(exitedAfter[0], exitedAfter[1]);
+      assertThat(lastExitS).as("both sides gone (target: failureTimeoutSeconds + 10 s; generous under load)").isLessThan(45);
+    }
+  }
+
   /** WEFT_RANK from a rank process's environment. */
   private static String globalRank(ProcessHandle p) throws Exception {
     String env = new String(Files.readAllBytes(Path.of("/proc", String.valueOf(p.pid()), "environ")), StandardCharsets.UTF_8);

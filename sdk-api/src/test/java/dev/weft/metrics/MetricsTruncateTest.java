@@ -16,9 +16,9 @@ class MetricsTruncateTest {
   void keepsTheStepsUpToTheResumedOneAndDropsATornLine() throws Exception {
     Files.write(dir.resolve("metrics.jsonl"), List.of("{\"step\":1,\"loss\":5.0}", "{\"step\":2,\"loss\":4.0}",
         "{\"step\":3,\"loss\":3.0}", "{\"step\":4,\"lo"));
-    MetricsJson.truncateAfter(dir, 2);
+    MetricsJson.keepThrough(dir.resolve("metrics.jsonl"), 2);
     assertThat(Files.readAllLines(dir.resolve("metrics.jsonl"))).containsExactly("{\"step\":1,\"loss\":5.0}", "{\"step\":2,\"loss\":4.0}");
-    MetricsJson.truncateAfter(dir.resolve("absent"), 2); // nothing there: nothing to do
+    MetricsJson.keepThrough(dir.resolve("absent"), 2); // nothing there: nothing to do
     assertThat(dir.resolve("absent")).doesNotExist();
   }
 }

@@ -73,11 +73,11 @@ class PlacementTest {
     TrainingSpec spec = tiny(0);
     try (PointerScope scope = new PointerScope()) {
       StepData data = new StepData(TokenSource.of(spec.data(), 5), new DistributedSampler(4, 1, 0, 1), 16, META);
-      Batches.Batch b = data.batch(1, 0);
+      Batches.Batch b = data.place(data.hostBatches(1)).get(0);
       assertThat(Placement.misplaced(Map.of("tokens", b.tokens(), "targets", b.targets()), META)).isEmpty();
       assertThat(b.tokens().sizes().vec().get()).containsExactly(4, 16);
-      Batches.Batch host = new StepData(TokenSource.of(spec.data(), 5), new DistributedSampler(4, 1, 0, 1), 16, RankDevice.CPU)
-          .batch(1, 0);
+      StepData onCpu = new StepData(TokenSource.of(spec.data(), 5), new DistributedSampler(4, 1, 0, 1), 16, RankDevice.CPU);
+      Batches.Batch host = onCpu.place(onCpu.hostBatches(1)).get(0);
       assertThat(host.tokens().is_cpu()).isTrue();
     }
   }

@@ -6,6 +6,7 @@ import dev.weft.checkpoint.CheckpointStorage;
 import dev.weft.checkpoint.CheckpointStorages;
 import dev.weft.checkpoint.CorruptCheckpointException;
 import dev.weft.checkpoint.Manifest;
+import dev.weft.checkpoint.RunRecord;
 import dev.weft.checkpoint.ManifestIO;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -178,6 +179,21 @@ final class S3CheckpointStorage implements CheckpointStorage {
       log.warn("could not remove the downloaded checkpoint under {}: {}", fetched, e.getMessage());
     }
   }
+
+  @Override
+  public void putRecord(String name, Path file) throws IOException {
+    call("uploading the run record's " + name, () -> objects.putFile(recordKey(name), file));
+  }
+
+  @Override
+  public boolean getRecord(String name, Path into) throws IOException {
+    boolean[] found = new boolean[1];
+    Files.createDirectories(into.toAbsolutePath().getParent());
+    call("downloading the run record's " + name, () -> found[0] = objects.getFile(recordKey(name), into, RunRecord.MAX_BYTES));
+    return found[0];
+  }
+
+  private String recordKey(String name) { return where.key(RunRecord.DIR + "/" + name); }
 
   @Override
   public void close() {

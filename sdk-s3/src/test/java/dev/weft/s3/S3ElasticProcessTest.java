@@ -78,6 +78,22 @@ class S3ElasticProcessTest {
         double want = reference.get((int) step - 1);
         assertThat(Math.abs(n.get("loss").asDouble() - want) / Math.abs(want)).as("step " + step).isLessThan(1e-4);
       }
+      // the run record is kept with the checkpoints, and weft report reads it from there
+      ProcessBuilder report = new ProcessBuilder(LocalLauncher.javaCommand(List.of("dev.weft.cli.WeftMain", "report",
+          "s3://ckpt/elastic", "--out", dir.resolve("record").toString()))).redirectErrorStream(true)
+          .redirectOutput(dir.resolve("report.log").toFile());
+      withS3(report, server);
+      Process r = report.start();
+      assertThat(r.waitFor(120, TimeUnit.SECONDS)).isTrue();
+      assertThat(r.exitValue()).as(Files.readString(dir.resolve("report.log"))).isZero();
+      List<JsonNode> recorded = new ArrayList<>();
+      for (String l : Files.readAllLines(dir.resolve("record/metrics.jsonl"))) if (!l.isBlank()) recorded.add(MetricsJson.MAPPER.readTree(l));
+      assertThat(recorded.stream().mapToLong(n -> n.get("step").asLong()).toArray()).as("the record in the bucket: every step once")
+          .containsExactly(LongStream.rangeClosed(1, STEPS).toArray());
+      assertThat(recorded).allSatisfy(n -> assertThat(n.has("generation")).isTrue());
+      assertThat(MetricsJson.readSummary(dir.resolve("record")).status()).isEqualTo("completed");
+      assertThat(dir.resolve("record/elastic.json")).isRegularFile();
+      assertThat(dir.resolve("record/report.html")).isRegularFile();
       try (Stream<Path> files = Files.walk(dir.resolve("run"))) {
         for (Path f : files.filter(Files::isRegularFile).toList()) {
           assertThat(Files.readString(f, StandardCharsets.ISO_8859_1)).as(f.toString()).doesNotContain(S3Server.SECRET);
@@ -105,12 +121,17 @@ class S3ElasticProcessTest {
         "--rdzv-endpoint", "127.0.0.1:" + FreePort.find(), "--rdzv-id", "s3", "--run-dir", dir.resolve("run").toString(),
         "--join-window", "1"));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile());
+    withS3(pb, server);
+    return pb.start();
+  }
+
+  /** The S3 settings in the environment only, as a pod would get them. */
+  private static void withS3(ProcessBuilder pb, S3Server server) {
     pb.environment().put("OMP_WAIT_POLICY", "PASSIVE");
     pb.environment().put("AWS_ENDPOINT_URL", server.endpoint.toString());
     pb.environment().put("AWS_ACCESS_KEY_ID", S3Server.ACCESS);
     pb.environment().put("AWS_SECRET_ACCESS_KEY", S3Server.SECRET);
     pb.environment().put("AWS_REGION", "us-east-1");
-    return pb.start();
   }
 
   private void awaitStep(long step) throws Exception {

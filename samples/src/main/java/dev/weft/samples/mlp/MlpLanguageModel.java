@@ -76,10 +76,10 @@ public final class MlpLanguageModel implements StagedModel {
   }
 
   @Override
-  public Tensor headLoss(Tensor hidden, Tensor targets) { return head.loss(hidden, targets); }
+  public Tensor headLossSum(Tensor hidden, Tensor targets) { return head.lossSum(hidden, targets); }
 
   @Override
-  public Tensor loss(Tensor tokens, Tensor targets) { return headLoss(forwardChunk(0, tokens), targets); }
+  public Tensor lossSum(Tensor tokens, Tensor targets) { return headLossSum(forwardChunk(0, tokens), targets); }
 
   @Override public LayerPartition partition() { return partition; }
   @Override public long[] activationShape(int microBatchSize, int seqPerRank) { return new long[] {microBatchSize, seqPerRank, cfg.hidden()}; }

@@ -137,15 +137,15 @@ public final class Gpt implements StagedModel, CausalLm {
   @Override public int vocabSize() { return cfg.vocab(); }
 
   @Override
-  public Tensor headLoss(Tensor hidden, Tensor targets) {
+  public Tensor headLossSum(Tensor hidden, Tensor targets) {
     if (head == null) throw new IllegalStateException("pipeline stage " + stage + " does not hold the LM head");
-    return head.loss(hidden, targets);
+    return head.lossSum(hidden, targets);
   }
 
   @Override
-  public Tensor loss(Tensor tokens, Tensor targets) {
+  public Tensor lossSum(Tensor tokens, Tensor targets) {
     if (partition.virtualStages() != 1) throw new IllegalStateException("loss() runs the whole model; this one is split into stages");
-    return headLoss(forwardChunk(0, tokens), targets);
+    return headLossSum(forwardChunk(0, tokens), targets);
   }
 
   @Override public LayerPartition partition() { return partition; }

@@ -58,6 +58,17 @@ public record GptConfig(int layers, int hidden, int heads, int mlpRatio, int voc
     return (long) vocab * h + (long) seqLen * h + layers * block + 2 * h + (long) vocab * h;
   }
 
+  /**
+   * The planner's view: per layer the q/k/v/proj and MLP matmuls with their column biases split over tp, the
+   * two LayerNorms and the two row biases whole; learned positions; an untied head. Activations per token and
+   * layer as Korthikanti et al. (2022) count a GPT layer (34·s·b·h bytes in 16 bits: 5·h elements whole, 12·h split).
+   */
+  public dev.weft.models.ModelShape shape() {
+    double h = hidden, f = mlpHidden(), v = vocab;
+    return new dev.weft.models.ModelShape(v, h, layers, 4 * h * h + 3 * h + 2 * h * f + f, 6 * h, v * h, (double) seqLen * h,
+        2 * h, v * h, false, 5 * h, 12 * h, heads);
+  }
+
   /** Training FLOPs per token: 6 × matmul weights + attention scores (Kaplan et al.). */
   public double trainingFlopsPerToken() {
     double h = hidden, f = mlpHidden();

@@ -54,4 +54,7 @@ public final class GptFactory implements ModelFactory, HuggingFaceFormat {
     GptConfig c = GptConfig.of(spec);
     return new Gpt(c, ctx.layers(), ctx.partition(c.layers()), ctx.ppRank());
   }
+
+  @Override
+  public java.util.Optional<dev.weft.models.ModelShape> shape(TrainingSpec spec) { return java.util.Optional.of(GptConfig.of(spec).shape()); }
 }

@@ -49,6 +49,12 @@ public final class HfCheckpoint {
     return c;
   }
 
+  /** The JSON file {@code name} of the model directory, or null when there is none. */
+  public static JsonNode optionalJson(Path dir, String name, String field) {
+    Path file = dir.resolve(name);
+    return Files.exists(file) ? readJson(file, field) : null;
+  }
+
   /** A JSON file of the model directory: a regular file, bounded, strictly parsed. */
   private static JsonNode readJson(Path file, String field) {
     try {
@@ -98,6 +104,9 @@ public final class HfCheckpoint {
   public JsonNode config() { return config; }
   public Set<String> names() { return fileOf.keySet(); }
   public boolean has(String name) { return fileOf.containsKey(name); }
+
+  /** The shape the file's header gives tensor {@code name}. */
+  public long[] shape(String name) { return fileOf.get(name).entry(name).shape(); }
 
   /** The whole tensor {@code name}, in the dtype the file stores. */
   public Tensor read(String name) {

@@ -29,7 +29,7 @@ public interface HuggingFaceFormat {
   static HuggingFaceFormat of(ModelFactory f) {
     if (f instanceof HuggingFaceFormat hf) return hf;
     throw new SpecException("model.pretrained", "model.factory=" + f.name() + " cannot read Hugging Face weights;"
-        + " use llama or gpt, or implement dev.weft.models.hf.HuggingFaceFormat in the factory");
+        + " use llama, qwen2, qwen3, mistral or gpt, or implement dev.weft.models.hf.HuggingFaceFormat in the factory");
   }
 
   /** The registered factory that reads config.json's {@code model_type}. */

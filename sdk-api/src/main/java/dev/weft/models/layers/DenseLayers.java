@@ -1,10 +1,11 @@
 package dev.weft.models.layers;
 
-import static org.bytedeco.pytorch.global.torch.cross_entropy;
+import static org.bytedeco.pytorch.global.torch.cross_entropy_loss;
 import static org.bytedeco.pytorch.global.torch.layer_norm;
 import static org.bytedeco.pytorch.global.torch.ones;
 import static org.bytedeco.pytorch.global.torch.zeros;
 
+import dev.weft.data.Batches;
 import dev.weft.models.Init;
 import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
@@ -17,6 +18,7 @@ import org.bytedeco.pytorch.global.torch;
 
 /** Unsplit layers: one rank holds every weight. */
 public final class DenseLayers implements Layers {
+  private static final long SUM = 2; // at::Reduction::Sum
   private final long seed;
   private final Parameters params = new Parameters();
 
@@ -93,12 +95,27 @@ public final class DenseLayers implements Layers {
 
   @Override
   public LmHead tiedLmHead(String embeddingName, long dim, long vocab) {
-    return head(params.get(embeddingName + ".weight").tensor(), vocab);
+    String name = embeddingName + ".weight";
+    return head(tiedWeight(params, name, () -> whole(params, name, zeros(vocab, dim))), vocab);
+  }
+
+  /**
+   * The embedding's weight {@code name} when this rank holds it; else (a later pipeline stage) a copy
+   * registered under the same name by {@code registerCopy} and marked as such: the framework starts it
+   * from the original's value and sums the two gradients (see {@link Parameters#markTiedCopy}).
+   */
+  public static Tensor tiedWeight(Parameters params, String name, java.util.function.Supplier<Tensor> registerCopy) {
+    if (params.contains(name)) return params.get(name).tensor();
+    Tensor copy = registerCopy.get();
+    params.markTiedCopy(name);
+    return copy;
   }
 
   private static LmHead head(Tensor w, long vocab) {
     return new LmHead() {
-      @Override public Tensor loss(Tensor h, Tensor targets) { return cross_entropy(logits(h).view(-1, vocab), targets.reshape(-1)); }
+      @Override public Tensor lossSum(Tensor h, Tensor targets) {
+        return cross_entropy_loss(logits(h).view(-1, vocab), targets.reshape(-1), new TensorOptional(), SUM, Batches.IGNORE, 0.0);
+      }
       @Override public Tensor logits(Tensor h) { return torch.linear(h, w); }
     };
   }

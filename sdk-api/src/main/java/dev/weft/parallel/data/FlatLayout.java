@@ -26,13 +26,21 @@ public record FlatLayout(List<Bucket> buckets, int dp) {
    * @param targetElements close a bucket once it holds at least this many elements
    */
   public static FlatLayout plan(long[] numels, int[] units, long targetElements, int dp) {
+    return plan(numels, units, targetElements, dp, new boolean[numels.length]);
+  }
+
+  /**
+   * As above; an {@code alone} parameter gets a bucket of its own, so two pipeline stages holding the
+   * same tied weight own the same range of it on every data-parallel rank.
+   */
+  public static FlatLayout plan(long[] numels, int[] units, long targetElements, int dp, boolean[] alone) {
     if (numels.length != units.length) throw new IllegalArgumentException("numels and units differ in length");
     if (dp < 1 || targetElements < 1) throw new IllegalArgumentException("dp and targetElements must be ≥ 1");
     List<Bucket> out = new ArrayList<>();
     List<Slot> cur = new ArrayList<>();
     long used = 0;
     for (int i = numels.length - 1; i >= 0; i--) {
-      boolean newUnit = !cur.isEmpty() && units[cur.get(0).param()] != units[i];
+      boolean newUnit = !cur.isEmpty() && (units[cur.get(0).param()] != units[i] || alone[i]);
       if (newUnit) {
         out.add(close(cur, used, dp));
         cur = new ArrayList<>();
@@ -40,7 +48,7 @@ public record FlatLayout(List<Bucket> buckets, int dp) {
       }
       cur.add(new Slot(i, used, numels[i]));
       used += numels[i];
-      if (used >= targetElements) {
+      if (used >= targetElements || alone[i]) {
         out.add(close(cur, used, dp));
         cur = new ArrayList<>();
         used = 0;

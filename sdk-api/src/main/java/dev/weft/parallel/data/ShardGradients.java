@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorVector;
@@ -30,6 +31,16 @@ final class ShardGradients {
     if (partial.isEmpty() || tp.size() == 1) return;
     Set<String> names = new HashSet<>();
     for (Param p : partial) names.add(p.name());
+    boolean any = sumOwned(states, params, names, flat -> tp.allReduce(flat, ReduceOp.SUM));
+    if (!any) tp.allReduce(zeros(1), ReduceOp.SUM); // keep the collective sequence equal on every tp rank
+  }
+
+  /**
+   * Hands the owned gradient elements of the parameters {@code names}, concatenated in bucket order, to
+   * {@code sum} (which replaces them in place by their sum with other ranks' same elements) and writes
+   * the result back. Returns false, without calling {@code sum}, when this rank owns none of them.
+   */
+  static boolean sumOwned(List<BucketState> states, List<Param> params, Set<String> names, Consumer<Tensor> sum) {
     try (NoGradGuard ng = new NoGradGuard()) {
       TensorVector pieces = new TensorVector();
       List<Tensor> targets = new ArrayList<>();
@@ -43,17 +54,15 @@ final class ShardGradients {
           pieces.push_back(t);
         }
       }
-      if (targets.isEmpty()) {
-        tp.allReduce(zeros(1), ReduceOp.SUM); // keep the collective sequence equal on every tp rank
-        return;
-      }
+      if (targets.isEmpty()) return false;
       Tensor flat = torch.cat(pieces);
-      tp.allReduce(flat, ReduceOp.SUM);
+      sum.accept(flat);
       long off = 0;
       for (Tensor t : targets) {
         t.copy_(flat.narrow(0, off, t.numel()));
         off += t.numel();
       }
+      return true;
     }
   }
 

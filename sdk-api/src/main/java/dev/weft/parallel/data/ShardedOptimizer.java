@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.bytedeco.pytorch.FunctionPostHook;
 import org.bytedeco.pytorch.Node;
 import org.bytedeco.pytorch.NoGradGuard;
@@ -57,6 +58,7 @@ public final class ShardedOptimizer implements AutoCloseable {
   private final TrainSpec train;
   private final ScalarType reduceType;
   private final List<Param> params;
+  private final Set<String> copies;
   private final FlatLayout layout;
   private final List<BucketState> states = new ArrayList<>();
   private final UnitGathering gathering;
@@ -82,6 +84,18 @@ public final class ShardedOptimizer implements AutoCloseable {
    */
   public ShardedOptimizer(int stage, List<Param> params, int[] units, Communicator dp, Communicator tp, TrainSpec train,
                           String reduceDtype, long bucketElements, int prefetch) {
+    this(stage, params, units, dp, tp, train, reduceDtype, bucketElements, prefetch, Set.of(), Set.of());
+  }
+
+  /**
+   * @param tied parameters another pipeline stage holds too (tied embeddings): each gets a bucket and a
+   *     gather group of its own, so every stage holding it owns the same elements ({@link #sumOwned})
+   * @param copies those of them whose original another stage holds: counted once in the gradient
+   *     norm and written once in checkpoints, by the original's stage
+   */
+  public ShardedOptimizer(int stage, List<Param> params, int[] units, Communicator dp, Communicator tp, TrainSpec train,
+                          String reduceDtype, long bucketElements, int prefetch, Set<String> tied, Set<String> copies) {
+    this.copies = Set.copyOf(copies);
     this.stage = stage;
     this.dp = dp;
     this.tp = tp;
@@ -93,11 +107,13 @@ public final class ShardedOptimizer implements AutoCloseable {
     };
     this.params = List.copyOf(params);
     long[] numels = params.stream().mapToLong(Param::numel).toArray();
-    UnitGroups groups = UnitGroups.plan(numels, units, bucketElements);
+    boolean[] alone = new boolean[params.size()];
+    for (int i = 0; i < alone.length; i++) alone[i] = tied.contains(params.get(i).name());
+    UnitGroups groups = UnitGroups.plan(numels, units, bucketElements, alone);
     int[] groupOfParam = groups.ofParams(units);
     this.gathering = new UnitGathering(dp, clock, groups, prefetch);
     long closeAt = groups.count() > 1 ? Long.MAX_VALUE : bucketElements; // a group is one bucket
-    this.layout = FlatLayout.plan(numels, groupOfParam, closeAt, stage >= 1 ? dp.size() : 1);
+    this.layout = FlatLayout.plan(numels, groupOfParam, closeAt, stage >= 1 ? dp.size() : 1, alone);
     // AccumulateGrad nodes record the parameter's shape when created: hook them while parameters are whole
     Map<Integer, Node> nodes = new HashMap<>();
     if (dp.size() > 1) {
@@ -218,7 +234,18 @@ public final class ShardedOptimizer implements AutoCloseable {
    * Global gradient norm (of the true gradients: divided by {@code lossScale}) over every shard of
    * every rank, the tp group and the pipeline group. Non-finite when any rank overflowed; every rank sees the same value.
    */
-  public double gradNorm(double lossScale) { return ShardGradients.norm(states, stage, dp, tp, pp, lossScale); }
+  public double gradNorm(double lossScale) {
+    List<BucketState> counted = states.stream().filter(s -> !copies.contains(params.get(s.b.slots().get(0).param()).name())).toList();
+    return ShardGradients.norm(counted, stage, dp, tp, pp, lossScale);
+  }
+
+  /**
+   * Replaces this rank's owned gradient elements of {@code names} by {@code sum}'s result (see
+   * {@link ShardGradients#sumOwned}); a tied weight's stages sum theirs this way before the step.
+   */
+  public void sumOwned(Set<String> names, java.util.function.Consumer<Tensor> sum) {
+    ShardGradients.sumOwned(states, params, names, sum);
+  }
 
   /**
    * One optimizer step on this rank's shards. {@code gradScale} multiplies the stored gradients
@@ -300,7 +327,10 @@ public final class ShardedOptimizer implements AutoCloseable {
    */
   public List<StateEntry> stateEntries() {
     settleAllParams();
-    return ShardStateEntries.of(states, params, stage, dp.rank() == 0, tp.rank() == 0);
+    List<StateEntry> all = ShardStateEntries.of(states, params, stage, dp.rank() == 0, tp.rank() == 0);
+    if (copies.isEmpty()) return all;
+    return all.stream().map(e -> copies.contains(e.name().substring(e.name().lastIndexOf('/') + 1))
+        ? new StateEntry(e.name(), e.data(), e.slice(), false) : e).toList();
   }
 
   /** Optimizer steps taken (Adam's bias correction counts them). */

@@ -17,21 +17,37 @@ public record UnitGroups(int[] groupOfUnit, int[] lastUnit) {
    * @param targetElements close a group once it holds at least this many elements
    */
   public static UnitGroups plan(long[] numels, int[] units, long targetElements) {
-    if (numels.length != units.length) throw new IllegalArgumentException("numels and units differ in length");
+    return plan(numels, units, targetElements, new boolean[numels.length]);
+  }
+
+  /** As above; a unit holding an {@code alone} parameter is a group of its own (a tied weight two stages lay out alike). */
+  public static UnitGroups plan(long[] numels, int[] units, long targetElements, boolean[] alone) {
+    if (numels.length != units.length || alone.length != units.length) throw new IllegalArgumentException("numels, units and alone differ in length");
     int unitCount = Arrays.stream(units).max().orElse(-1) + 1;
     long[] perUnit = new long[unitCount];
-    for (int i = 0; i < units.length; i++) perUnit[units[i]] += numels[i];
+    boolean[] aloneUnit = new boolean[unitCount];
+    for (int i = 0; i < units.length; i++) {
+      perUnit[units[i]] += numels[i];
+      aloneUnit[units[i]] |= alone[i];
+    }
     int[] groupOf = new int[unitCount];
     int[] last = new int[unitCount];
     int group = 0;
     long used = 0;
+    boolean open = false;
     for (int u = 0; u < unitCount; u++) {
+      if (aloneUnit[u] && open) {
+        group++;
+        used = 0;
+      }
       groupOf[u] = group;
       last[group] = u;
       used += perUnit[u];
-      if (used >= targetElements && u < unitCount - 1) {
+      open = true;
+      if ((used >= targetElements || aloneUnit[u]) && u < unitCount - 1) {
         group++;
         used = 0;
+        open = false;
       }
     }
     return new UnitGroups(groupOf, Arrays.copyOf(last, unitCount == 0 ? 0 : group + 1));

@@ -45,25 +45,26 @@ public final class Zero3Layers implements Layers {
   private Gate gate(int paramsBefore) {
     int unit = units++;
     for (int i = paramsBefore; i < inner.parameters().size(); i++) unitOfParam.add(unit);
-    TensorTensorHook regather = new TensorTensorHook() {
-      @Override
-      public TensorBase call(TensorBase grad) {
-        optimizer.gatherBackward(unit); // backward runs the units in reverse: fetch the previous groups
-        return new TensorBase(); // undefined: keep the gradient as it is
-      }
-    };
-    keepAlive.add(regather);
-    return new Gate(unit, regather);
+    return new Gate(unit, false);
   }
 
   /** Runs a layer call with its unit's parameters gathered, and re-gathers them when backward reaches its output. */
   private final class Gate {
     final int unit;
+    final boolean revisit; // a unit used again later in the forward (a tied head): no prefetching from it
     final TensorTensorHook regather;
 
-    Gate(int unit, TensorTensorHook regather) {
+    Gate(int unit, boolean revisit) {
       this.unit = unit;
-      this.regather = regather;
+      this.revisit = revisit;
+      this.regather = new TensorTensorHook() {
+        @Override
+        public TensorBase call(TensorBase grad) {
+          optimizer.gatherBackward(unit); // backward runs the units in reverse: fetch the previous groups
+          return new TensorBase(); // undefined: keep the gradient as it is
+        }
+      };
+      keepAlive.add(regather);
     }
 
     Tensor run(java.util.function.Supplier<Tensor> f) {
@@ -72,7 +73,8 @@ public final class Zero3Layers implements Layers {
         optimizer.awaitParams(unit);
         return f.get();
       }
-      optimizer.gatherForward(unit); // units are numbered in forward order: fetch the next groups
+      if (revisit) optimizer.gather(unit);
+      else optimizer.gatherForward(unit); // units are numbered in forward order: fetch the next groups
       Tensor y;
       try {
         y = f.get();
@@ -111,13 +113,24 @@ public final class Zero3Layers implements Layers {
   @Override
   public Linear rmsNorm(String name, long dim, double eps) { return linear(() -> inner.rmsNorm(name, dim, eps)); }
 
-  /** A tied head would use parameters of another unit; the model factory refuses ZeRO-3 with tied embeddings. */
+  @Override
+  public Linear headNorm(String name, long headDim, double eps) { return linear(() -> inner.headNorm(name, headDim, eps)); }
+
+  @Override
+  public Tensor attention(Tensor q, Tensor k, Tensor v, dev.weft.models.AttentionMask mask) { return inner.attention(q, k, v, mask); }
+
+  /**
+   * A tied head on the rank holding the embedding runs in the embedding's unit (gathered again, or
+   * awaited, around the head's call); on a later pipeline stage its weight is a copy, a unit of its own.
+   */
   @Override
   public LmHead tiedLmHead(String embeddingName, long dim, long vocab) {
-    if (zero3) throw new UnsupportedOperationException("tied embeddings under ZeRO-3");
     int before = inner.parameters().size();
-    LmHead l = inner.tiedLmHead(embeddingName, dim, vocab); // its weight is the embedding's, awaited by the embedding's forward
-    return gated(before, l);
+    LmHead l = inner.tiedLmHead(embeddingName, dim, vocab);
+    if (inner.parameters().size() > before) return gated(gate(before), l);
+    List<Parameters.Param> all = inner.parameters().list();
+    int index = all.indexOf(inner.parameters().get(embeddingName + ".weight"));
+    return gated(new Gate(unitOfParam.get(index), true), l);
   }
 
   @Override
@@ -133,13 +146,13 @@ public final class Zero3Layers implements Layers {
   @Override
   public LmHead lmHead(String name, long dim, long vocab, double std) {
     int before = inner.parameters().size();
-    return gated(before, inner.lmHead(name, dim, vocab, std));
+    LmHead l = inner.lmHead(name, dim, vocab, std);
+    return gated(gate(before), l);
   }
 
-  private LmHead gated(int before, LmHead l) {
-    Gate g = gate(before);
+  private LmHead gated(Gate g, LmHead l) {
     return new LmHead() {
-      @Override public Tensor loss(Tensor hidden, Tensor targets) { return g.run(() -> l.loss(hidden, targets)); }
+      @Override public Tensor lossSum(Tensor hidden, Tensor targets) { return g.run(() -> l.lossSum(hidden, targets)); }
       @Override public Tensor logits(Tensor hidden) { return g.run(() -> l.logits(hidden)); }
     };
   }

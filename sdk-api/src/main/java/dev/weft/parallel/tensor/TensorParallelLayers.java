@@ -112,20 +112,32 @@ public final class TensorParallelLayers implements Layers {
     return n;
   }
 
+  /** Each rank normalises its own heads with the shared weight: the weight's gradient is partial. */
+  @Override
+  public Linear headNorm(String name, long headDim, double eps) {
+    Linear n = DenseLayers.rmsNorm(params, name, headDim, eps);
+    params.markPartialGrad(name + ".weight");
+    return n;
+  }
+
   @Override
   public LmHead lmHead(String name, long dim, long vocab, double std) {
     return head(sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, vocab, dim), 0), vocab);
   }
 
-  /** The embedding's vocabulary slice is the head's: both split dimension 0 of [vocab, dim] the same way. */
+  /**
+   * The embedding's vocabulary slice is the head's: both split dimension 0 of [vocab, dim] the same way
+   * (on a later pipeline stage, a copy of the same slice; see {@link DenseLayers#tiedWeight}).
+   */
   @Override
   public LmHead tiedLmHead(String embeddingName, long dim, long vocab) {
-    return head(params.get(embeddingName + ".weight").tensor(), vocab);
+    String name = embeddingName + ".weight";
+    return head(DenseLayers.tiedWeight(params, name, () -> sliced(name, zeros(vocab, dim), 0)), vocab);
   }
 
   private LmHead head(Tensor w, long vocab) {
     VocabParallelCrossEntropy ce = new VocabParallelCrossEntropy(ops, VocabRange.of(vocab, ops.rank(), ops.size()));
-    return (h, targets) -> ce.loss(column.forward(h, w, null), targets);
+    return (h, targets) -> ce.lossSum(column.forward(h, w, null), targets);
   }
 
   /** The group's operators (their exposed-communication clock). */

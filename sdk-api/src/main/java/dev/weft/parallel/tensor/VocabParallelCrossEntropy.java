@@ -1,6 +1,7 @@
 package dev.weft.parallel.tensor;
 
 import dev.weft.comm.ReduceOp;
+import dev.weft.models.Targets;
 import org.bytedeco.pytorch.ScalarTypeOptional;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorVector;
@@ -21,8 +22,11 @@ final class VocabParallelCrossEntropy {
     this.range = range;
   }
 
-  /** Mean loss; {@code localLogits} [B, T, V/tp], {@code targets} [B, T]. */
-  Tensor loss(Tensor localLogits, Tensor targets) {
+  /**
+   * The loss summed over the targets; {@code localLogits} [B, T, V/tp], {@code targets} [B, T], where
+   * {@link dev.weft.data.Batches#IGNORE} marks no target (owned by no rank; its row adds nothing).
+   */
+  Tensor lossSum(Tensor localLogits, Tensor targets) {
     Tensor logits = localLogits.reshape(-1, range.size());
     Tensor tg = targets.reshape(-1);
     Tensor max = logits.detach().amax(new long[] {-1}, true);
@@ -33,6 +37,7 @@ final class VocabParallelCrossEntropy {
     Tensor picked = shifted.gather(1, range.localIds(tg, owned).unsqueeze(1)).squeeze(1);
     Tensor targetPart = picked.mul(owned.to(picked.scalar_type()));
     Tensor both = ops.reduceFromTp(torch.stack(new TensorVector(sumExp, targetPart)));
-    return both.select(0, 0).log().sub(both.select(0, 1)).mean();
+    Tensor perToken = both.select(0, 0).log().sub(both.select(0, 1));
+    return perToken.mul(Targets.mask(tg).to(perToken.scalar_type())).sum();
   }
 }

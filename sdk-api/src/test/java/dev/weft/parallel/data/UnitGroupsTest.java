@@ -32,4 +32,17 @@ class UnitGroupsTest {
     assertThat(layout.buckets().get(0).used()).isEqualTo(256 * 64 + 64); // backward order: MLP down first
     assertThat(layout.totalUsed()).isEqualTo(java.util.Arrays.stream(NUMELS).sum());
   }
+
+  @Test
+  void aTiedWeightIsAGroupAndABucketOfItsOwnWhateverItsNeighbours() {
+    boolean[] alone = new boolean[NUMELS.length];
+    alone[4] = true; // the projection's weight, as if two stages held it
+    UnitGroups g = UnitGroups.plan(NUMELS, UNITS, Long.MAX_VALUE, alone);
+    assertThat(g.groupOfUnit()).containsExactly(0, 0, 1, 2, 2, 2);
+    FlatLayout byUnit = FlatLayout.plan(NUMELS, new int[NUMELS.length], 1 << 20, 4, alone);
+    FlatLayout.Bucket own = byUnit.buckets().stream().filter(b -> b.slots().stream().anyMatch(s -> s.param() == 4)).findFirst().orElseThrow();
+    assertThat(own.slots()).hasSize(1);
+    assertThat(own.padded()).isEqualTo(64 * 64);
+    assertThat(byUnit.buckets()).hasSize(3);
+  }
 }

@@ -73,4 +73,12 @@ class ParallelLayerGradientsTest {
     Tensor targets = torch.randint(16, new long[] {2, 4});
     check(tp, sp, (l, x) -> l.lmHead("head", 8, 16, 0.5).loss(x, targets), "head.weight", 0);
   }
+
+  @ParameterizedTest
+  @CsvSource({"2,false", "2,true"})
+  void vocabParallelCrossEntropySkipsMaskedTargets(int tp, boolean sp) {
+    long no = dev.weft.data.Batches.IGNORE;
+    Tensor targets = dev.weft.util.Tensors.ofLongs(no, 3, no, 15, 0, no, 9, 12).view(2, 4); // ids of both vocabulary halves
+    check(tp, sp, (l, x) -> l.lmHead("head", 8, 16, 0.5).lossSum(x, targets), "head.weight", 0);
+  }
 }

@@ -1,9 +1,9 @@
-"""Independent NumPy reference of Hugging Face Llama and GPT-2 checkpoints (float64), for Weft's tests.
+"""Independent NumPy reference of Hugging Face Llama, Qwen 2, Qwen 3, Mistral and GPT-2 checkpoints (float64), for Weft's tests.
 
 Reads config.json and model.safetensors (or shards via model.safetensors.index.json) with nothing
 but numpy and json, and prints JSON: the mean next-token cross-entropy over consecutive
 non-overlapping windows of seq_len + 1 tokens of a .npy token file, and greedy continuation ids
-(recomputing the whole prefix each step, no cache).
+(recomputing the whole prefix each step, no cache), ending at the model's stop tokens.
 
 usage: hf_reference.py MODEL_DIR TOKENS.npy SEQ_LEN PROMPT_IDS(comma-separated) MAX_NEW_TOKENS
 """
@@ -46,53 +46,131 @@ def read_weights(d):
     return read_safetensors(os.path.join(d, "model.safetensors"))
 
 
-class Llama:
+def rope_inv_freq(c, hd, seq_len):
+    """Inverse frequencies as transformers' modeling_rope_utils gives them (rope_scaling or rope_parameters)."""
+    p = c.get("rope_parameters") or c.get("rope_scaling") or {}
+    base = p.get("rope_theta", c.get("rope_theta", 10000.0))
+    kind = p.get("rope_type", p.get("type", "default"))
+    max_pos = c.get("max_position_embeddings", 2048)
+    orig = p.get("original_max_position_embeddings", max_pos)
+    exps = np.arange(0, hd, 2) / hd
+    if kind == "dynamic" and seq_len > max_pos:
+        f = p["factor"]
+        base = base * ((f * seq_len / max_pos) - (f - 1)) ** (hd / (hd - 2))
+    inv = 1.0 / base ** exps
+    scale = 1.0
+    if kind == "linear":
+        inv = inv / p["factor"]
+    elif kind == "llama3":
+        f, lo, hi = p["factor"], p["low_freq_factor"], p["high_freq_factor"]
+        wave = 2 * np.pi / inv
+        smooth = (orig / wave - lo) / (hi - lo)
+        mid = (1 - smooth) * inv / f + smooth * inv
+        inv = np.where(wave > orig / lo, inv / f, np.where(wave < orig / hi, inv, mid))
+    elif kind == "yarn":
+        f = p.get("factor") or max_pos / orig
+
+        def mscale(x, m=1.0):
+            return 1.0 if x <= 1 else 0.1 * m * np.log(x) + 1.0
+
+        if p.get("attention_factor") is not None:
+            scale = p["attention_factor"]
+        elif p.get("mscale") and p.get("mscale_all_dim"):
+            scale = mscale(f, p["mscale"]) / mscale(f, p["mscale_all_dim"])
+        else:
+            scale = mscale(f)
+
+        def dim_for(rot):
+            return hd * np.log(orig / (rot * 2 * np.pi)) / (2 * np.log(base))
+
+        lo, hi = dim_for(p.get("beta_fast") or 32), dim_for(p.get("beta_slow") or 1)
+        if p.get("truncate", True):
+            lo, hi = np.floor(lo), np.ceil(hi)
+        lo, hi = max(lo, 0), min(hi, hd - 1)
+        if lo == hi:
+            hi += 0.001
+        keep = 1 - np.clip((np.arange(hd // 2) - lo) / (hi - lo), 0, 1)
+        inv = inv / f * (1 - keep) + inv * keep
+    elif kind not in ("default", "dynamic"):
+        raise SystemExit("rope_type " + kind)
+    return inv, scale
+
+
+class Decoder:
+    """Llama, Qwen 2, Qwen 3 and Mistral as transformers computes them."""
+
     def __init__(self, d):
         c = json.load(open(os.path.join(d, "config.json")))
+        self.c = c
+        self.kind = c["model_type"]
         self.w = read_weights(d)
         self.layers = c["num_hidden_layers"]
         self.heads = c["num_attention_heads"]
         self.kv = c.get("num_key_value_heads", self.heads)
-        self.hd = c.get("head_dim", c["hidden_size"] // self.heads)
+        self.hd = c.get("head_dim") or (128 if self.kind == "qwen3" else c["hidden_size"] // self.heads)
         self.eps = c.get("rms_norm_eps", 1e-6)
-        self.theta = c.get("rope_theta", 10000.0)
+        self.qkv_bias = self.kind == "qwen2" or c.get("attention_bias", False)
+        self.o_bias = self.kind != "qwen2" and c.get("attention_bias", False)
+        self.mlp_bias = c.get("mlp_bias", False)
+        self.window = c.get("sliding_window", 4096) if self.kind == "mistral" else None
         self.head = self.w["model.embed_tokens.weight"] if c.get("tie_word_embeddings", False) else self.w["lm_head.weight"]
 
     def norm(self, x, name):
         return x / np.sqrt((x * x).mean(-1, keepdims=True) + self.eps) * self.w[name]
 
+    def lin(self, x, name, bias):
+        y = x @ self.w[name + ".weight"].T
+        return y + self.w[name + ".bias"] if bias else y
+
     def rope(self, x):  # x [heads, T, hd]; Hugging Face's rotate_half convention
         t = x.shape[1]
-        inv = 1.0 / self.theta ** (np.arange(0, self.hd, 2) / self.hd)
+        inv, scale = rope_inv_freq(self.c, self.hd, t)
         ang = np.outer(np.arange(t), inv)
         ang = np.concatenate([ang, ang], -1)
         half = self.hd // 2
         rot = np.concatenate([-x[..., half:], x[..., :half]], -1)
-        return x * np.cos(ang) + rot * np.sin(ang)
+        return x * np.cos(ang) * scale + rot * np.sin(ang) * scale
 
     def logits(self, ids):
         w = self.w
         x = w["model.embed_tokens.weight"][ids]
         t = len(ids)
-        mask = np.triu(np.full((t, t), -np.inf), 1)
-        for i in range(self.layers):
-            p = "model.layers.%d." % i
+        i, j = np.arange(t)[:, None], np.arange(t)[None, :]
+        visible = j <= i
+        if self.window is not None:
+            visible &= j > i - self.window
+        mask = np.where(visible, 0.0, -np.inf)
+        for n in range(self.layers):
+            p = "model.layers.%d." % n
             h = self.norm(x, p + "input_layernorm.weight")
-            q = (h @ w[p + "self_attn.q_proj.weight"].T).reshape(t, self.heads, self.hd).transpose(1, 0, 2)
-            k = (h @ w[p + "self_attn.k_proj.weight"].T).reshape(t, self.kv, self.hd).transpose(1, 0, 2)
-            v = (h @ w[p + "self_attn.v_proj.weight"].T).reshape(t, self.kv, self.hd).transpose(1, 0, 2)
+            q = self.lin(h, p + "self_attn.q_proj", self.qkv_bias).reshape(t, self.heads, self.hd).transpose(1, 0, 2)
+            k = self.lin(h, p + "self_attn.k_proj", self.qkv_bias).reshape(t, self.kv, self.hd).transpose(1, 0, 2)
+            v = self.lin(h, p + "self_attn.v_proj", self.qkv_bias).reshape(t, self.kv, self.hd).transpose(1, 0, 2)
+            if self.kind == "qwen3":
+                q, k = self.norm(q, p + "self_attn.q_norm.weight"), self.norm(k, p + "self_attn.k_norm.weight")
             q, k = self.rope(q), self.rope(k)
             rep = self.heads // self.kv
             k, v = np.repeat(k, rep, 0), np.repeat(v, rep, 0)
             s = q @ k.transpose(0, 2, 1) / np.sqrt(self.hd) + mask
             s = np.exp(s - s.max(-1, keepdims=True))
             a = (s / s.sum(-1, keepdims=True)) @ v
-            x = x + a.transpose(1, 0, 2).reshape(t, -1) @ w[p + "self_attn.o_proj.weight"].T
+            x = x + self.lin(a.transpose(1, 0, 2).reshape(t, -1), p + "self_attn.o_proj", self.o_bias)
             h = self.norm(x, p + "post_attention_layernorm.weight")
-            g = h @ w[p + "mlp.gate_proj.weight"].T
-            u = h @ w[p + "mlp.up_proj.weight"].T
-            x = x + (g / (1 + np.exp(-g)) * u) @ w[p + "mlp.down_proj.weight"].T
+            g = self.lin(h, p + "mlp.gate_proj", self.mlp_bias)
+            u = self.lin(h, p + "mlp.up_proj", self.mlp_bias)
+            x = x + self.lin(g / (1 + np.exp(-g)) * u, p + "mlp.down_proj", self.mlp_bias)
         return self.norm(x, "model.norm.weight") @ self.head.T
+
+
+def stop_tokens(d):
+    """generation_config.json's eos_token_id, else config.json's: an id or a list."""
+    for name in ("generation_config.json", "config.json"):
+        f = os.path.join(d, name)
+        if os.path.exists(f):
+            e = json.load(open(f)).get("eos_token_id")
+            if e is not None:
+                return set(e) if isinstance(e, list) else {e}
+    return set()
 
 
 class Gpt2:
@@ -136,7 +214,8 @@ class Gpt2:
 def main():
     d, tokens_file, n, prompt, k = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
     kind = json.load(open(os.path.join(d, "config.json")))["model_type"]
-    m = Gpt2(d) if kind == "gpt2" else Llama(d)
+    m = Gpt2(d) if kind == "gpt2" else Decoder(d)
+    stops = stop_tokens(d) if kind != "gpt2" else set()
     tokens = np.load(tokens_file).astype(np.int64)
     windows = (len(tokens) - 1) // n
     total = 0.0
@@ -151,6 +230,8 @@ def main():
     for _ in range(k):
         nxt = int(np.argmax(m.logits(np.array(ids + new))[-1]))
         new.append(nxt)
+        if nxt in stops:
+            break
     print(json.dumps({"loss": total / (windows * n), "tokens": windows * n, "greedy": new}))
 
 

@@ -1,4 +1,4 @@
-package dev.weft.models.llama;
+package dev.weft.models.decoder;
 
 import dev.weft.util.Tensors;
 import org.bytedeco.pytorch.Tensor;
@@ -11,45 +11,55 @@ import org.bytedeco.pytorch.global.torch.ScalarType;
  * halves, and {@code x·cos + rotate_half(x)·sin} with {@code rotate_half([a, b]) = [-b, a]}, where
  * frequency i (of d/2) pairs element i with element i + d/2. Hugging Face's Llama checkpoints
  * have their q/k projection rows permuted to this layout (Meta's original pairs adjacent elements
- * 2i, 2i+1), so weights loaded from and exported to Hugging Face need no permutation here.
+ * 2i, 2i+1), so weights loaded from and exported to Hugging Face need no permutation here. The
+ * frequencies (and yarn's cos/sin scale) come from {@link RopeScaling}, in training and in generation.
  */
 final class Rotary {
   private final int headDim;
-  private final double theta;
+  private final RopeScaling rope;
   private Tensor cos;
   private Tensor sin;
 
   /** Builds the table for positions below {@code positions} now (outside any step's PointerScope, so it outlives steps). */
-  Rotary(int headDim, double theta, long positions) {
+  Rotary(int headDim, RopeScaling rope, long positions) {
     this.headDim = headDim;
-    this.theta = theta;
-    build(positions);
+    this.rope = rope;
+    Tensor[] t = build(positions, 0);
+    cos = t[0];
+    sin = t[1];
   }
 
-  private void build(long positions) {
+  /** {cos, sin} [positions, headDim] with the frequencies of a forward ending at {@code length} (0: the base ones). */
+  private Tensor[] build(long positions, long length) {
     int half = headDim / 2;
+    double[] inv = rope.inverseFrequencies(headDim, length);
+    double scale = rope.attentionFactor();
     double[] c = new double[(int) positions * headDim], s = new double[c.length];
     for (int t = 0; t < positions; t++) {
       for (int i = 0; i < half; i++) {
-        double angle = t / Math.pow(theta, 2.0 * i / headDim);
+        double angle = t * inv[i];
         int a = t * headDim + i;
-        c[a] = c[a + half] = Math.cos(angle);
-        s[a] = s[a + half] = Math.sin(angle);
+        c[a] = c[a + half] = Math.cos(angle) * scale;
+        s[a] = s[a + half] = Math.sin(angle) * scale;
       }
     }
-    cos = Tensors.ofDoubles(c).view(positions, headDim).to(ScalarType.Float);
-    sin = Tensors.ofDoubles(s).view(positions, headDim).to(ScalarType.Float);
+    return new Tensor[] {Tensors.ofDoubles(c).view(positions, headDim).to(ScalarType.Float),
+        Tensors.ofDoubles(s).view(positions, headDim).to(ScalarType.Float)};
   }
 
-  /** {cos, sin} [T, headDim] for positions {@code start .. start + T - 1}; grows the table for long generations. */
-  Tensor[] table(long start, long length) {
-    if (start + length > cos.size(0)) build(Math.max(2 * cos.size(0), start + length));
-    return new Tensor[] {cos.narrow(0, start, length), sin.narrow(0, start, length)};
-  }
-
-  /** As {@link #table}, on {@code x}'s device: the tables move there once (models stay device-agnostic). */
+  /** {cos, sin} [T, headDim] for positions {@code start .. start + T - 1}, on {@code x}'s device. */
   private Tensor[] tableFor(Tensor x, long start, long length) {
-    if (start + length > cos.size(0)) build(Math.max(2 * cos.size(0), start + length));
+    long end = start + length;
+    if (rope.dependsOnLength(end)) { // dynamic NTK past the trained context: this forward's own frequencies
+      Tensor[] t = build(end, end);
+      return new Tensor[] {t[0].narrow(0, start, length).to(x.device(), ScalarType.Float),
+          t[1].narrow(0, start, length).to(x.device(), ScalarType.Float)};
+    }
+    if (end > cos.size(0)) {
+      Tensor[] t = build(Math.max(2 * cos.size(0), end), 0);
+      cos = Tensors.keep(t[0]);
+      sin = Tensors.keep(t[1]);
+    }
     if (x.is_cuda() != cos.is_cuda()) {
       cos = Tensors.keep(cos.to(x.device(), ScalarType.Float));
       sin = Tensors.keep(sin.to(x.device(), ScalarType.Float));

@@ -1,0 +1,30 @@
+package dev.weft.models;
+
+/**
+ * What the memory planner needs to know of a transformer-shaped model, in parameter and element counts
+ * (doubles, so absurd configs give absurd numbers instead of overflow). A factory describes its model
+ * through {@link ModelFactory#shape}; the planner splits it over the layout.
+ *
+ * @param splitPerLayer parameters of one layer that tensor parallelism divides (matmul weights and their
+ *     column biases)
+ * @param replicatedPerLayer parameters of one layer every tensor-parallel rank keeps whole (norms, row biases)
+ * @param embedding token embedding parameters (vocabulary split over tp), first stage
+ * @param positions learned position embedding parameters (replicated), first stage; 0 with rotary positions
+ * @param finalNorm final norm parameters (replicated), last stage
+ * @param head output head parameters (vocabulary split over tp), last stage; with a tied head this is the
+ *     embedding again, held by the last stage only when it is not also the first
+ * @param tied whether the head is the token embedding
+ * @param activationsWhole elements per token one layer saves for backward that every tp rank holds whole
+ *     (norm inputs and outputs, residuals)
+ * @param activationsSplit elements per token one layer saves for backward inside its split layers (q, k, v,
+ *     attention output, MLP intermediates), divided over tp; attention scores aside
+ * @param heads attention heads (scores are heads × sequence per token)
+ */
+public record ModelShape(double vocab, double hidden, int layers, double splitPerLayer, double replicatedPerLayer,
+                         double embedding, double positions, double finalNorm, double head, boolean tied,
+                         double activationsWhole, double activationsSplit, double heads) {
+  /** Parameters of the whole model, counting a tied embedding once. */
+  public double parameterCount() {
+    return layers * (splitPerLayer + replicatedPerLayer) + embedding + positions + finalNorm + (tied ? 0 : head);
+  }
+}

@@ -1,0 +1,120 @@
+package dev.weft.models.decoder;
+
+import dev.weft.models.CausalLm;
+import dev.weft.models.KvCache;
+import dev.weft.models.LayerPartition;
+import dev.weft.models.Layers;
+import dev.weft.models.Parameters;
+import dev.weft.models.StagedModel;
+import java.util.ArrayList;
+import java.util.List;
+import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.TensorOptions;
+import org.bytedeco.pytorch.global.torch;
+import org.bytedeco.pytorch.global.torch.ScalarType;
+
+/**
+ * The one decoder every family builds: token embedding (plus learned positions when the config has
+ * no RoPE), pre-norm {@link DecoderLayer}s, final norm, LM head (optionally tied to the embedding).
+ * It holds the stage and chunk plumbing once: this pipeline rank builds only its chunks' layers, the
+ * embedding on the first virtual stage and norm + head on the last. Parameters carry the family's
+ * Hugging Face names. Like every model it knows nothing of parallelism.
+ */
+public final class Decoder implements StagedModel, CausalLm {
+  private final DecoderConfig cfg;
+  private final Layers layers;
+  private final LayerPartition partition;
+  private final int stage;
+  private final Layers.Embedding embed;
+  private final Layers.Embedding positions;
+  private final List<List<DecoderLayer>> chunks = new ArrayList<>();
+  private final Layers.Linear norm;
+  private final Layers.LmHead head;
+
+  /** The whole model on one pipeline stage. */
+  public Decoder(DecoderConfig cfg, DecoderNames names, Layers layers) {
+    this(cfg, names, layers, LayerPartition.even(cfg.layers(), 1, 1), 0);
+  }
+
+  /** The part of the model pipeline rank {@code stage} holds. */
+  public Decoder(DecoderConfig cfg, DecoderNames names, Layers layers, LayerPartition partition, int stage) {
+    this.cfg = cfg;
+    this.layers = layers;
+    this.partition = partition;
+    this.stage = stage;
+    double std = cfg.initStd();
+    boolean first = partition.virtualStage(stage, 0) == 0;
+    boolean last = partition.virtualStage(stage, partition.chunks() - 1) == partition.virtualStages() - 1;
+    embed = first ? layers.embedding(names.embed(), cfg.vocab(), cfg.hidden(), std) : null;
+    positions = first && cfg.rope() == null ? layers.positionEmbedding(names.positions(), cfg.seqLen(), cfg.hidden(), std) : null;
+    Rotary rotary = cfg.rope() == null ? null : new Rotary(cfg.headDim(), cfg.rope(), Math.max(cfg.seqLen(), 256));
+    for (int c = 0; c < partition.chunks(); c++) {
+      int k = partition.virtualStage(stage, c);
+      List<DecoderLayer> blocks = new ArrayList<>();
+      for (int i = partition.start(k); i < partition.end(k); i++) blocks.add(new DecoderLayer(cfg, names, layers, rotary, i));
+      chunks.add(blocks);
+    }
+    norm = !last ? null : cfg.norm() == DecoderConfig.Norm.RMS ? layers.rmsNorm(names.finalNorm(), cfg.hidden(), cfg.normEps())
+        : layers.layerNorm(names.finalNorm(), cfg.hidden());
+    head = !last ? null : cfg.tied() ? layers.tiedLmHead(names.embed(), cfg.hidden(), cfg.vocab())
+        : layers.lmHead(names.head(), cfg.hidden(), cfg.vocab(), std);
+  }
+
+  /** Embedding on the first virtual stage; the last virtual stage ends with the final norm. */
+  @Override
+  public Tensor forwardChunk(int chunk, Tensor input) { return forward(chunk, input, null); }
+
+  private Tensor forward(int chunk, Tensor input, KvCache cache) {
+    int k = partition.virtualStage(stage, chunk);
+    Tensor x = k == 0 ? embed(input, cache == null ? 0 : cache.length()) : input;
+    for (DecoderLayer layer : chunks.get(chunk)) x = layer.forward(x, cache);
+    return k == partition.virtualStages() - 1 ? norm.forward(x) : x;
+  }
+
+  private Tensor embed(Tensor ids, long start) {
+    Tensor x = embed.forward(ids);
+    if (positions == null) return x;
+    TensorOptions longs = new TensorOptions(ScalarType.Long).device(new org.bytedeco.pytorch.DeviceOptional(ids.device()));
+    return x.add(positions.forward(torch.arange(new Scalar(start), new Scalar(start + ids.size(1)), longs)));
+  }
+
+  @Override
+  public Tensor headLossSum(Tensor hidden, Tensor targets) {
+    if (head == null) throw new IllegalStateException("pipeline stage " + stage + " does not hold the LM head");
+    return head.lossSum(hidden, targets);
+  }
+
+  @Override
+  public Tensor lossSum(Tensor tokens, Tensor targets) {
+    requireWhole();
+    return headLossSum(forwardChunk(0, tokens), targets);
+  }
+
+  /** Logits with a KV cache; learned positions end at data.seqLen, rotary ones do not. */
+  @Override
+  public Tensor logits(Tensor tokens, KvCache cache) {
+    requireWhole();
+    long end = (cache == null ? 0 : cache.length()) + tokens.size(1);
+    if (positions != null && end > cfg.seqLen()) {
+      throw new IllegalArgumentException("position " + end + " is beyond the model's context of " + cfg.seqLen() + " tokens");
+    }
+    Tensor h = forward(0, tokens, cache);
+    if (cache != null) cache.advance(tokens.size(1));
+    return head.logits(h);
+  }
+
+  private void requireWhole() {
+    if (partition.virtualStages() != 1) throw new IllegalStateException("this decoder is split into pipeline stages; run the stages");
+  }
+
+  @Override public long[] stopTokens() { return cfg.eos().stream().mapToLong(Long::longValue).toArray(); }
+  @Override public KvCache newCache() { return new KvCache(cfg.layers()); }
+  @Override public int vocabSize() { return cfg.vocab(); }
+  @Override public LayerPartition partition() { return partition; }
+  @Override public long[] activationShape(int microBatchSize, int seqPerRank) { return new long[] {microBatchSize, seqPerRank, cfg.hidden()}; }
+  @Override public Parameters parameters() { return layers.parameters(); }
+  @Override public Layers layers() { return layers; }
+  @Override public double trainingFlopsPerToken() { return cfg.trainingFlopsPerToken(); }
+  public DecoderConfig config() { return cfg; }
+}

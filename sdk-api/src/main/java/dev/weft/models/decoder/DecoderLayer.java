@@ -1,0 +1,87 @@
+package dev.weft.models.decoder;
+
+import static org.bytedeco.pytorch.global.torch.gelu;
+import static org.bytedeco.pytorch.global.torch.silu;
+
+import dev.weft.models.AttentionMask;
+import dev.weft.models.KvCache;
+import dev.weft.models.Layers;
+import java.util.List;
+import org.bytedeco.pytorch.Tensor;
+
+/**
+ * One pre-norm block: norm → attention (q/k/v with optional biases, optional per-head q/k norm,
+ * rotary positions, grouped-query heads, causal with an optional window) → residual, norm → MLP
+ * (SwiGLU or GELU) → residual. This rank's heads and MLP columns are whatever its {@link Layers} split gives it.
+ */
+final class DecoderLayer {
+  private final DecoderConfig cfg;
+  private final Layers layers;
+  private final Rotary rotary;
+  private final AttentionMask mask;
+  private final int index, localHeads, localKv;
+  private final Layers.Linear inNorm, qkv, o, qNorm, kNorm, postNorm, gateUp, down;
+
+  DecoderLayer(DecoderConfig cfg, DecoderNames n, Layers layers, Rotary rotary, int i) {
+    this.cfg = cfg;
+    this.layers = layers;
+    this.rotary = rotary;
+    this.index = i;
+    this.mask = AttentionMask.causal(cfg.slidingWindow());
+    this.localHeads = cfg.heads() / layers.splits();
+    this.localKv = cfg.kvHeads() / layers.splits();
+    long h = cfg.hidden(), f = cfg.intermediate();
+    double std = cfg.initStd();
+    inNorm = norm(n.layer(i, n.inNorm()));
+    qkv = layers.columns(List.of(n.layer(i, n.q()), n.layer(i, n.k()), n.layer(i, n.v())), h,
+        new long[] {cfg.qDim(), cfg.kvDim(), cfg.kvDim()}, std, cfg.qkvBias());
+    o = layers.row(n.layer(i, n.o()), cfg.qDim(), h, std, cfg.oBias());
+    qNorm = cfg.qkNorm() ? layers.headNorm(n.layer(i, n.qNorm()), cfg.headDim(), cfg.normEps()) : null;
+    kNorm = cfg.qkNorm() ? layers.headNorm(n.layer(i, n.kNorm()), cfg.headDim(), cfg.normEps()) : null;
+    postNorm = norm(n.layer(i, n.postNorm()));
+    gateUp = cfg.mlp() == DecoderConfig.Mlp.SWIGLU
+        ? layers.columns(List.of(n.layer(i, n.gate()), n.layer(i, n.up())), h, new long[] {f, f}, std, cfg.mlpBias())
+        : layers.column(n.layer(i, n.up()), h, f, std, cfg.mlpBias());
+    down = layers.row(n.layer(i, n.down()), f, h, std, cfg.mlpBias());
+  }
+
+  private Layers.Linear norm(String name) {
+    return cfg.norm() == DecoderConfig.Norm.RMS ? layers.rmsNorm(name, cfg.hidden(), cfg.normEps()) : layers.layerNorm(name, cfg.hidden());
+  }
+
+  /** x may hold only part of the sequence (sequence parallelism); q, k, v always see all of it. */
+  Tensor forward(Tensor x, KvCache cache) {
+    long b = x.size(0), d = cfg.headDim();
+    Tensor all = qkv.forward(inNorm.forward(x));
+    long qw = localHeads * d, kw = localKv * d;
+    long start = cache == null ? 0 : cache.length();
+    Tensor q = heads(all.narrow(2, 0, qw), b, localHeads), k = heads(all.narrow(2, qw, kw), b, localKv);
+    if (qNorm != null) {
+      q = qNorm.forward(q);
+      k = kNorm.forward(k);
+    }
+    if (rotary != null) { // learned positions were added to the embedding instead
+      q = rotary.apply(q, start);
+      k = rotary.apply(k, start);
+    }
+    Tensor v = heads(all.narrow(2, qw + kw, kw), b, localKv);
+    if (cache != null) {
+      Tensor[] kv = cache.append(index, k, v);
+      k = kv[0];
+      v = kv[1];
+    }
+    Tensor att = layers.attention(q, k, v, mask);
+    x = x.add(o.forward(att.transpose(1, 2).reshape(b, -1, qw)));
+    return x.add(down.forward(mlp(gateUp.forward(postNorm.forward(x)))));
+  }
+
+  private Tensor mlp(Tensor gu) {
+    if (cfg.mlp() == DecoderConfig.Mlp.GELU) return gelu(gu);
+    long fw = gu.size(2) / 2;
+    return silu(gu.narrow(2, 0, fw)).mul(gu.narrow(2, fw, fw));
+  }
+
+  private Tensor heads(Tensor y, long b, long n) {
+    return y.view(b, -1, n, cfg.headDim()).transpose(1, 2);
+  }
+}

@@ -1,0 +1,42 @@
+package dev.weft.models.decoder;
+
+import dev.weft.models.ModelShape;
+import java.util.Map;
+
+/**
+ * A decoder config as the memory planner sees it: the parameters counted from the config's own tensor list
+ * (so the plan counts exactly what the model builds), split over tp as the layers are (q/k/v/o and MLP
+ * weights, column biases) or kept whole (norms, row biases, learned positions).
+ */
+final class DecoderShape {
+  private DecoderShape() {}
+
+  static ModelShape of(DecoderConfig c, DecoderNames n) {
+    Map<String, long[]> t = c.tensors(n);
+    double split = 0, replicated = 0;
+    String layer0 = n.layer(0, "");
+    for (var e : t.entrySet()) {
+      if (!e.getKey().startsWith(layer0)) continue;
+      String part = e.getKey().substring(layer0.length());
+      boolean rowBias = part.equals(n.o() + ".bias") || part.equals(n.down() + ".bias");
+      boolean matmul = part.startsWith(n.q() + ".") || part.startsWith(n.k() + ".") || part.startsWith(n.v() + ".")
+          || part.startsWith(n.o() + ".") || part.startsWith(n.gate() + ".") || part.startsWith(n.up() + ".") || part.startsWith(n.down() + ".");
+      if (matmul && !rowBias) split += numel(e.getValue());
+      else replicated += numel(e.getValue());
+    }
+    double h = c.hidden(), v = c.vocab(), f = c.intermediate(), q = c.qDim(), kv = c.kvDim();
+    double positions = t.containsKey(n.positions() + ".weight") ? numel(t.get(n.positions() + ".weight")) : 0;
+    double finalNorm = numel(t.get(n.finalNorm() + ".weight")) + (t.containsKey(n.finalNorm() + ".bias") ? h : 0);
+    // per token and layer: norms' inputs and outputs, q, k, v and their rotated copies, the attention output,
+    // and the MLP's intermediate tensors (gate, up, activation, product for SwiGLU; input and activation for GELU)
+    double mlpActs = c.mlp() == DecoderConfig.Mlp.SWIGLU ? 4 * f : 2 * f;
+    return new ModelShape(v, h, c.layers(), split, replicated, v * h, positions, finalNorm, v * h, c.tied(), 4 * h,
+        2 * q + 4 * kv + q + mlpActs, c.heads());
+  }
+
+  private static double numel(long[] shape) {
+    double n = 1;
+    for (long d : shape) n *= d;
+    return n;
+  }
+}

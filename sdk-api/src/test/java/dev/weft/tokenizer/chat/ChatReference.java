@@ -1,0 +1,43 @@
+package dev.weft.tokenizer.chat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.weft.testing.PythonRef;
+import dev.weft.util.Json;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** Runs chat_reference.py (tokenizers, templates, 50 conversations as JSONL and Parquet, transformers' answers). */
+public final class ChatReference {
+  private ChatReference() {}
+
+  /** Writes everything under {@code dir}; returns reference.json. */
+  public static JsonNode make(Path dir) throws Exception {
+    Path script = dir.resolve("chat_reference.py");
+    try (var in = ChatReference.class.getResourceAsStream("/dev/weft/data/prepare/chat_reference.py")) {
+      Files.copy(in, script);
+    }
+    Process p = new ProcessBuilder(PythonRef.command(script.toString(), dir.toString())).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) throw new AssertionError("chat_reference.py failed:\n" + out);
+    return Json.PLAIN.readTree(dir.resolve("reference.json").toFile());
+  }
+
+  /** The rows of a JSONL file as maps. */
+  @SuppressWarnings("unchecked")
+  public static List<Map<String, Object>> rows(Path jsonl) throws Exception {
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (String line : Files.readAllLines(jsonl)) if (!line.isBlank()) rows.add(Json.PLAIN.readValue(line, Map.class));
+    return rows;
+  }
+
+  public static int[] ints(JsonNode array) {
+    int[] out = new int[array.size()];
+    for (int i = 0; i < out.length; i++) out[i] = array.get(i).asInt();
+    return out;
+  }
+}
