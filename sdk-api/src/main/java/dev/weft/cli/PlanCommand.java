@@ -5,6 +5,8 @@ import dev.weft.plan.Bytes;
 import dev.weft.plan.MemoryPlan;
 import dev.weft.plan.Preflight;
 import dev.weft.plan.RankPlan;
+import dev.weft.plan.SaveTimePlan;
+import dev.weft.preempt.GracePeriod;
 import dev.weft.spec.TrainingSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,6 +57,7 @@ final class PlanCommand implements Callable<Integer> {
           Bytes.human(r.runtime()), Bytes.human(r.total()), Bytes.human(r.dpBytes()), Bytes.human(r.tpBytes()), Bytes.human(r.ppBytes()));
     }
     System.out.printf("all %d ranks: %s%n", ranks.size(), Bytes.human(total));
+    System.out.println(SaveTimePlan.of(spec, ranks, GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds())).line());
     return 0;
   }
 

@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * Why a generation's round was closed, as stored under the round (JSON): {@code cause} {@code failure},
- * {@code scale-up} or {@code diverged}, the reason, when it was closed and the last sign of life of what failed
+ * {@code scale-up}, {@code diverged} or {@code leave}, the reason, when it was closed and the last sign of life of what failed
  * (detection time = {@code atMs - failedAtMs}).
  */
 record CloseReason(String cause, String reason, long atMs, long failedAtMs) {
@@ -15,6 +15,13 @@ record CloseReason(String cause, String reason, long atMs, long failedAtMs) {
   static final String SCALE_UP = "scale-up";
   /** A worker's run diverged (non-finite loss or gradients): every agent stops, none restarts. */
   static final String DIVERGED = "diverged";
+  /** A node was told to stop (SIGTERM) and leaves after the generation's emergency checkpoint: not a failure. */
+  static final String LEAVE = "leave";
+
+  /** A node leaves on purpose ({@link PlannedLeave}). */
+  static CloseReason leave(String reason) { return now(LEAVE, reason, 0); }
+
+  boolean leave() { return LEAVE.equals(cause); }
 
   /** The run diverged: restarting it would diverge again. */
   static CloseReason diverged(String reason) { return now(DIVERGED, reason, 0); }

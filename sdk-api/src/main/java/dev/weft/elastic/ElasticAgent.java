@@ -5,13 +5,14 @@ import dev.weft.comm.CommException;
 import dev.weft.comm.NodeAddress;
 import dev.weft.comm.RunToken;
 import dev.weft.comm.StoreCalls;
-import dev.weft.launch.FreePort;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.ParentWatch;
 import dev.weft.launch.RunDirLock;
 import dev.weft.launch.WorkerMain;
 import dev.weft.log.JsonLine;
 import dev.weft.log.LogFormat;
+import dev.weft.preempt.GracePeriod;
+import dev.weft.preempt.Preemption;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.NativeThreads;
@@ -141,12 +142,16 @@ public final class ElasticAgent {
     Runtime.getRuntime().addShutdownHook(stopper);
     int generations = 0;
     int lastRound = -1;
-    try (standbys; ResumeCheck checkpoints = new ResumeCheck(ckptDir, runDir.resolve(".checkpoint-work").resolve("agent-" + nodeId),
+    GracePeriod grace = GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds());
+    PlannedLeave leave = new PlannedLeave(grace, this::say);
+    try (Preemption.Guard sigterm = Preemption.guard("the elastic agent", grace.superviseDeadline()); standbys;
+         ResumeCheck checkpoints = new ResumeCheck(ckptDir, runDir.resolve(".checkpoint-work").resolve("agent-" + nodeId),
         this::say)) {
       history.publishTo(checkpoints.record(runDir));
       // no standby before the first generation: warming one would compete with this and the other agents' joins for
       // the cores (a loaded machine then misses the join window); the monitor starts them after the first step
       while (true) {
+        if (PlannedLeave.requested()) return new Outcome(0, "left the run (SIGTERM) between generations", history.restarts(), generations);
         say("joining rendezvous " + o.runId() + " at " + o.endpoint() + " as " + nodeId);
         RendezvousRound.Membership m = rounds.join(nodeId);
         if (m == null) return new Outcome(0, "the run completed before this node joined", history.restarts(), generations);
@@ -155,7 +160,7 @@ public final class ElasticAgent {
         lastRound = m.round();
         MembershipPlan plan = MembershipPlan.forNodes(m.nodes(), shape);
         KeyValue gen = kv.under(RendezvousRound.key(m.round(), ""));
-        String master = masterAddress(gen, m);
+        String master = MasterAddress.agree(gen, m, nodeAddress, o.rendezvousTimeout(), POLL);
         boolean resume = m.round() > 0 && checkpoints.hasCheckpoint();
         List<String> command = workerCommand(specFile, runDir, plan, ckptDir, every, resume);
         say("generation " + m.round() + ": node " + m.nodeRank() + " of " + m.nodes() + ", world size " + plan.worldSize()
@@ -170,7 +175,7 @@ public final class ElasticAgent {
         current = LocalWorkers.start(command, ranks, rank -> env(rank, m, plan, master, history.restarts()), standbys, console,
             this::say);
         GenerationMonitor.Ended end = new GenerationMonitor(o, current, standbys::refill, this::say, POLL)
-            .supervise(m, plan, gen, rounds, every, spec.train().steps(), record, history);
+            .supervise(m, plan, gen, rounds, every, spec.train().steps(), record, history, leave);
         switch (end.how()) {
           case COMPLETED -> {
             gen.add("done", 1);
@@ -195,11 +200,14 @@ public final class ElasticAgent {
             return new Outcome(dev.weft.train.TrainingDivergedException.EXIT_CODE, "diverged: " + end.reason(),
                 history.restarts(), generations);
           }
-          case GROW -> {
-            awaitExit(current, o.failureTimeout()); // they leave by themselves after the agreed, checkpointed step
+          case GROW, LEAVE -> { // the workers leave by themselves after the agreed step, checkpointed
+            awaitExit(current, end.how() == GenerationMonitor.End.LEAVE ? leave.workersDeadline() : o.failureTimeout());
             current.stop(STOP_GRACE);
-            rounds.close(m.round(), CloseReason.scaleUp(end.reason()).json(), 0); // newcomers: wait the join window
-            say("generation " + m.round() + " ended at a step boundary to take in a new node");
+            if (PlannedLeave.requested()) return new Outcome(0, "left the run after generation " + m.round()
+                + "'s emergency checkpoint (SIGTERM)", history.restarts(), generations);
+            if (end.how() == GenerationMonitor.End.GROW) rounds.close(m.round(), CloseReason.scaleUp(end.reason()).json(), 0);
+            say("generation " + m.round() + " ended at a step boundary " + (end.how() == GenerationMonitor.End.GROW
+                ? "to take in a new node" : "after its emergency checkpoint: " + PlannedLeave.why(end.reason())));
           }
         }
       }
@@ -221,19 +229,6 @@ public final class ElasticAgent {
     if (why == null) why = new CloseReason("start", prev, 0, 0); // the first generation, or a reason that is not JSON
     return new GenerationRecord(m.round(), m.nodes(), plan.worldSize(), plan.dp(), plan.microBatches(), why.cause(), why.reason(),
         why.failedAtMs(), why.atMs(), sealedAt, launchedAt, 0, 0, 0, 0, 0);
-  }
-
-  private String masterAddress(KeyValue gen, RendezvousRound.Membership m) {
-    if (m.nodeRank() == 0) {
-      gen.setIfAbsent("master", nodeAddress + ":" + FreePort.find()); // where this node's rank 0 listens
-    }
-    long deadline = System.nanoTime() + o.rendezvousTimeout().toNanos();
-    String master;
-    while ((master = gen.getOrNull("master")) == null) {
-      if (System.nanoTime() > deadline) throw new CommException("node 0 of generation " + m.round() + " published no master address");
-      RendezvousRound.sleep(POLL);
-    }
-    return master;
   }
 
   private List<String> workerCommand(Path specFile, Path runDir, MembershipPlan plan, String ckptDir, int every, boolean resume) {

@@ -17,7 +17,7 @@ final class GenerationMonitor {
   private static final Duration STARTUP_GRACE = Duration.ofSeconds(180);
 
   /** How a generation ended: done, failed (restart), stopped at a step boundary to take in a node, or diverged (stop all). */
-  enum End { COMPLETED, FAILED, GROW, DIVERGED }
+  enum End { COMPLETED, FAILED, GROW, DIVERGED, LEAVE }
 
   record Ended(End how, String reason) {}
 
@@ -42,14 +42,15 @@ final class GenerationMonitor {
     return why != null && why.diverged() ? why.reason() : null;
   }
 
-  private static boolean isScaleUp(String closed) {
+  /** How a round closed by another node ends this node's generation: growth and leaves at a step boundary. */
+  private static End closedBy(String closed) {
     CloseReason why = CloseReason.parse(closed);
-    return why != null && why.scaleUp();
+    return why == null ? End.FAILED : why.scaleUp() ? End.GROW : why.leave() ? End.LEAVE : End.FAILED;
   }
 
   /** Watches until the generation ends; says how. */
   Ended supervise(RendezvousRound.Membership m, MembershipPlan plan, KeyValue gen, RendezvousRound rounds, int every,
-                  long totalSteps, GenerationRecord record, MembershipLog history) {
+                  long totalSteps, GenerationRecord record, MembershipLog history, PlannedLeave leave) {
     // Other nodes' agents: the failure timeout (what partitions are detected by). This node's workers: the longer step
     // timeout, since a busy JVM's beat can stall for seconds and a dead worker is seen at once by its exit anyway.
     Watchdog nodes = new Watchdog(o.failureTimeout());
@@ -68,6 +69,10 @@ final class GenerationMonitor {
       if (now >= nextBeat) {
         gen.add(WorkerKeys.agentHeartbeat(m.nodeRank()), 1);
         nextBeat = now + o.heartbeat().toNanos();
+      }
+      if (PlannedLeave.requested()) { // 0. this node was told to leave: say so first, then its workers stop and save
+        leave.announce(rounds, m, current);
+        return new Ended(End.LEAVE, "this node leaves");
       }
       // 1. exits of this node's workers
       boolean allExited = true;
@@ -92,11 +97,15 @@ final class GenerationMonitor {
         }
       }
       if (held != null && m.nodes() == 1) return failHeld(rounds, m, history, held);
-      if (allExited && held == null) return new Ended(anyRejoin ? End.GROW : End.COMPLETED, "");
+      if (allExited && held == null && !anyRejoin) return new Ended(End.COMPLETED, "");
+      if (allExited && held == null) { // left at a step boundary: to take in a node, or after a planned leave's checkpoint
+        String closed = rounds.closedReason(m.round());
+        return closed != null && closedBy(closed) == End.LEAVE ? new Ended(End.LEAVE, closed) : new Ended(End.GROW, "");
+      }
       // 2. another node declared the generation over
       String closed = rounds.closedReason(m.round());
       if (closed != null && diverged(closed) != null) return new Ended(End.DIVERGED, diverged(closed));
-      if (closed != null) return new Ended(isScaleUp(closed) ? End.GROW : End.FAILED, closed);
+      if (closed != null) return new Ended(closedBy(closed), closed);
       // 3. heartbeats of this node's workers and of the other agents; step progress of this node's workers
       boolean stepped = true;
       for (LocalWorkers.Worker w : current.all()) {

@@ -107,6 +107,11 @@ final class LocalWorkers {
   }
 
   /** SIGTERM to every live worker, SIGKILL to those still alive after {@code grace}; waits for them to go. */
+  /** SIGTERM to every worker, streams left open (their stdin is their leash): each saves and exits by itself. */
+  void terminate() {
+    for (Worker w : workers) if (w.process().isAlive()) w.process().toHandle().destroy();
+  }
+
   void stop(Duration grace) {
     for (Worker w : workers) if (w.process().isAlive()) w.process().destroy();
     long deadline = System.nanoTime() + grace.toNanos();

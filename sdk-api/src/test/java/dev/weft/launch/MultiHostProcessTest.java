@@ -95,6 +95,39 @@ class MultiHostProcessTest {
   }
 
   /**
+   * SIGTERM to host 1's {@code weft train} of a fixed 2-host run (checkpoint.every 1000): it passes it to its ranks,
+   * every rank of both hosts stops after the same step with an emergency checkpoint, and both hosts exit 0.
+   */
+  @Test
+  void sigtermToOneHostSavesOnBothAndBothExitZero() throws Exception {
+    Path spec = spec(1, 100_000);
+    Path ckpt = dir.resolve("ckpt");
+    try (NetHosts hosts = NetHosts.create(2)) {
+      Process host1 = null;
+      for (int i = 0; i < 2; i++) {
+        host1 = hosts.startWeft(i, List.of("train", spec.toString(), "--nnodes", "2", "--node-rank", String.valueOf(i), "--master-addr",
+            hosts.address(0), "--master-port", "29512", "--nproc-per-node", "1", "--run-dir", dir.resolve("run-" + i).toString(),
+            "--set", "checkpoint.every=1000", "--set", "checkpoint.dir=" + ckpt), Map.of(RunToken.ENV, TOKEN),
+            dir.resolve("host-" + i + ".log"));
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+      while (!log(0).contains("step 3/") && System.nanoTime() < deadline) Thread.sleep(200);
+      assertThat(log(0)).as(logs()).contains("step 3/");
+      long pid = host1.pid(); // ip netns exec execs java: this is host 1's weft train
+      long t0 = System.nanoTime();
+      new ProcessBuilder("kill", "-TERM", String.valueOf(pid)).start().waitFor(10, TimeUnit.SECONDS);
+      List<Integer> codes = hosts.awaitAll(Duration.ofMinutes(3));
+      double exitS = (System.nanoTime() - t0) / 1e9;
+      assertThat(codes).as(logs()).containsExactly(0, 0);
+      var s = MetricsJson.readSummary(dir.resolve("run-0"));
+      assertThat(s.status()).isEqualTo("preempted");
+      assertThat(ckpt.resolve(dev.weft.checkpoint.CheckpointLayout.stepDirName(s.steps()))).isDirectory();
+      assertThat(log(1)).contains("SIGTERM: the workers save an emergency checkpoint");
+      System.out.printf("fixed 2 hosts: SIGTERM to host 1 → both exit 0 after %.1f s, checkpoint of step %d%n", exitS, s.steps());
+    }
+  }
+
+  /**
    * The link between the hosts is cut mid-run: without a deadline both sides would wait in a collective until the
    * spec's 90 s timeout. With the failure watch, host 0 declares host 1 lost after elastic.failureTimeoutSeconds (5 s)
    * of silence and host 1's beat misses its 10 s deadline: both exit non-zero with one line naming the cause.
