@@ -104,7 +104,7 @@ public final class ZeroBench {
     Gpt plainModel = new Gpt(cfg, new DenseLayers(train.seed()));
     var params = fusedModel.parameters().list();
     ShardedOptimizer fused = new ShardedOptimizer(0, params, new int[params.size()], new SoloCommunicator("dp"),
-        new SoloCommunicator("tp"), train, "fp32", 1 << 18);
+        new SoloCommunicator("tp"), train, "fp32", 1 << 18, 0);
     Optimizer plain = Optimizers.create(train, plainModel.parameters().tensors());
     ArithmeticCorpus data = new ArithmeticCorpus(train.seed());
     int batch = 2, warm = 2;

@@ -49,7 +49,7 @@ class PlacementTest {
     int[] units = new int[params.size()];
     for (int i = 0; i < units.length; i++) units[i] = i / 4; // several ZeRO-3 gather units
     try (ShardedOptimizer opt = new ShardedOptimizer(zero, params, units, new SoloCommunicator("dp"), new SoloCommunicator("tp"),
-        spec.train(), "fp32", 1 << 12)) {
+        spec.train(), "fp32", 1 << 12, 0)) {
       assertThat(opt.buffers()).as("flat parameters, gradients, exp_avg, exp_avg_sq").isNotEmpty();
       assertThat(Placement.misplaced(opt.buffers(), META)).as("the optimizer's buffers").isEmpty();
       try (PointerScope scope = new PointerScope()) {
@@ -112,7 +112,7 @@ class PlacementTest {
     TrainingSpec spec = tiny(1);
     List<Param> params = ModelBuilder.build(spec, null, 0).parameters().list(); // never moved
     try (ShardedOptimizer opt = new ShardedOptimizer(1, params, new int[params.size()], new SoloCommunicator("dp"),
-        new SoloCommunicator("tp"), spec.train(), "fp32", 1 << 12)) {
+        new SoloCommunicator("tp"), spec.train(), "fp32", 1 << 12, 0)) {
       assertThat(Placement.misplaced(opt.buffers(), META)).isNotEmpty().allMatch(s -> s.endsWith(" on cpu"));
     }
   }

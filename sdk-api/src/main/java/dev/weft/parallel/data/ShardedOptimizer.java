@@ -2,7 +2,6 @@ package dev.weft.parallel.data;
 
 import dev.weft.checkpoint.StateEntry;
 import dev.weft.comm.Communicator;
-import dev.weft.comm.PendingOp;
 import dev.weft.metrics.StepMetrics.ZeroComm;
 import dev.weft.models.Parameters.Param;
 import dev.weft.optim.AdamArgs;
@@ -13,16 +12,11 @@ import dev.weft.spec.OptimizerKind;
 import dev.weft.spec.PrecisionDtype;
 import dev.weft.spec.TrainSpec;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.bytedeco.pytorch.FunctionPostHook;
-import org.bytedeco.pytorch.Node;
 import org.bytedeco.pytorch.NoGradGuard;
-import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
-import org.bytedeco.pytorch.TensorVector;
 import org.bytedeco.pytorch.global.torch.ScalarType;
 
 /**
@@ -42,7 +36,7 @@ import org.bytedeco.pytorch.global.torch.ScalarType;
  *
  * The optimizer step is a handful of vectorised passes per bucket shard (AdamW, Adam or SGD),
  * with global-norm clipping computed over shards and ranks, and loss-scale unscaling folded into it.
- * Buffers, hooks and AccumulateGrad nodes are owned here; construct outside any PointerScope. Each bucket's
+ * Buffers are owned here, the gradient-ready hooks by {@link ReadyHooks}; construct outside any PointerScope. Each bucket's
  * buffers and reduction are a {@link BucketState}; ZeRO-3 gathering is {@link UnitGathering}; the tp sum and
  * the global norm are {@link ShardGradients}; checkpoint naming is {@link ShardStateEntries}.
  */
@@ -62,18 +56,11 @@ public final class ShardedOptimizer implements AutoCloseable {
   private final FlatLayout layout;
   private final List<BucketState> states = new ArrayList<>();
   private final UnitGathering gathering;
-  private final List<Object> keepAlive = new ArrayList<>();
+  private final ReadyHooks hooks; // null on one rank: nothing to reduce
   private final CommClock clock = new CommClock();
-  private boolean syncEnabled = true;
   private boolean paramsGated; // stages 1-2: every layer waits for its own parameters (Zero3Layers), so the post-step gather runs behind the next forward
   private long step;
 
-
-  /** With no prefetching (ZeRO-3 gathers each group when a layer needs it). */
-  public ShardedOptimizer(int stage, List<Param> params, int[] units, Communicator dp, Communicator tp, TrainSpec train,
-                          String reduceDtype, long bucketElements) {
-    this(stage, params, units, dp, tp, train, reduceDtype, bucketElements, 0);
-  }
 
   /**
    * @param units unit id per parameter (a layer, numbered in forward order); consecutive units are
@@ -114,37 +101,15 @@ public final class ShardedOptimizer implements AutoCloseable {
     this.gathering = new UnitGathering(dp, clock, groups, prefetch);
     long closeAt = groups.count() > 1 ? Long.MAX_VALUE : bucketElements; // a group is one bucket
     this.layout = FlatLayout.plan(numels, groupOfParam, closeAt, stage >= 1 ? dp.size() : 1, alone);
-    // AccumulateGrad nodes record the parameter's shape when created: hook them while parameters are whole
-    Map<Integer, Node> nodes = new HashMap<>();
-    if (dp.size() > 1) {
-      for (int i = 0; i < params.size(); i++) {
-        Tensor p = params.get(i).tensor();
-        nodes.put(i, p.expand_as(p).grad_fn().next_edge(0).function());
-      }
-    }
+    this.hooks = dp.size() > 1 ? new ReadyHooks(this.params) : null;
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Bucket b : layout.buckets()) {
         BucketState s = new BucketState(b, dp.rank(), stage, this.params, dp, reduceType, clock);
         states.add(s);
         gathering.add(groupOfParam[b.slots().get(0).param()], s);
-        for (Slot slot : b.slots()) if (nodes.containsKey(slot.param())) hook(nodes.get(slot.param()), s);
+        if (hooks != null) for (Slot slot : b.slots()) hooks.add(slot.param(), s);
       }
     }
-  }
-
-  private int currentMicro;
-
-  private void hook(Node acc, BucketState s) {
-    FunctionPostHook h = new FunctionPostHook() {
-      @Override
-      public TensorVector apply(TensorVector outputs, TensorVector inputs) {
-        if (syncEnabled && s.oneReady()) s.launch(currentMicro);
-        return outputs;
-      }
-    };
-    acc.add_post_hook(h);
-    keepAlive.add(acc);
-    keepAlive.add(h);
   }
 
   public int stage() { return stage; }
@@ -180,9 +145,7 @@ public final class ShardedOptimizer implements AutoCloseable {
    * reduced right away (always for stages 2–3; only on the last micro-batch for stages 0–1).
    */
   public void beforeBackward(int micro, int count) {
-    currentMicro = micro;
-    syncEnabled = stage >= 2 || micro == count - 1;
-    if (dp.size() == 1) syncEnabled = false;
+    if (hooks != null) hooks.before(micro, stage >= 2 || micro == count - 1);
   }
 
   /**
@@ -196,32 +159,12 @@ public final class ShardedOptimizer implements AutoCloseable {
     boolean sync = stage >= 2 || micro == count - 1;
     if (!sync) return;
     if (dp.size() == 1) {
-      localGradients();
+      BucketPasses.localGradients(states, params, stage);
       if (stage == 3) releaseAll();
       return;
     }
     for (BucketState s : states) s.finish(micro);
     if (stage == 3) gathering.drainFetches();
-  }
-
-  /** Single rank: move gradients into the flat buffers without communication. */
-  private void localGradients() {
-    try (NoGradGuard ng = new NoGradGuard()) {
-      for (BucketState s : states) {
-        for (Slot slot : s.b.slots()) {
-          Tensor p = params.get(slot.param()).tensor();
-          Tensor g = p.grad();
-          Tensor dst = s.grad.narrow(0, slot.offset(), slot.numel()); // one rank: its shard is the whole bucket
-          if (g.defined()) {
-            if (stage >= 2) dst.add_(g.reshape(-1));
-            else dst.copy_(g.reshape(-1));
-            p.mutable_grad().reset();
-          } else if (stage < 2) {
-            dst.zero_();
-          }
-        }
-      }
-    }
   }
 
   /**
@@ -258,18 +201,7 @@ public final class ShardedOptimizer implements AutoCloseable {
     settleAllParams(); // a forward that skipped a layer left its gather unawaited
     try (NoGradGuard ng = new NoGradGuard()) {
       if (gradScale != 1.0) shardStep.unscale(states.stream().map(BucketState::ownedGrads).toList(), gradScale);
-      for (BucketState s : states) {
-        Tensor p = s.ownedParams(), g = s.ownedGrads();
-        switch (kind) {
-          case ADAMW, ADAM -> shardStep.adam(new AdamArgs(step, lr, b1, b2, eps, wd, kind == OptimizerKind.ADAMW), p, g, s.m, s.v);
-          case SGD -> {
-            if (wd > 0) g.add_(p, new Scalar(wd));
-            s.m.mul_(new Scalar(b1)).add_(g);
-            p.add_(s.m, new Scalar(-lr));
-          }
-        }
-        if (stage >= 2) s.grad.zero_(); // stages 0-1 overwrite every slot when the next gradients arrive
-      }
+      BucketPasses.update(states, kind, new AdamArgs(step, lr, b1, b2, eps, wd, kind == OptimizerKind.ADAMW), shardStep, stage);
       if (stage == 1 || stage == 2) {
         // in forward order (buckets are in backward order): the first layer's parameters arrive first
         for (int i = states.size() - 1; i >= 0; i--) {
@@ -339,33 +271,14 @@ public final class ShardedOptimizer implements AutoCloseable {
   public void restoreStepCount(long steps) { this.step = steps; }
 
   /** Every flat buffer this rank holds, by name ({@code bucket 3 grad}), for placement audits. */
-  public Map<String, Tensor> buffers() {
-    Map<String, Tensor> out = new java.util.LinkedHashMap<>();
-    for (int i = 0; i < states.size(); i++) {
-      BucketState s = states.get(i);
-      if (s.flat != null) out.put("bucket " + i + " parameters", s.flat);
-      if (s.master != null) out.put("bucket " + i + " parameter shard", s.master);
-      out.put("bucket " + i + " gradients", s.grad);
-      out.put("bucket " + i + " exp_avg", s.m);
-      out.put("bucket " + i + " exp_avg_sq", s.v);
-    }
-    return out;
-  }
+  public Map<String, Tensor> buffers() { return BucketPasses.buffers(states); }
 
-  public Memory memory() {
-    long p = 0, g = 0, o = 0;
-    for (BucketState s : states) {
-      p += 4 * (stage == 3 ? s.shardLen : s.b.padded());
-      g += 4 * s.grad.numel();
-      o += 4 * (s.m.numel() + s.v.numel());
-    }
-    return new Memory(p, g, o);
-  }
+  public Memory memory() { return BucketPasses.memory(states, stage); }
 
   @Override
   public void close() {
     settleAllParams();
-    keepAlive.clear();
+    if (hooks != null) hooks.clear();
     shardStep.close();
   }
 }

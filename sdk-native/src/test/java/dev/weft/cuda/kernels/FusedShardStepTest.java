@@ -157,7 +157,7 @@ class FusedShardStepTest {
     for (int i = 0; i < tensors.size(); i++) ps.add(new Param("p" + i, tensors.get(i), SHAPES[i], -1, 0, 1));
     // 16-element buckets: several buckets, parameters split across none (a bucket holds whole parameters)
     ShardedOptimizer opt = new ShardedOptimizer(zero, ps, new int[ps.size()], new SoloCommunicator("dp"),
-        new SoloCommunicator("tp"), t, "fp32", 16);
+        new SoloCommunicator("tp"), t, "fp32", 16, 0);
     opt.shardStep(kernel);
     return opt;
   }
