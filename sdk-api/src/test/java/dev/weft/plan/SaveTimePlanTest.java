@@ -35,4 +35,18 @@ class SaveTimePlanTest {
     assertThat(p.fits()).isFalse();
     assertThat(p.line()).startsWith("warning: deployment.terminationGraceSeconds=10 leaves 8 s").contains("raise it to at least");
   }
+
+  @Test
+  void nodesWriteAtOnceSoTheBusiestNodeSetsTheTime() {
+    TrainingSpec apart = Trainer.model("gpt").set("model.config.layers", 8).set("model.config.hidden", 512)
+        .set("model.config.heads", 8).seqLen(64).globalBatch(8).dataParallel(2).set("parallel.zero", 1).toSpec();
+    TrainingSpec together = Trainer.model("gpt").set("model.config.layers", 8).set("model.config.hidden", 512)
+        .set("model.config.heads", 8).seqLen(64).globalBatch(8).dataParallel(2).set("parallel.zero", 1)
+        .set("deployment.procsPerNode", 2).toSpec();
+    SaveTimePlan a = SaveTimePlan.of(apart, MemoryPlan.ranks(apart).orElseThrow(), new GracePeriod(120));
+    SaveTimePlan t = SaveTimePlan.of(together, MemoryPlan.ranks(together).orElseThrow(), new GracePeriod(120));
+    assertThat(t.checkpointBytes()).isEqualTo(a.checkpointBytes());
+    assertThat(t.seconds()).as("one node writes both ranks' parts").isGreaterThan(a.seconds() * 1.2);
+    assertThat(t.seconds()).isCloseTo(t.checkpointBytes() / SaveTimePlan.WRITE_BYTES_PER_S, org.assertj.core.data.Percentage.withPercentage(1));
+  }
 }
