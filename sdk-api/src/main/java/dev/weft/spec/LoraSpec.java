@@ -36,12 +36,13 @@ public record LoraSpec(int rank, double alpha, double dropout, List<String> targ
   /** The field checks of {@code train.lora}. */
   static void validate(LoraSpec l) {
     SpecValidator.require(l.rank() >= 0 && l.rank() <= 4096, "train.lora.rank", l.rank() + " is not a rank; use 0 (LoRA off) or 1 to 4096");
+    // Numbers are checked with LoRA off too: a typo there would otherwise surface only when LoRA is switched on.
+    SpecValidator.require(l.alpha() > 0 && Double.isFinite(l.alpha()), "train.lora.alpha", l.alpha() + " must be a positive number");
+    SpecValidator.require(l.dropout() >= 0 && l.dropout() < 1, "train.lora.dropout", l.dropout() + " must be in [0, 1)");
     if (!l.enabled()) {
       SpecValidator.require(!l.hasAdapter(), "train.lora.adapter", "needs LoRA on; set train.lora.rank to the adapter's r");
       return;
     }
-    SpecValidator.require(l.alpha() > 0 && Double.isFinite(l.alpha()), "train.lora.alpha", l.alpha() + " must be a positive number");
-    SpecValidator.require(l.dropout() >= 0 && l.dropout() < 1, "train.lora.dropout", l.dropout() + " must be in [0, 1)");
     SpecValidator.require(!l.targets().isEmpty(), "train.lora.targets", "is empty; name at least one of " + String.join(", ", MODULES));
     for (String t : l.targets()) {
       SpecValidator.require(MODULES.contains(t), "train.lora.targets", "'" + t + "' is not a module LoRA can adapt; use some of "
