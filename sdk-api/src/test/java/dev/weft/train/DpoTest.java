@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * DPO on a tiny random Qwen 2 directory over pairs prepared by {@code --format preference}: the loss of a fixed batch
  * against one computed here from per-token log-softmax of the logits; the LoRA reference (adapters off) against the
- * base built without LoRA; a short run at dp1 and dp2 (same losses) raising the chosen-minus-rejected margin.
+ * base built without LoRA; a short run raising the chosen-minus-rejected margin, with the same losses at dp1, dp2, tp2,
+ * dp2·zero3, and with LoRA at dp1 and dp2·zero3.
  */
 class DpoTest {
   private static final int SEQ = 24;
@@ -51,7 +52,7 @@ class DpoTest {
 
   static Trainer dpo() {
     return Trainer.model("qwen2").pretrained(hf).data("preference:" + pairs).dpo(BETA).seqLen(SEQ).globalBatch(8)
-        .microBatches(2).steps(4).warmup(0).lr(1e-2).seed(5);
+        .microBatches(2).steps(3).warmup(0).lr(1e-2).seed(5);
   }
 
   private static Batches.Batch batch(int rows) {
@@ -138,10 +139,19 @@ class DpoTest {
   }
 
   @Test
-  void aShortRunRaisesTheMarginAtDp1AndDp2Alike() throws Exception {
+  void aShortRunRaisesTheMarginInEveryLayoutAlike() throws Exception {
     RunResult one = dpo().runDir(dir.resolve("dp1")).fit();
     RunResult two = dpo().dataParallel(2).microBatches(1).runDir(dir.resolve("dp2")).fit();
     TensorParallelEquivalenceTest.assertClose(two.losses(), one.losses(), 1e-4);
+    for (var e : java.util.Map.of("tp2", dpo().tensorParallel(2), "dp2zero3", dpo().dataParallel(2).microBatches(1).zero(3)).entrySet()) {
+      TensorParallelEquivalenceTest.assertClose(e.getValue().runDir(dir.resolve(e.getKey())).fit().losses(), one.losses(), 1e-4);
+    }
+    // LoRA: the reference is the base with the adapters off, under ZeRO-3 too
+    RunResult lora = dpo().lora(4, 8).runDir(dir.resolve("lora1")).fit();
+    TensorParallelEquivalenceTest.assertClose(dpo().lora(4, 8).dataParallel(2).microBatches(1).zero(3).runDir(dir.resolve("lora2"))
+        .fit().losses(), lora.losses(), 1e-4);
+    assertThat(lora.losses().get(0)).isCloseTo(Math.log(2), within(1e-6));
+    assertThat(lora.losses().get(2)).isLessThan(lora.losses().get(0));
     assertThat(one.losses().get(0)).isCloseTo(Math.log(2), within(1e-6)); // the policy starts as the reference
     List<JsonNode> lines = metrics(dir.resolve("dp1"));
     List<JsonNode> lines2 = metrics(dir.resolve("dp2"));
