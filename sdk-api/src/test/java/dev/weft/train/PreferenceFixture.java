@@ -16,14 +16,14 @@ import java.util.Random;
  * A word-level tokenizer with a ChatML-like template (written by hand, no hub) and preference rows over it:
  * "what is A plus B ?" answered right (chosen) and wrong (rejected), prepared by {@code --format preference}.
  */
-final class PreferenceFixture {
-  static final List<String> WORDS = List.of("user", "assistant", "system", "what", "is", "plus", "?", "the", "answer",
+public final class PreferenceFixture {
+  public static final List<String> WORDS = List.of("user", "assistant", "system", "what", "is", "plus", "?", "the", "answer",
       "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18", "maybe");
 
   private PreferenceFixture() {}
 
   /** The tokenizer directory: tokenizer.json (WordLevel, whitespace-split) and tokenizer_config.json with the template. */
-  static Path tokenizer(Path dir) throws IOException {
+  public static Path tokenizer(Path dir) throws IOException {
     Files.createDirectories(dir);
     StringBuilder vocab = new StringBuilder("{\"<|im_end|>\": 0, \"<|im_start|>\": 1, \"<unk>\": 2");
     for (int i = 0; i < WORDS.size(); i++) vocab.append(", \"").append(WORDS.get(i)).append("\": ").append(i + 3);
