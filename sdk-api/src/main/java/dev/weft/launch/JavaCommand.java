@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The command line of a Java process Weft starts (a worker, an agent): this JVM's java, class path and JavaCPP cache. */
+/** The command line of a Java process Weft starts (a worker, an agent): this JVM's java, class path and JavaCPP settings. */
 public final class JavaCommand {
   /**
    * JVM options for every Java process Weft starts, e.g. a heap limit. The test suite sets
@@ -24,8 +24,9 @@ public final class JavaCommand {
     if (extra != null && !extra.isBlank()) cmd.addAll(List.of(extra.trim().split("\\s+")));
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
-    String cache = System.getProperty("org.bytedeco.javacpp.cachedir");
-    if (cache != null) cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + cache);
+    // JavaCPP's settings (its cache, the -gpu platform extension a pod selects) hold for the children too
+    System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("org.bytedeco.")).sorted()
+        .forEach(k -> cmd.add("-D" + k + "=" + System.getProperty(k)));
     cmd.addAll(mainAndArgs);
     return cmd;
   }
