@@ -33,8 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * DPO on a tiny random Qwen 2 directory over pairs prepared by {@code --format preference}: the loss of a fixed batch
  * against one computed here from per-token log-softmax of the logits; the LoRA reference (adapters off) against the
- * base built without LoRA; a short run raising the chosen-minus-rejected margin, with the same losses at dp1, dp2, tp2,
- * dp2·zero3, and with LoRA at dp1 and dp2·zero3.
+ * base built without LoRA; a short run raising the chosen-minus-rejected margin, with the same losses at dp1, dp2 and tp2,
+ * and with LoRA at dp1 and dp2·zero3 (ZeRO-3 gathers around a reference forward with the adapters off).
  */
 class DpoTest {
   private static final int SEQ = 24;
@@ -143,9 +143,7 @@ class DpoTest {
     RunResult one = dpo().runDir(dir.resolve("dp1")).fit();
     RunResult two = dpo().dataParallel(2).microBatches(1).runDir(dir.resolve("dp2")).fit();
     TensorParallelEquivalenceTest.assertClose(two.losses(), one.losses(), 1e-4);
-    for (var e : java.util.Map.of("tp2", dpo().tensorParallel(2), "dp2zero3", dpo().dataParallel(2).microBatches(1).zero(3)).entrySet()) {
-      TensorParallelEquivalenceTest.assertClose(e.getValue().runDir(dir.resolve(e.getKey())).fit().losses(), one.losses(), 1e-4);
-    }
+    TensorParallelEquivalenceTest.assertClose(dpo().tensorParallel(2).runDir(dir.resolve("tp2")).fit().losses(), one.losses(), 1e-4);
     // LoRA: the reference is the base with the adapters off, under ZeRO-3 too
     RunResult lora = dpo().lora(4, 8).runDir(dir.resolve("lora1")).fit();
     TensorParallelEquivalenceTest.assertClose(dpo().lora(4, 8).dataParallel(2).microBatches(1).zero(3).runDir(dir.resolve("lora2"))
