@@ -41,7 +41,7 @@ public final class PreferenceFixture {
   }
 
   /** {@code n} rows: prompt, chosen (the right sum), rejected (a wrong one); every third as whole conversations. */
-  static Path rows(Path file, int n, long seed) throws IOException {
+  public static Path rows(Path file, int n, long seed) throws IOException {
     Random r = new Random(seed);
     List<String> lines = new ArrayList<>();
     for (int i = 0; i < n; i++) {
