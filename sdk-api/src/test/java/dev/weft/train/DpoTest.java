@@ -163,6 +163,15 @@ class DpoTest {
   }
 
   @Test
+  void aResumedRunContinuesExactlyWithTheSameReference() {
+    Path ckpt = dir.resolve("resume-ckpt");
+    RunResult whole = dpo().lora(4, 8).checkpointDir(ckpt).checkpointEvery(2).runDir(dir.resolve("resume-a")).fit();
+    RunResult resumed = dpo().lora(4, 8).checkpointDir(ckpt).resume("latest").runDir(dir.resolve("resume-b")).fit();
+    assertThat(resumed.losses()).hasSize(1);
+    assertThat(resumed.losses().get(0)).isCloseTo(whole.losses().get(2), within(1e-6));
+  }
+
+  @Test
   void layoutsAndDataDpoCannotTakeAreRefusedNamingTheField() {
     assertThatThrownBy(() -> SpecValidator.validate(dpo().globalBatch(6).microBatches(1).dataParallel(2).toSpec()))
         .hasMessageContaining("train.globalBatch").hasMessageContaining("odd");
