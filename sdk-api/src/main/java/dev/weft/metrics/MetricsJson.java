@@ -33,6 +33,7 @@ public final class MetricsJson implements AutoCloseable {
   private final Path runDir;
   private final BufferedWriter lines;
   private final java.util.List<Sink> sinks;
+  private boolean closed;
 
   public MetricsJson(Path runDir) { this(runDir, false); }
 
@@ -144,6 +145,8 @@ public final class MetricsJson implements AutoCloseable {
 
   @Override
   public void close() {
+    if (closed) return;
+    closed = true;
     sinks.forEach(Sink::close);
     try {
       lines.close();

@@ -24,7 +24,7 @@ import dev.weft.precision.LossScaler;
 import dev.weft.preempt.GracePeriod;
 import dev.weft.preempt.Preemption;
 import dev.weft.spec.TrainingSpec;
-import dev.weft.tracking.TensorBoardSink;
+import dev.weft.tracking.RunTracking;
 import dev.weft.util.Median;
 import dev.weft.util.Tensors;
 import java.nio.file.Path;
@@ -107,7 +107,7 @@ public final class TrainingLoop {
     List<Double> stepMs = new ArrayList<>();
     long skipped = 0;
     if (leader) checkpoints.startRecord(runDir, resumedAt);
-    MetricsJson out = leader ? new MetricsJson(runDir, resumedAt > 0, TensorBoardSink.open(spec, runDir).stream().toList()) : null;
+    MetricsJson out = leader ? new MetricsJson(runDir, resumedAt > 0, RunTracking.sinks(spec, runDir)) : null;
     listener.onRankStart(dist.rank(), model.parameters().numel());
     ShardedOptimizer.Memory held = opt.memory();
     listener.onMemory(dist.rank(), held.parameterBytes(), held.gradientBytes(), held.optimizerBytes());
@@ -229,6 +229,7 @@ public final class TrainingLoop {
           skipped, null, 0, null);
       if (leader) {
         MetricsJson.writeSummary(runDir, summary);
+        out.close(); // lineage.json is finished on close, before the record is published
         checkpoints.publishRecord();
       }
       return new RunResult(losses, summary, spec, trained, null);
