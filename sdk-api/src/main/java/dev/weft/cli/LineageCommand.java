@@ -27,6 +27,12 @@ final class LineageCommand implements Callable<Integer> {
     if (diff != (dirs.size() == 2)) {
       throw new SpecException(diff ? "--diff" : "DIR", diff ? "compares two lineages; give A and B" : "give one directory, or --diff A B");
     }
+    for (Path d : dirs) {
+      if (!java.nio.file.Files.isRegularFile(java.nio.file.Files.isDirectory(d) ? d.resolve(Lineage.FILE) : d)) {
+        throw new SpecException("DIR", d + " holds no " + Lineage.FILE + "; give a run directory, a directory weft checkpoint export"
+            + " wrote, or a lineage.json");
+      }
+    }
     if (diff) {
       Map<String, String[]> d = Lineage.diff(Lineage.read(dirs.get(0)), Lineage.read(dirs.get(1)));
       for (var e : d.entrySet()) System.out.printf("%s: %s -> %s%n", e.getKey(), shown(e.getValue()[0]), shown(e.getValue()[1]));

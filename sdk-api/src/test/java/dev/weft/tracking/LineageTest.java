@@ -7,6 +7,7 @@ import dev.weft.Trainer;
 import dev.weft.cli.WeftMain;
 import dev.weft.data.ShardWriter;
 import dev.weft.models.llama.TinyHfLlama;
+import dev.weft.testing.WeftCli;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -60,6 +61,13 @@ class LineageTest {
     String printed = stdout("lineage", "--diff", runA.toString(), runB.toString());
     assertThat(printed).contains("data[0].files[2].sha256: " + sha256(dataA.resolve("shard-00001.npy")) + " -> "
         + sha256(dataB.resolve("shard-00001.npy")));
+  }
+
+  @Test
+  void mistakesAreOneLineNamingTheArgument() {
+    WeftCli.assertOneLine(WeftCli.run("lineage", dir.resolve("nothing").toString()), 2, "DIR", "lineage.json");
+    WeftCli.assertOneLine(WeftCli.run("lineage", "--diff", dir.toString()), 2, "--diff", "A and B");
+    WeftCli.assertOneLine(WeftCli.run("lineage", dir.toString(), dir.toString()), 2, "--diff A B");
   }
 
   private static void run(Path hf, Path data, Path runDir) {
