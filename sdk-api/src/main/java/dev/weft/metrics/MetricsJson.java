@@ -26,6 +26,9 @@ public final class MetricsJson implements AutoCloseable {
   public interface Sink extends AutoCloseable {
     void step(StepMetrics m, Double evalLoss);
 
+    /** The accelerator's memory as the next {@link #step} was measured (never on CPU). */
+    default void deviceMemory(DeviceMemory m) {}
+
     @Override
     void close();
   }
@@ -55,6 +58,9 @@ public final class MetricsJson implements AutoCloseable {
   }
 
   public void step(StepMetrics m) { step(m, null); }
+
+  /** Hands rank 0's device memory to the sinks, before the step it was measured with. */
+  public void deviceMemory(DeviceMemory m) { sinks.forEach(s -> s.deviceMemory(m)); }
 
   /** A step's line, with {@code eval_loss} when the step evaluated on held-out data. */
   public void step(StepMetrics m, Double evalLoss) {

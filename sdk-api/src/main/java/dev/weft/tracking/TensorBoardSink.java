@@ -1,5 +1,6 @@
 package dev.weft.tracking;
 
+import dev.weft.metrics.DeviceMemory;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.StepMetrics;
 import dev.weft.spec.SpecIO;
@@ -16,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * Rank 0's TensorBoard record of a run, fed the values {@code metrics.jsonl} records: scalars {@code train/loss},
  * {@code eval/loss}, {@code train/lr}, {@code train/grad_norm}, {@code train/loss_scale}, {@code perf/tokens_per_s},
  * {@code perf/step_ms}, {@code perf/compute_ms}, {@code perf/comm_ms}, {@code perf/model_flops_per_s},
- * {@code perf/mfu} (with {@code WEFT_PEAK_FLOPS}, the peak FLOP/s of one rank), {@code memory/peak_rss_bytes}; the
+ * {@code perf/mfu} (with {@code WEFT_PEAK_FLOPS}, the peak FLOP/s of one rank), {@code memory/peak_rss_bytes} and, on an accelerator, {@code memory/device_allocated_bytes}, {@code _reserved_bytes},
+ * {@code _peak_allocated_bytes}; the
  * spec as text ({@code spec}) at the first step written. A write that fails is logged once and the record stops;
  * training goes on.
  */
@@ -29,6 +31,7 @@ public final class TensorBoardSink implements MetricsJson.Sink {
   private final String specYaml;
   private final double peakFlopsPerRank;
   private boolean specWritten;
+  private DeviceMemory device;
   private boolean failed;
 
   private TensorBoardSink(TensorBoardWriter writer, String specYaml, double peakFlopsPerRank) {
@@ -60,6 +63,9 @@ public final class TensorBoardSink implements MetricsJson.Sink {
   }
 
   @Override
+  public void deviceMemory(DeviceMemory d) { device = d; }
+
+  @Override
   public void step(StepMetrics m, Double evalLoss) {
     if (failed) return;
     try {
@@ -80,6 +86,12 @@ public final class TensorBoardSink implements MetricsJson.Sink {
       writer.scalar(s, "perf/model_flops_per_s", m.modelFlopsPerS());
       if (peakFlopsPerRank > 0) writer.scalar(s, "perf/mfu", m.modelFlopsPerS() / (peakFlopsPerRank * Math.max(1, m.worldSize())));
       writer.scalar(s, "memory/peak_rss_bytes", m.peakRssBytes());
+      if (device != null) {
+        writer.scalar(s, "memory/device_allocated_bytes", device.allocated());
+        writer.scalar(s, "memory/device_reserved_bytes", device.reserved());
+        writer.scalar(s, "memory/device_peak_allocated_bytes", device.peakAllocated());
+        device = null;
+      }
       writer.flush();
     } catch (UncheckedIOException e) {
       failed = true;

@@ -191,7 +191,10 @@ public final class TrainingLoop {
             tps * model.trainingFlopsPerToken(), ms - commNs / 1e6, commNs / 1e6, step == 1 ? 0 : (s0 - prevEnd) / 1e6,
             dist.mesh().worldSize(), ProcessMemory.peakRssBytes(), stepScale, stepSkipped, zeroComm);
         listener.onRankStep(dist.rank(), sm, t.steps());
-        dist.backend().deviceMemory(dist.device()).ifPresent(m -> listener.onDeviceMemory(dist.rank(), m));
+        dist.backend().deviceMemory(dist.device()).ifPresent(m -> {
+          listener.onDeviceMemory(dist.rank(), m);
+          if (out != null) out.deviceMemory(m); // recorded with this step's line
+        });
         Double evalLoss = validation != null && validation.due(step, t.steps(), t.evalEvery()) ? validation.run() : null;
         if (leader) {
           out.step(sm, evalLoss);
