@@ -1,10 +1,15 @@
 package dev.weft.tracking;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.Trainer;
 import dev.weft.metrics.MetricsJson;
+import dev.weft.spec.SpecException;
+import dev.weft.spec.SpecIO;
+import dev.weft.spec.SpecValidator;
+import dev.weft.spec.TrackingSpec;
 import dev.weft.testing.PythonRef;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -47,6 +52,17 @@ class TensorBoardEventsTest {
     assertThat(got.get("big").get(0).get(1).asDouble()).isEqualTo(-1.5);
     assertThat(got.get("text").get("notes").asText()).isEqualTo("héllo\nworld");
     assertThat(got.get("plugins").get("notes").asText()).isEqualTo("text");
+  }
+
+  @Test
+  void theDirectoryIsUnderTheRunDirByDefaultOffIsNoneAndAUriIsRefusedByName() {
+    Path run = Path.of("/runs/a");
+    assertThat(TensorBoardSink.dir(new TrackingSpec(""), run)).contains(run.resolve("tensorboard"));
+    assertThat(TensorBoardSink.dir(new TrackingSpec("tb/x"), run)).contains(run.resolve("tb/x"));
+    assertThat(TensorBoardSink.dir(new TrackingSpec("/ckpt/tb"), run)).contains(Path.of("/ckpt/tb"));
+    assertThat(TensorBoardSink.dir(new TrackingSpec("off"), run)).isEmpty();
+    assertThatThrownBy(() -> SpecValidator.validate(SpecIO.parse("tracking: {tensorboard: 's3://b/tb'}")))
+        .isInstanceOf(SpecException.class).hasMessageContaining("tracking.tensorboard").hasMessageContaining("give a path");
   }
 
   @Test
