@@ -2,6 +2,7 @@ package dev.weft.tracking;
 
 import dev.weft.metrics.DeviceMemory;
 import dev.weft.metrics.MetricsJson;
+import dev.weft.metrics.Mfu;
 import dev.weft.metrics.StepMetrics;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrackingSpec;
@@ -24,9 +25,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TensorBoardSink implements MetricsJson.Sink {
   private static final Logger log = LoggerFactory.getLogger(TensorBoardSink.class);
-  /** The peak dense FLOP/s of one rank, as the Prometheus endpoint reads it. */
-  public static final String PEAK_FLOPS_ENV = "WEFT_PEAK_FLOPS";
-
   private final TensorBoardWriter writer;
   private final String specYaml;
   private final double peakFlopsPerRank;
@@ -47,7 +45,7 @@ public final class TensorBoardSink implements MetricsJson.Sink {
     try {
       TensorBoardWriter w = TensorBoardWriter.open(dir);
       log.info("TensorBoard event file: {}", w.file());
-      return Optional.of(new TensorBoardSink(w, SpecIO.toYaml(spec), peakFlops(System.getenv(PEAK_FLOPS_ENV))));
+      return Optional.of(new TensorBoardSink(w, SpecIO.toYaml(spec), peakFlops(System.getenv(Mfu.PEAK_FLOPS_ENV))));
     } catch (IOException | UncheckedIOException e) {
       log.warn("no TensorBoard events: cannot write into {} ({}); set tracking.tensorboard to a writable directory or off",
           dir, e.getMessage());
@@ -84,7 +82,7 @@ public final class TensorBoardSink implements MetricsJson.Sink {
       writer.scalar(s, "perf/compute_ms", m.computeMs());
       writer.scalar(s, "perf/comm_ms", m.commMs());
       writer.scalar(s, "perf/model_flops_per_s", m.modelFlopsPerS());
-      if (peakFlopsPerRank > 0) writer.scalar(s, "perf/mfu", m.modelFlopsPerS() / (peakFlopsPerRank * Math.max(1, m.worldSize())));
+      if (peakFlopsPerRank > 0) writer.scalar(s, "perf/mfu", Mfu.of(m.modelFlopsPerS(), peakFlopsPerRank, m.worldSize()));
       writer.scalar(s, "memory/peak_rss_bytes", m.peakRssBytes());
       if (device != null) {
         writer.scalar(s, "memory/device_allocated_bytes", device.allocated());
