@@ -6,7 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.weft.k8s.apply.Cluster;
 import dev.weft.k8s.compat.ApiCompat;
+import dev.weft.k8s.katib.KatibRenderer;
+import dev.weft.k8s.katib.OptimizationJobRenderer;
+import dev.weft.k8s.katib.SearchParameter;
 import dev.weft.k8s.trainer.RuntimePresets;
+import dev.weft.k8s.workflow.WorkflowRenderer;
 import dev.weft.k8s.trainer.RuntimeRenderer;
 import dev.weft.k8s.trainer.RuntimeTrainJob;
 import dev.weft.k8s.yaml.Manifest;
@@ -53,6 +57,18 @@ class TrainerRuntimeApiServerTest {
     assertThat(job.path("spec").path("runtimeRef").path("kind").asText()).as("the CRD's default").isEqualTo("ClusterTrainingRuntime");
     createAndRead(Yaml.tree(RuntimeTrainJob.of("sft-qwen", "default", "weft-qwen2.5-1.5b", false, 2,
         "s3://models/Qwen2.5-1.5B-Instruct", "s3://data/chat")));
+  }
+
+  @Test
+  void theWorkflowItsTemplateAndTheOptimizationJobAreAccepted() {
+    for (Manifest m : WorkflowRenderer.render(TestSpecs.tiny("name=pipeline"), "models/pipeline").manifests()) {
+      if (m.body() instanceof dev.weft.k8s.crd.CustomObject) createAndRead(Yaml.tree(m.body()));
+    }
+    var search = new KatibRenderer.Search(List.of(SearchParameter.parse("train.lr=1e-4:1e-3"),
+        SearchParameter.parse("parallel.schedule=gpipe,1f1b")), "loss", "minimize", null, "random", 6, 2, 2);
+    for (Manifest m : OptimizationJobRenderer.render(TestSpecs.tiny("name=opt-search"), search).manifests()) {
+      createAndRead(Yaml.tree(m.body()));
+    }
   }
 
   @Test
