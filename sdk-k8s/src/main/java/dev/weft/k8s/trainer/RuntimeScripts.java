@@ -10,8 +10,8 @@ import java.util.List;
  * The scripts contain no {@code $(NAME)} that Kubernetes would expand: only the shell reads the variables.
  */
 public final class RuntimeScripts {
-  /** Where the spec is written in the pod (the scratch volume; the root file system is read-only). */
-  public static final String SPEC_FILE = WorkerPod.SCRATCH_PATH + "/spec.yaml";
+  /** Where the spec and the run directory go: $TMPDIR, else the scratch volume (the root file system is read-only). */
+  static final String SCRATCH = "\"${TMPDIR:-" + WorkerPod.SCRATCH_PATH + "}\"";
   /** The variable that carries the spec into the pod (a ClusterTrainingRuntime cannot reference a ConfigMap). */
   public static final String SPEC_ENV = "WEFT_SPEC";
 
@@ -30,12 +30,12 @@ public final class RuntimeScripts {
     int group = ks.spec().parallel().tp() * ks.spec().parallel().pp();
     return String.join("\n",
         "set -eu",
-        "printf '%s\\n' \"$" + SPEC_ENV + "\" > " + SPEC_FILE,
+        "printf '%s\\n' \"$" + SPEC_ENV + "\" > " + SCRATCH + "/spec.yaml",
         "n=\"${PET_NPROC_PER_NODE:-}\"",
         "case \"$n\" in ''|*[!0-9]*) n=" + ks.procsPerNode() + " ;; esac",
         "export WEFT_NPROC_PER_NODE=\"$n\"",
         "dp=`expr \"${PET_NNODES:-1}\" \\* \"$n\" / " + group + "`",
-        "exec weft worker --spec " + SPEC_FILE + " --run-dir " + WorkerPod.RUN_DIR + " --set parallel.dp=\"$dp\""
+        "exec weft worker --spec " + SCRATCH + "/spec.yaml --run-dir " + SCRATCH + "/run --set parallel.dp=\"$dp\""
             + overrides.stream().map(o -> " --set " + o).collect(java.util.stream.Collectors.joining()) + " \"$@\"",
         "");
   }
