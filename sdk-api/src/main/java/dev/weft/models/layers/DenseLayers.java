@@ -19,10 +19,13 @@ import org.bytedeco.pytorch.global.torch;
 /** Unsplit layers: one rank holds every weight. */
 public final class DenseLayers implements Layers {
   private static final long SUM = 2; // at::Reduction::Sum
-  private final long seed;
+  private final Init.Draws init;
   private final Parameters params = new Parameters();
 
-  public DenseLayers(long seed) { this.seed = seed; }
+  public DenseLayers(long seed) { this(Init.Draws.seeded(seed)); }
+
+  /** Layers whose initial weights come from {@code init} (unset when pretrained weights overwrite them). */
+  public DenseLayers(Init.Draws init) { this.init = init; }
 
   /** Registers a whole (unsplit) parameter. */
   public static Tensor whole(Parameters params, String name, Tensor value) {
@@ -35,7 +38,7 @@ public final class DenseLayers implements Layers {
     TensorVector ws = new TensorVector(), bs = new TensorVector();
     for (int i = 0; i < names.size(); i++) {
       String n = names.get(i);
-      ws.push_back(whole(params, n + ".weight", Init.normalFull(seed, n + ".weight", std, outs[i], in)));
+      ws.push_back(whole(params, n + ".weight", init.normal(n + ".weight", std, outs[i], in)));
       if (bias) bs.push_back(whole(params, n + ".bias", zeros(outs[i])));
     }
     return linear(ws, bs);
@@ -63,7 +66,7 @@ public final class DenseLayers implements Layers {
 
   @Override
   public Embedding positionEmbedding(String name, long rows, long dim, double std) {
-    Tensor w = whole(params, name + ".weight", Init.normalFull(seed, name + ".weight", std, rows, dim));
+    Tensor w = whole(params, name + ".weight", init.normal(name + ".weight", std, rows, dim));
     return ids -> org.bytedeco.pytorch.global.torch.embedding(w, ids);
   }
 
@@ -90,7 +93,7 @@ public final class DenseLayers implements Layers {
 
   @Override
   public LmHead lmHead(String name, long dim, long vocab, double std) {
-    return head(whole(params, name + ".weight", Init.normalFull(seed, name + ".weight", std, vocab, dim)), vocab);
+    return head(whole(params, name + ".weight", init.normal(name + ".weight", std, vocab, dim)), vocab);
   }
 
   @Override
