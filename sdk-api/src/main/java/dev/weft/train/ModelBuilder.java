@@ -1,6 +1,7 @@
 package dev.weft.train;
 
 import dev.weft.comm.Communicator;
+import dev.weft.models.Init;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.Layers;
 import dev.weft.models.ModelContext;
@@ -34,8 +35,10 @@ public final class ModelBuilder {
   public static Layers layersFor(TrainingSpec spec, Communicator tp) {
     var p = spec.parallel();
     long seed = spec.train().seed();
-    Layers layers = tp == null || tp.size() == 1 ? new DenseLayers(seed)
-        : new TensorParallelLayers(seed, new TpOps(tp), p.sequenceParallel());
+    // pretrained weights overwrite every initial weight (a LoRA adapter's are drawn by LoraLayers): draw none
+    Init.Draws init = spec.model().hasPretrained() ? Init.Draws.unset(seed) : Init.Draws.seeded(seed);
+    Layers layers = tp == null || tp.size() == 1 ? new DenseLayers(init)
+        : new TensorParallelLayers(init, new TpOps(tp), p.sequenceParallel());
     if (spec.train().lora().enabled()) layers = new LoraLayers(layers, spec.train().lora(), seed); // a LoRA linear is one ZeRO unit
     return p.zero() >= 1 ? new Zero3Layers(layers, p.zero() == 3) : layers;
   }
