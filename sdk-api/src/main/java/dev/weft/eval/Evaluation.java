@@ -69,7 +69,7 @@ public final class Evaluation {
       for (long i = 0; i < count; i++) {
         try (PointerScope scope = new PointerScope()) {
           Batches.Batch b = batch.apply(i);
-          sum += model.lossSum(b.tokens(), b.targets()).item_double();
+          sum += model.lossSum(b.tokens(), b.targets(), b.documents()).item_double();
           targets += Targets.count(b.targets());
         }
       }
