@@ -72,8 +72,7 @@ public final class PackedSamples implements TokenSource {
   @Override
   public void sample(long index, int[] out, boolean[] targets, int[] documents) {
     if (out.length != seqLen + 1) throw new IllegalArgumentException("samples of " + what + " are " + (seqLen + 1) + " tokens, not " + out.length);
-    long n = windows.size();
-    BestFitPacking.Window w = windows.get((int) (shuffled ? Shuffle.epochOrder(index, n, seed) : index % n));
+    BestFitPacking.Window w = window(index);
     int at = 0, id = 0;
     for (BestFitPacking.Piece p : w.pieces()) {
       int[] piece = new int[p.length()];
@@ -91,6 +90,14 @@ public final class PackedSamples implements TokenSource {
     Arrays.fill(out, at, out.length, 0); // padding: no target, a document of its own
     Arrays.fill(targets, at, out.length, false);
     Arrays.fill(documents, at, out.length, id);
+  }
+
+  /** Tokens of sample {@code index} that belong to documents (the rest is padding). */
+  public int documentTokens(long index) { return window(index).used(); }
+
+  private BestFitPacking.Window window(long index) {
+    long n = windows.size();
+    return windows.get((int) (shuffled ? Shuffle.epochOrder(index, n, seed) : index % n));
   }
 
   @Override

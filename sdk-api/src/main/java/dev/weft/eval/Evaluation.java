@@ -3,6 +3,7 @@ package dev.weft.eval;
 import dev.weft.error.WeftException;
 import dev.weft.data.Batches;
 import dev.weft.data.TokenArray;
+import dev.weft.data.TokenSource;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.Targets;
 import java.util.function.LongFunction;
@@ -56,6 +57,16 @@ public final class Evaluation {
       }
       return new Batches.Batch(Tensors.ofLongs(in).view(b, seqLen), Tensors.ofLongs(out).view(b, seqLen));
     });
+  }
+
+  /**
+   * Every sample of {@code samples} once, in batches ({@code seqLen + 1} tokens each): packed chat data is scored as it
+   * trains, each conversation attending only to itself.
+   */
+  public static Result run(LanguageModel model, TokenSource samples, int seqLen) {
+    long n = samples.distinctSamples();
+    return run(model, (n + WINDOWS_PER_BATCH - 1) / WINDOWS_PER_BATCH, i -> Batches.make(samples, i * WINDOWS_PER_BATCH,
+        (int) Math.min(WINDOWS_PER_BATCH, n - i * WINDOWS_PER_BATCH), seqLen));
   }
 
   /**
