@@ -120,6 +120,27 @@ public final class BuiltinSources {
     }
   }
 
+  /** {@code preference:DIR}: preference pairs written by {@code weft data prepare --format preference} (DPO). */
+  public static final class Preference implements DataSourceFactory {
+    public static final String NAME = "preference";
+
+    @Override
+    public String name() { return NAME; }
+
+    @Override
+    public void validate(String location, DataSpec data) {
+      if (data.validation() > 0) {
+        throw new SpecException("data.validation", "preference pairs hold out no validation split yet; use data.validation=0");
+      }
+      PreferenceShards.open(Path.of(location), data.seqLen(), 0);
+    }
+
+    @Override
+    public Splits open(String location, DataSpec data, long seed) {
+      return new Splits(PreferenceShards.open(Path.of(location), data.seqLen(), seed), null);
+    }
+  }
+
   static Path requireFile(String location, String what) {
     Path f = Path.of(location);
     if (!Files.isRegularFile(f) || !Files.isReadable(f)) {

@@ -10,6 +10,16 @@ public final class SpecValidator {
 
   private SpecValidator() {}
 
+  /** DPO keeps a pair (chosen, rejected) in one micro-batch and runs the whole model on each rank's pairs. */
+  private static void dpoLayout(TrainSpec t, ParallelSpec p) {
+    int perMicro = t.globalBatch() / (p.dp() * p.microBatches());
+    require(perMicro % 2 == 0, "train.globalBatch", "with train.objective=dpo a micro-batch holds whole pairs (chosen, rejected);"
+        + " " + t.globalBatch() + " / (dp × microBatches) = " + perMicro + " is odd; use a global batch of 2 × pairs that keeps it even");
+    require(p.pp() == 1, "parallel.pp", "train.objective=dpo does not run through pipeline stages yet; use parallel.pp=1");
+    require(!t.recompute(), "train.recompute", "train.objective=dpo does not recompute yet; use train.recompute=false");
+    require(t.evalEvery() == 0, "train.evalEvery", "train.objective=dpo reports no validation loss yet; use train.evalEvery=0");
+  }
+
   /** Validates the spec on its own (no process count). */
   public static TrainingSpec validate(TrainingSpec s) {
     SpecSecrets.refuse(s); // first: no later message may repeat a credential
@@ -45,6 +55,17 @@ public final class SpecValidator {
     LoraSpec.validate(t.lora());
     require(t.lora().dropout() == 0 || !t.recompute(), "train.lora.dropout", t.lora().dropout() + " with train.recompute would"
         + " draw other dropout masks when the forward is recomputed; use train.lora.dropout=0 or train.recompute=false");
+    require(SpecChoice.find(TrainObjective.class, t.objective()).isPresent(), "train.objective",
+        "'" + t.objective() + "' is not an objective; use one of " + SpecChoice.spellings(TrainObjective.class));
+    DpoSpec.validate(t.dpo());
+    boolean pairs = s.data().source() != null && s.data().source().startsWith("preference:");
+    if (t.dpoObjective()) {
+      require(pairs, "data.source", "train.objective=dpo trains on preference pairs; use data.source: preference:DIR (written by "
+          + "weft data prepare --format preference)");
+      dpoLayout(t, p);
+    } else {
+      require(!pairs, "train.objective", "data.source names preference pairs, which only DPO trains on; set train.objective=dpo");
+    }
     require(t.evalEvery() >= 0, "train.evalEvery", t.evalEvery() + " must be 0 (never) or a number of steps");
     if (t.evalEvery() > 0) {
       require(s.data().validation() > 0, "train.evalEvery", "needs held-out data; set data.validation to a fraction such as 0.05");
