@@ -63,10 +63,14 @@ public final class MetricsJson implements AutoCloseable {
   public void deviceMemory(DeviceMemory m) { sinks.forEach(s -> s.deviceMemory(m)); }
 
   /** A step's line, with {@code eval_loss} when the step evaluated on held-out data. */
-  public void step(StepMetrics m, Double evalLoss) {
+  public void step(StepMetrics m, Double evalLoss) { step(m, evalLoss, java.util.Map.of()); }
+
+  /** As above, with the training objective's own figures (DPO's rewards) after the step's. */
+  public void step(StepMetrics m, Double evalLoss, java.util.Map<String, Double> objective) {
     try {
       com.fasterxml.jackson.databind.node.ObjectNode line = MAPPER.valueToTree(m);
       if (evalLoss != null) line.put("eval_loss", evalLoss);
+      objective.forEach(line::put);
       lines.write(MAPPER.writeValueAsString(line));
       lines.newLine();
       lines.flush();

@@ -86,7 +86,7 @@ public final class TrainingLoop {
     TokenSource data = TokenSource.of(spec.data(), t.seed());
     DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
     StepData stepData = new StepData(data, sampler, seqLen, dist.device());
-    MicroBatches passes = microBatches(spec, model, opt, stepData, dist);
+    MicroBatches passes = t.dpoObjective() ? DpoMicroBatches.of(spec, model, opt, dist) : microBatches(spec, model, opt, stepData, dist);
     long tokensPerStep = (long) t.globalBatch() * seqLen;
     if (leader) {
       log.info("training {}: {} parameters on this rank ({} trainable), zero={}, precision={}, data: {}, {} steps × {} samples × {} tokens",
@@ -126,9 +126,11 @@ public final class TrainingLoop {
         StepMetrics.ZeroComm zeroComm;
         String gradCause, lossCause;
         boolean noTargets;
+        Map<String, Double> objective = Map.of(); // the objective's own metrics (DPO: rewards)
         try (PointerScope scope = new PointerScope()) {
           List<Batches.Batch> host = stepData.hostBatches(step);
-          LossNormalizer norm = LossNormalizer.of(host, dp); // the one count of the global batch's targets
+          LossNormalizer norm = passes instanceof DpoMicroBatches ? DpoMicroBatches.pairs(t.globalBatch(), dp.size())
+              : LossNormalizer.of(host, dp); // the one count of the global batch's targets (DPO: of its pairs)
           noTargets = norm.empty();
           if (noTargets) {
             loss = gradNorm = Double.NaN;
@@ -165,6 +167,7 @@ public final class TrainingLoop {
             loss = Divergence.reduce(dist, passes.holdsLoss(), localLoss, PreemptStop.localFlag(), summed); // only the last stage has a loss
             preempted = PreemptStop.agreed(summed[0]);
             lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
+            if (passes instanceof DpoMicroBatches d) objective = d.metrics(dp);
             commNs += System.nanoTime() - c1;
           }
         }
@@ -197,7 +200,7 @@ public final class TrainingLoop {
         });
         Double evalLoss = validation != null && validation.due(step, t.steps(), t.evalEvery()) ? validation.run() : null;
         if (leader) {
-          out.step(sm, evalLoss);
+          out.step(sm, evalLoss, objective);
           listener.onStep(sm, t.steps());
         }
         boolean saved = saveIfDue(step, checkpoints, opt, scaler, listener, dist);
