@@ -1,5 +1,7 @@
 package dev.weft.spec;
 
+import java.util.List;
+
 /**
  * Checks a spec's own fields, up front, and names the field and what to change. The checks that need the
  * data sources, the model factory or the schedules follow in {@code dev.weft.plan.SpecCheck}, which callers use.
@@ -78,6 +80,8 @@ public final class SpecValidator {
 
     DataSpec d = s.data();
     positive(d.seqLen(), "data.seqLen");
+    require(List.of(DataSpec.AUTO, "true", "false").contains(d.packing()), "data.packing", "'" + d.packing()
+        + "' must be true (whole documents packed into each sample), false (one document per sample) or auto");
 
     CheckpointSpec c = s.checkpoint();
     require(c.every() >= 0, "checkpoint.every", c.every() + " must be 0 (never) or a number of steps");
@@ -104,6 +108,8 @@ public final class SpecValidator {
     positive(ps.growthInterval(), "precision.growthInterval");
     require(LoggingSpec.FORMATS.contains(s.logging().format()), "logging.format",
         "'" + s.logging().format() + "' is not a log format; use text or json");
+    require(!s.tracking().tensorboard().matches("[a-zA-Z][a-zA-Z0-9+.-]*://.*"), "tracking.tensorboard",
+        "'" + s.tracking().tensorboard() + "': event files go to a directory, not a URI yet; give a path (on Kubernetes, on the checkpoint volume)");
     return s;
   }
 

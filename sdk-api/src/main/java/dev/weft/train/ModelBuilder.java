@@ -1,6 +1,7 @@
 package dev.weft.train;
 
 import dev.weft.comm.Communicator;
+import dev.weft.models.Init;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.Layers;
 import dev.weft.models.ModelContext;
@@ -41,8 +42,10 @@ public final class ModelBuilder {
   /** Plain or tensor-parallel layers, before adapters and ZeRO. */
   private static Layers plainLayers(TrainingSpec spec, Communicator tp) {
     long seed = spec.train().seed();
-    return tp == null || tp.size() == 1 ? new DenseLayers(seed)
-        : new TensorParallelLayers(seed, new TpOps(tp), spec.parallel().sequenceParallel());
+    // pretrained weights overwrite every initial weight (a LoRA adapter's are drawn by LoraLayers): draw none
+    Init.Draws init = spec.model().hasPretrained() ? Init.Draws.unset(seed) : Init.Draws.seeded(seed);
+    return tp == null || tp.size() == 1 ? new DenseLayers(init)
+        : new TensorParallelLayers(init, new TpOps(tp), spec.parallel().sequenceParallel());
   }
 
   /** This rank's part of the model, with pretrained weights when the spec names them. */

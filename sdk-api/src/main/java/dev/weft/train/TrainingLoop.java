@@ -24,6 +24,7 @@ import dev.weft.precision.LossScaler;
 import dev.weft.preempt.GracePeriod;
 import dev.weft.preempt.Preemption;
 import dev.weft.spec.TrainingSpec;
+import dev.weft.tracking.RunTracking;
 import dev.weft.util.Median;
 import dev.weft.util.Tensors;
 import java.nio.file.Path;
@@ -106,7 +107,7 @@ public final class TrainingLoop {
     List<Double> stepMs = new ArrayList<>();
     long skipped = 0;
     if (leader) checkpoints.startRecord(runDir, resumedAt);
-    MetricsJson out = leader ? new MetricsJson(runDir, resumedAt > 0) : null;
+    MetricsJson out = leader ? new MetricsJson(runDir, resumedAt > 0, RunTracking.sinks(spec, runDir)) : null;
     listener.onRankStart(dist.rank(), model.parameters().numel());
     ShardedOptimizer.Memory held = opt.memory();
     listener.onMemory(dist.rank(), held.parameterBytes(), held.gradientBytes(), held.optimizerBytes());
@@ -193,7 +194,10 @@ public final class TrainingLoop {
             tps * model.trainingFlopsPerToken(), ms - commNs / 1e6, commNs / 1e6, step == 1 ? 0 : (s0 - prevEnd) / 1e6,
             dist.mesh().worldSize(), ProcessMemory.peakRssBytes(), stepScale, stepSkipped, zeroComm);
         listener.onRankStep(dist.rank(), sm, t.steps());
-        dist.backend().deviceMemory(dist.device()).ifPresent(m -> listener.onDeviceMemory(dist.rank(), m));
+        dist.backend().deviceMemory(dist.device()).ifPresent(m -> {
+          listener.onDeviceMemory(dist.rank(), m);
+          if (out != null) out.deviceMemory(m); // recorded with this step's line
+        });
         Double evalLoss = validation != null && validation.due(step, t.steps(), t.evalEvery()) ? validation.run() : null;
         if (leader) {
           out.step(sm, evalLoss, objective);
@@ -231,6 +235,7 @@ public final class TrainingLoop {
           skipped, null, 0, null);
       if (leader) {
         MetricsJson.writeSummary(runDir, summary);
+        out.close(); // lineage.json is finished on close, before the record is published
         checkpoints.publishRecord();
       }
       return new RunResult(losses, summary, spec, trained, null);
