@@ -101,8 +101,9 @@ public final class TensorParallelLayers implements Layers {
     return positions -> {
       Tensor all = org.bytedeco.pytorch.global.torch.embedding(w, positions);
       if (!sequenceParallel) return all;
-      long n = all.size(0) / ops.size();
-      return all.narrow(0, ops.rank() * n, n);
+      int seq = (int) all.dim() - 2; // positions [T] → [T, dim]; per-document positions [B, T] → [B, T, dim]
+      long n = all.size(seq) / ops.size();
+      return all.narrow(seq, ops.rank() * n, n);
     };
   }
 
