@@ -31,7 +31,7 @@ public final class PackingBench {
         return new Config(tiny, "Llama tiny (2 layers h=64) seq 128 batch 4, in-process", 128, 4, 300, 30, 1, 3, 1);
       }
       Trainer tiny = Trainer.model("llama").warmup(1).lr(1e-3).seed(7);
-      return new Config(tiny, "Llama tiny (4 layers h=64) seq 512 batch 8, in-process", 512, 8, 2000, 80, 3, 8, 2);
+      return new Config(tiny, "Llama tiny (4 layers h=64) seq 256 batch 4, in-process", 256, 4, 1000, 50, 2, 5, 1);
     }
   }
 

@@ -22,9 +22,10 @@ public final class PackedSamples implements TokenSource {
   private final int seqLen;
   private final long seed;
   private final boolean shuffled;
+  private final boolean pack;
 
   private PackedSamples(TokenArray tokens, TokenArray flags, long[] starts, List<BestFitPacking.Window> windows, String what,
-                        long vocab, int seqLen, long seed, boolean shuffled) {
+                        long vocab, int seqLen, long seed, boolean shuffled, boolean pack) {
     this.tokens = tokens;
     this.flags = flags;
     this.starts = starts;
@@ -34,6 +35,7 @@ public final class PackedSamples implements TokenSource {
     this.seqLen = seqLen;
     this.seed = seed;
     this.shuffled = shuffled;
+    this.pack = pack;
   }
 
   /** Training and validation samples of the documents ending at {@code ends} (ascending, exclusive) in {@code tokens}. */
@@ -54,14 +56,18 @@ public final class PackedSamples implements TokenSource {
     }
     String how = pack ? "packed" : "padded";
     PackedSamples train = new PackedSamples(tokens, flags, starts, all.subList(0, count - held), what + " (" + how + ")", vocab,
-        seqLen, seed, true);
+        seqLen, seed, true, pack);
     PackedSamples val = held == 0 ? null : new PackedSamples(tokens, flags, starts, all.subList(count - held, count),
-        what + " (" + how + ", validation)", vocab, seqLen, seed, false);
+        what + " (" + how + ", validation)", vocab, seqLen, seed, false, pack);
     return new Splits(train, val);
   }
 
+  /**
+   * Padded samples hold one document followed by padding: plain causal attention from position 0 already keeps the
+   * document's tokens to themselves (padding only follows them), so they need no document ids.
+   */
   @Override
-  public boolean packed() { return true; }
+  public boolean packed() { return pack; }
 
   @Override
   public void sample(long index, int[] out) { sample(index, out, new boolean[out.length], new int[out.length]); }

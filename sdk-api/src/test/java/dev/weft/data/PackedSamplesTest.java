@@ -117,6 +117,8 @@ class PackedSamplesTest {
     long expected = docs.stream().mapToLong(d -> (d.length + SEQ) / (SEQ + 1)).sum();
     assertThat(train.distinctSamples()).isEqualTo(expected);
     for (int i = 0; i < expected; i++) assertThat(pieces(train, i)).hasSize(1);
+    assertThat(train.packed()).as("one document from position 0 needs no document ids: causal attention suffices").isFalse();
+    assertThat(Batches.make(train, 0, 2, SEQ).documents()).isNull();
   }
 
   @Test
