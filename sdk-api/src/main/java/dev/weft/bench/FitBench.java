@@ -1,5 +1,6 @@
 package dev.weft.bench;
 
+import dev.weft.launch.JavaCommand;
 import dev.weft.Trainer;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.metrics.MetricsJson;
@@ -104,7 +105,7 @@ public final class FitBench {
 
   /** One run in a child JVM; returns its median step_ms and CPU per step. */
   private static Run child(Config c, String mode, Policy policy, Path runDir) {
-    List<String> cmd = LocalLauncher.javaCommand(List.of(FitBench.class.getName(), mode, c.size(),
+    List<String> cmd = JavaCommand.of(List.of(FitBench.class.getName(), mode, c.size(),
         String.valueOf(c.seqLen()), String.valueOf(c.batch()), String.valueOf(c.dp()), String.valueOf(c.steps()),
         runDir.toString()));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);

@@ -1,5 +1,6 @@
 package dev.weft.bench;
 
+import dev.weft.launch.JavaCommand;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.comm.RunToken;
 import dev.weft.launch.FreePort;
@@ -136,7 +137,7 @@ public final class RecoveryBench {
 
   private static Process agent(Path spec, Path run, String name, String nodes, int port, int standby) throws IOException {
     Files.createDirectories(run);
-    List<String> cmd = LocalLauncher.javaCommand(List.of(WorkerMain.CLASS, "train", spec.toString(), "--nnodes", nodes,
+    List<String> cmd = JavaCommand.of(List.of(WorkerMain.CLASS, "train", spec.toString(), "--nnodes", nodes,
         "--rdzv-endpoint", "127.0.0.1:" + port, "--rdzv-id", "bench", "--run-dir", run.resolve("run").toString(), "--join-window", "1",
         "--set", "elastic.standby=" + standby));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(run.resolve(name + ".log").toFile());

@@ -1,5 +1,6 @@
 package dev.weft.elastic;
 
+import dev.weft.launch.JavaCommand;
 import dev.weft.error.WeftException;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.StandbyHandoff;
@@ -72,7 +73,7 @@ final class LocalWorkers {
   }
 
   private static Worker cold(int rank, List<String> workerCommand, Map<String, String> env, PrintStream console) throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(LocalLauncher.javaCommand(workerCommand)).redirectErrorStream(true);
+    ProcessBuilder pb = new ProcessBuilder(JavaCommand.of(workerCommand)).redirectErrorStream(true);
     // the pod's own rank variables (an operator's RANK, MASTER_ADDR, PET_*) describe the node, not this worker
     pb.environment().keySet().removeIf(LocalWorkers::isOperatorVariable);
     pb.environment().putAll(env);

@@ -81,7 +81,7 @@ public final class LocalLauncher {
          Preemption.Action forward = Preemption.onTerm(() -> forwardTerm(procs))) {
       for (int local = 0; local < nproc; local++) {
         WorkerIdentity id = plan.worker(local);
-        ProcessBuilder pb = new ProcessBuilder(javaCommand(workerCommand)).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(JavaCommand.of(workerCommand)).redirectErrorStream(true);
         Map<String, String> env = pb.environment();
         env.putAll(LogFormat.childEnv()); // the worker writes the launcher's format from its first line
         env.putAll(extraEnv);
@@ -118,20 +118,6 @@ public final class LocalLauncher {
   /** The worker processes started so far, in rank order (for supervision and tests). */
   public List<ProcessHandle> workers() {
     return live.stream().map(Process::toHandle).toList();
-  }
-
-  /** {@code java [flags] -cp CLASSPATH WORKER_COMMAND...}: this JVM's java, class path and JavaCPP cache. */
-  public static List<String> javaCommand(List<String> workerCommand) {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("--enable-native-access=ALL-UNNAMED"); // accepted by 17, needed quiet on 22+
-    cmd.add("-XX:+UseSerialGC");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    String cache = System.getProperty("org.bytedeco.javacpp.cachedir");
-    if (cache != null) cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + cache);
-    cmd.addAll(workerCommand);
-    return cmd;
   }
 
   /**

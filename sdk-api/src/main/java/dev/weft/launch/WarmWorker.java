@@ -33,7 +33,7 @@ public final class WarmWorker {
    */
   public static WarmWorker start(Path specFile, Map<String, String> env, Predicate<String> drop, PrintStream console)
       throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(LocalLauncher.javaCommand(command(specFile))).redirectErrorStream(true);
+    ProcessBuilder pb = new ProcessBuilder(JavaCommand.of(command(specFile))).redirectErrorStream(true);
     pb.environment().keySet().removeIf(drop);
     pb.environment().putAll(env);
     WarmWorker w = new WarmWorker(pb.start());

@@ -1,5 +1,6 @@
 package dev.weft.cli;
 
+import dev.weft.launch.JavaCommand;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.launch.LocalLauncher;
@@ -95,7 +96,7 @@ class GuideExamplesTest {
       for (List<String> args : commands(block)) {
         List<String> cmd = new ArrayList<>(List.of(WeftMain.class.getName()));
         cmd.addAll(args);
-        ProcessBuilder pb = new ProcessBuilder(LocalLauncher.javaCommand(cmd)).directory(dir.toFile()).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(JavaCommand.of(cmd)).directory(dir.toFile()).redirectErrorStream(true);
         pb.environment().put("OMP_WAIT_POLICY", "PASSIVE");
         Process p = pb.start();
         p.getOutputStream().close();

@@ -1,5 +1,6 @@
 package dev.weft.cli;
 
+import dev.weft.launch.JavaCommand;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -49,7 +50,7 @@ class RunRecordProcessTest {
   private Process train(Path spec, Path runDir, String log, String... more) throws Exception {
     List<String> args = new ArrayList<>(List.of("dev.weft.cli.WeftMain", "train", spec.toString(), "--run-dir", runDir.toString()));
     args.addAll(List.of(more));
-    ProcessBuilder pb = new ProcessBuilder(LocalLauncher.javaCommand(args)).redirectErrorStream(true)
+    ProcessBuilder pb = new ProcessBuilder(JavaCommand.of(args)).redirectErrorStream(true)
         .redirectOutput(dir.resolve(log).toFile());
     pb.environment().put("OMP_WAIT_POLICY", "PASSIVE");
     Process p = pb.start();

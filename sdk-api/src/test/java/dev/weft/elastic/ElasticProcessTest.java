@@ -1,5 +1,6 @@
 package dev.weft.elastic;
 
+import dev.weft.launch.JavaCommand;
 import dev.weft.comm.RunToken;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,7 +45,7 @@ class ElasticProcessTest {
 
   /** An agent JVM: {@code weft train SPEC --nnodes 1:2 ...}, output in node-N.log. */
   private Process agent(Path spec, String node) throws IOException {
-    List<String> cmd = LocalLauncher.javaCommand(List.of("dev.weft.cli.WeftMain", "train", spec.toString(), "--nnodes", "1:2",
+    List<String> cmd = JavaCommand.of(List.of("dev.weft.cli.WeftMain", "train", spec.toString(), "--nnodes", "1:2",
         "--rdzv-endpoint", "127.0.0.1:" + port, "--rdzv-id", "t", "--run-dir", dir.resolve("run").toString(), "--join-window", "1"));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(node + ".log").toFile());
     pb.environment().put("OMP_WAIT_POLICY", "PASSIVE");
@@ -256,7 +257,7 @@ class ElasticProcessTest {
     int master = FreePort.find();
     List<Process> ranks = new ArrayList<>();
     for (int r : new int[] {1, 0}) {
-      ProcessBuilder pb = new ProcessBuilder(LocalLauncher.javaCommand(List.of("dev.weft.cli.WeftMain", "worker", "--spec",
+      ProcessBuilder pb = new ProcessBuilder(JavaCommand.of(List.of("dev.weft.cli.WeftMain", "worker", "--spec",
           spec.toString(), "--run-dir", dir.resolve("w").toString(), "--timeout", "60"))).redirectErrorStream(true)
           .redirectOutput(dir.resolve("w" + r + ".log").toFile());
       pb.environment().putAll(java.util.Map.of("WEFT_RANK", "" + r, "WEFT_WORLD_SIZE", "2", "WEFT_MASTER_ADDR", "127.0.0.1",

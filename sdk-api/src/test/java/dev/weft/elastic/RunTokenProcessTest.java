@@ -1,5 +1,6 @@
 package dev.weft.elastic;
 
+import dev.weft.launch.JavaCommand;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.Trainer;
@@ -38,7 +39,7 @@ class RunTokenProcessTest {
   }
 
   private Process agent(Path spec, String node, Map<String, String> env) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(LocalLauncher.javaCommand(List.of("dev.weft.cli.WeftMain", "train", spec.toString(),
+    ProcessBuilder pb = new ProcessBuilder(JavaCommand.of(List.of("dev.weft.cli.WeftMain", "train", spec.toString(),
         "--nnodes", "2:2", "--rdzv-endpoint", "127.0.0.1:" + port, "--rdzv-id", "tok", "--run-dir", dir.resolve("run").toString(),
         "--set", "elastic.standby=0")))
         .redirectOutput(dir.resolve(node + ".out").toFile()).redirectError(dir.resolve(node + ".err").toFile());

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code weft train} as a process on a run that diverges at step 2 (lr 1e30, no warm-up or clipping): the workers
  * exit 3, the launcher and {@code weft train} exit 3, and summary.json says diverged with the step and rank. Before,
- * the same run exited 0 with {@code status: completed} and {@code final_loss: 0.0}.
+ * the same run exited 0 with {@code status: completed} and {@code final_loss: 0.0}. One rank and two data-parallel
+ * ranks are DivergenceTest's (in one JVM); here a launcher with two stages and an elastic agent carry the exit code.
  */
 @Tag("slow")
 class DivergedRunProcessTest {
@@ -40,7 +41,7 @@ class DivergedRunProcessTest {
     cmd.addAll(flags);
     for (String s : sets) cmd.addAll(List.of("--set", s));
     Path log = dir.resolve("weft.log");
-    Process p = new ProcessBuilder(LocalLauncher.javaCommand(cmd)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process p = new ProcessBuilder(JavaCommand.of(cmd)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     assertThat(p.waitFor(300, TimeUnit.SECONDS)).as("weft train ended").isTrue();
     String out = Files.readString(log, StandardCharsets.UTF_8);
     assertThat(p.exitValue()).as(out).isEqualTo(3);
@@ -50,16 +51,6 @@ class DivergedRunProcessTest {
     assertThat(s.steps()).isEqualTo(2);
     assertThat(s.finalLoss()).isGreaterThan(1);
     return s;
-  }
-
-  @Test
-  void oneRankExitsThree() throws Exception {
-    assertThat(train().error()).contains("step 2").contains("loss is NaN on rank 0");
-  }
-
-  @Test
-  void twoDataParallelRanksExitThree() throws Exception {
-    assertThat(train("parallel.dp=2").error()).contains("loss is NaN on rank 0");
   }
 
   @Test

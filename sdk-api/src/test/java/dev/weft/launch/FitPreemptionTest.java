@@ -35,7 +35,7 @@ class FitPreemptionTest {
   @Test
   void sigtermToFitsJvmSavesTheStepReachedAndExitsZero() throws Exception {
     Path log = dir.resolve("fit.log");
-    Process p = new ProcessBuilder(LocalLauncher.javaCommand(List.of(FitPreemptionTest.class.getName(), dir.resolve("run").toString(),
+    Process p = new ProcessBuilder(JavaCommand.of(List.of(FitPreemptionTest.class.getName(), dir.resolve("run").toString(),
         dir.resolve("ckpt").toString()))).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     PreemptionProcessTest.awaitLine(log, "fit step 3", p);
     long t0 = System.nanoTime();

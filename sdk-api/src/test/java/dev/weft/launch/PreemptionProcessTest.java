@@ -45,7 +45,7 @@ class PreemptionProcessTest {
   private Process train(Path spec, Path run, String log, String... flags) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("dev.weft.cli.WeftMain", "train", spec.toString(), "--run-dir", run.toString()));
     cmd.addAll(List.of(flags));
-    return new ProcessBuilder(LocalLauncher.javaCommand(cmd)).redirectErrorStream(true).redirectOutput(dir.resolve(log).toFile())
+    return new ProcessBuilder(JavaCommand.of(cmd)).redirectErrorStream(true).redirectOutput(dir.resolve(log).toFile())
         .start();
   }
 

@@ -30,7 +30,7 @@ class RunDirLockProcessTest {
   private Process holder(Path runDir, String run) throws Exception {
     List<String> args = new ArrayList<>(List.of(RunDirHolder.class.getName(), runDir.toString()));
     if (run != null) args.add(run);
-    Process p = new ProcessBuilder(LocalLauncher.javaCommand(args)).redirectErrorStream(true).start();
+    Process p = new ProcessBuilder(JavaCommand.of(args)).redirectErrorStream(true).start();
     started.add(p);
     BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     String line = out.readLine();
@@ -45,7 +45,7 @@ class RunDirLockProcessTest {
     Path spec = dir.resolve("s.yaml");
     Files.writeString(spec, "name: t\nparallel:\n  dp: 1\ntrain:\n  globalBatch: 4\n  steps: 2\n");
     Path err = dir.resolve("second.err");
-    Process second = new ProcessBuilder(LocalLauncher.javaCommand(List.of("dev.weft.cli.WeftMain", "train", spec.toString(),
+    Process second = new ProcessBuilder(JavaCommand.of(List.of("dev.weft.cli.WeftMain", "train", spec.toString(),
         "--run-dir", runDir.toString()))).redirectError(err.toFile()).redirectOutput(dir.resolve("second.out").toFile()).start();
     started.add(second);
     assertThat(second.waitFor(240, TimeUnit.SECONDS)).as("second run ends").isTrue();

@@ -1,5 +1,6 @@
 package dev.weft.log;
 
+import dev.weft.launch.JavaCommand;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -50,7 +51,7 @@ class JsonLogProcessTest {
   private int weft(List<String> args, String envFormat) throws Exception {
     List<String> argv = new ArrayList<>(List.of("dev.weft.cli.WeftMain"));
     argv.addAll(args);
-    ProcessBuilder pb = new ProcessBuilder(LocalLauncher.javaCommand(argv))
+    ProcessBuilder pb = new ProcessBuilder(JavaCommand.of(argv))
         .redirectOutput(dir.resolve("out.log").toFile()).redirectError(dir.resolve("err.log").toFile());
     pb.environment().put("OMP_WAIT_POLICY", "PASSIVE");
     pb.environment().remove(LogFormat.ENV);

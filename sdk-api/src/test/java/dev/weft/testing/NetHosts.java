@@ -1,5 +1,6 @@
 package dev.weft.testing;
 
+import dev.weft.launch.JavaCommand;
 import dev.weft.launch.LocalLauncher;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -163,7 +164,7 @@ public final class NetHosts implements AutoCloseable {
   public Process startWeft(int i, List<String> weftArgs, Map<String, String> env, Path log) {
     List<String> argv = new ArrayList<>(List.of("dev.weft.cli.WeftMain"));
     argv.addAll(weftArgs);
-    return start(i, LocalLauncher.javaCommand(argv), env, log);
+    return start(i, JavaCommand.of(argv), env, log);
   }
 
   /** Starts {@code argv} in host {@code i} with {@link #startWeft}'s environment rules; stopped by {@link #close()}. */

@@ -1,5 +1,6 @@
 package dev.weft.util;
 
+import dev.weft.launch.JavaCommand;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.launch.LocalLauncher;
@@ -32,7 +33,7 @@ class NativeThreadsProcessTest {
   }
 
   private List<String> child(String waitPolicy) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(LocalLauncher.javaCommand(List.of(NativeThreadsProcessTest.class.getName())))
+    ProcessBuilder pb = new ProcessBuilder(JavaCommand.of(List.of(NativeThreadsProcessTest.class.getName())))
         .redirectErrorStream(true).redirectOutput(dir.resolve("out.log").toFile());
     pb.environment().remove("OMP_WAIT_POLICY");
     pb.environment().remove("GOMP_SPINCOUNT");

@@ -1,5 +1,6 @@
 package dev.weft.k8s;
 
+import dev.weft.launch.JavaCommand;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.k8s.render.Target;
@@ -66,7 +67,7 @@ class SecretsStaySecretProcessTest {
     List<String> argv = List.of("dev.weft.cli.WeftMain", "train", spec.toString(), "--nproc", "2", "--run-dir", run.toString(),
         "--set", "checkpoint.dir=" + run.resolve("checkpoints"));
     Path log = run.resolve("weft.log");
-    ProcessBuilder pb = new ProcessBuilder(LocalLauncher.javaCommand(argv)).redirectErrorStream(true).redirectOutput(log.toFile());
+    ProcessBuilder pb = new ProcessBuilder(JavaCommand.of(argv)).redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().put("OMP_WAIT_POLICY", "PASSIVE");
     pb.environment().put("HF_TOKEN", VALUE); // what the kubelet puts in the container from Secret hf, key token
     Process p = pb.start();

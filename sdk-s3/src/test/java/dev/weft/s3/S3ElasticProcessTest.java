@@ -1,5 +1,6 @@
 package dev.weft.s3;
 
+import dev.weft.launch.JavaCommand;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -79,7 +80,7 @@ class S3ElasticProcessTest {
         assertThat(Math.abs(n.get("loss").asDouble() - want) / Math.abs(want)).as("step " + step).isLessThan(1e-4);
       }
       // the run record is kept with the checkpoints, and weft report reads it from there
-      ProcessBuilder report = new ProcessBuilder(LocalLauncher.javaCommand(List.of("dev.weft.cli.WeftMain", "report",
+      ProcessBuilder report = new ProcessBuilder(JavaCommand.of(List.of("dev.weft.cli.WeftMain", "report",
           "s3://ckpt/elastic", "--out", dir.resolve("record").toString()))).redirectErrorStream(true)
           .redirectOutput(dir.resolve("report.log").toFile());
       withS3(report, server);
@@ -117,7 +118,7 @@ class S3ElasticProcessTest {
   private Process startAgent(String checkpointDir, S3Server server) throws IOException {
     Path spec = dir.resolve("tiny.yaml");
     SpecIO.write(tiny().checkpointEvery(4).set("checkpoint.dir", checkpointDir).toSpec(), spec);
-    List<String> cmd = LocalLauncher.javaCommand(List.of("dev.weft.cli.WeftMain", "train", spec.toString(), "--nnodes", "1:1",
+    List<String> cmd = JavaCommand.of(List.of("dev.weft.cli.WeftMain", "train", spec.toString(), "--nnodes", "1:1",
         "--rdzv-endpoint", "127.0.0.1:" + FreePort.find(), "--rdzv-id", "s3", "--run-dir", dir.resolve("run").toString(),
         "--join-window", "1"));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("agent.log").toFile());
