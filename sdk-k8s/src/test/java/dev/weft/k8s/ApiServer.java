@@ -73,7 +73,12 @@ public final class ApiServer {
   private void create(Path f) {
     JsonNode crd = ApiCompat.crdFor120(CrdSchemas.readYaml(f));
     CustomResourceDefinition c = Yaml.mapper().convertValue(crd, CustomResourceDefinition.class);
-    client.apiextensions().v1().customResourceDefinitions().resource(c).create();
+    try {
+      client.apiextensions().v1().customResourceDefinitions().resource(c).create();
+    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      // a POST of a multi-megabyte CRD that timed out under load is retried by the client: the first one got through
+      if (e.getCode() != 409) throw e;
+    }
   }
 
   private void awaitEstablished(Path f) {

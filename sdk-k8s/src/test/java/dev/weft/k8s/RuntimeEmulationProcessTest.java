@@ -8,7 +8,7 @@ import dev.weft.k8s.PodEnvironment.Pod;
 import dev.weft.k8s.trainer.RuntimeRenderer;
 import dev.weft.k8s.trainer.RuntimeTrainJob;
 import dev.weft.k8s.yaml.Yaml;
-import dev.weft.launch.LocalLauncher;
+import dev.weft.launch.JavaCommand;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.testing.NetHosts;
 import java.nio.file.Files;
@@ -47,7 +47,7 @@ class RuntimeEmulationProcessTest {
     JsonNode trainJob = Yaml.tree(RuntimeTrainJob.of("sft", "default", "tiny-rt", false, 2, null, null));
     Path bin = Files.createDirectories(dir.resolve("bin"));
     Path weft = bin.resolve("weft");
-    List<String> java = LocalLauncher.javaCommand(List.of("dev.weft.cli.WeftMain"));
+    List<String> java = JavaCommand.of(List.of("dev.weft.cli.WeftMain"));
     Files.writeString(weft, "#!/bin/sh\nexec " + java.stream().map(a -> "'" + a.replace("'", "'\\''") + "'")
         .collect(Collectors.joining(" ")) + " \"$@\"\n");
     Files.setPosixFilePermissions(weft, PosixFilePermissions.fromString("rwxr-xr-x"));

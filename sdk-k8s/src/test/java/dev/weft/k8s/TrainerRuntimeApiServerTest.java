@@ -72,6 +72,16 @@ class TrainerRuntimeApiServerTest {
   }
 
   @Test
+  void weftK8sApplyInstallsARuntime() {
+    System.setProperty("kubeconfig", server.kubeconfig.toString()); // for the CLI's own client
+    Cli applied = Cli.run("apply", TestSpecs.path("gpt-tiny.yaml").toString(), "--target", "runtime", "--set", "name=applied-rt");
+    assertThat(applied.code()).as(applied.err()).isZero();
+    assertThat(applied.out()).contains("ClusterTrainingRuntime/applied-rt", "TrainingRuntime/applied-rt");
+    assertThat(server.client.genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime")
+        .withName("applied-rt").get()).isNotNull();
+  }
+
+  @Test
   void aRuntimeFromAnySpecIsAccepted() {
     for (Manifest m : RuntimeRenderer.render(TestSpecs.tiny("name=rt-tiny")).manifests()) createAndRead(Yaml.tree(m.body()));
     createAndRead(Yaml.tree(RuntimeTrainJob.of("rt-tiny-run", "default", "rt-tiny", true, 2, null, null)));
