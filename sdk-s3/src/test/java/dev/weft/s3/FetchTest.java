@@ -1,0 +1,176 @@
+package dev.weft.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weft.cli.WeftMain;
+import dev.weft.s3.fetch.FetchListener;
+import dev.weft.s3.fetch.Fetcher;
+import dev.weft.s3.fetch.SourceObject;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * {@code weft fetch} against a real S3-compatible server: a Hugging Face-style model and a dataset land byte for byte;
+ * a copy stopped mid-object is finished by a rerun that skips what was complete and continues the partial file; a
+ * damaged partial file is copied again; an object that does not match its checksum is refused and not left behind.
+ */
+class FetchTest {
+  private static S3Server server;
+  private static S3Client s3;
+  private static final Map<String, byte[]> MODEL = new LinkedHashMap<>(), DATASET = new LinkedHashMap<>();
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void upload() throws Exception {
+    server = S3Server.start("hub");
+    s3 = server.client();
+    Random r = new Random(7);
+    MODEL.put("config.json", "{\"model_type\": \"llama\", \"hidden_size\": 64}".getBytes(StandardCharsets.UTF_8));
+    MODEL.put("tokenizer.json", bytes(r, 20_000));
+    MODEL.put("model-00001-of-00002.safetensors", bytes(r, 3 << 20));
+    MODEL.put("model-00002-of-00002.safetensors", bytes(r, 1 << 20));
+    MODEL.put("empty.txt", new byte[0]);
+    DATASET.put("README.md", "# tiny".getBytes(StandardCharsets.UTF_8));
+    DATASET.put("data/train-00000-of-00002.parquet", bytes(r, 300_000));
+    DATASET.put("data/train-00001-of-00002.parquet", bytes(r, 200_000));
+    MODEL.forEach((k, v) -> put("models/tiny/" + k, v, Map.of()));
+    DATASET.forEach((k, v) -> put("datasets/tiny/" + k, v, Map.of()));
+    s3.putObject(b -> b.bucket("hub").key("datasets/tiny/data/"), RequestBody.empty()); // a folder marker, as consoles create
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    s3.close();
+    server.close();
+  }
+
+  private static byte[] bytes(Random r, int n) {
+    byte[] b = new byte[n];
+    r.nextBytes(b);
+    return b;
+  }
+
+  private static void put(String key, byte[] data, Map<String, String> metadata) {
+    s3.putObject(b -> b.bucket("hub").key(key).metadata(metadata), RequestBody.fromBytes(data));
+  }
+
+  private record Run(int code, String out, String err) {}
+
+  private static Run weft(String... args) {
+    PrintStream oldOut = System.out, oldErr = System.err;
+    ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    try {
+      int code = WeftMain.commandLine().execute(args);
+      return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(oldOut);
+      System.setErr(oldErr);
+    }
+  }
+
+  private static void assertSame(Path into, Map<String, byte[]> expected) throws IOException {
+    for (Map.Entry<String, byte[]> e : expected.entrySet()) {
+      assertThat(Files.readAllBytes(into.resolve(e.getKey()))).as(e.getKey()).isEqualTo(e.getValue());
+    }
+    try (Stream<Path> files = Files.walk(into)) {
+      assertThat(files.filter(Files::isRegularFile).map(f -> into.relativize(f).toString()))
+          .containsExactlyInAnyOrderElementsOf(Stream.concat(expected.keySet().stream(), Stream.of(".weft-fetch.json")).toList());
+    }
+  }
+
+  private static S3FetchSource source(String prefix) {
+    S3Settings s = S3Settings.fromEnvironment();
+    return new S3FetchSource(S3Location.parse("s3://hub/" + prefix, "SRC"), new S3Objects(s3, "hub", s));
+  }
+
+  @Test
+  void copiesAModelAndADatasetAndARerunSkipsThem() throws Exception {
+    Run model = weft("fetch", "s3://hub/models/tiny", dir.resolve("model").toString());
+    assertThat(model.code()).as(model.err()).isZero();
+    assertThat(model.out()).contains("5 objects copied");
+    assertSame(dir.resolve("model"), MODEL);
+    Run data = weft("fetch", "s3://hub/datasets/tiny/", dir.resolve("data").toString());
+    assertThat(data.code()).as(data.err()).isZero();
+    assertSame(dir.resolve("data"), DATASET);
+    Run again = weft("fetch", "s3://hub/models/tiny", dir.resolve("model").toString());
+    assertThat(again.out()).contains("0 objects copied (0 bytes), 5 already complete");
+    Run local = weft("fetch", dir.resolve("model").toString(), dir.resolve("copy").toString()); // a PVC path
+    assertThat(local.code()).as(local.err()).isZero();
+    assertSame(dir.resolve("copy"), MODEL);
+  }
+
+  @Test
+  void aCopyStoppedMidObjectIsFinishedByARerun() throws Exception {
+    Path into = dir.resolve("model");
+    String big = "model-00001-of-00002.safetensors";
+    FetchListener killer = new FetchListener() {
+      @Override public void bytes(SourceObject o, long done) {
+        if (o.name().equals(big) && done >= 1 << 20) throw new IllegalStateException("killed");
+      }
+    };
+    assertThatThrownBy(() -> new Fetcher(source("models/tiny"), killer).fetchInto(into)).hasMessage("killed");
+    Path partial = into.resolve(big + ".partial");
+    assertThat(Files.size(partial)).isBetween(1L << 20, (3L << 20) - 1);
+    assertThat(into.resolve(big)).doesNotExist();
+    long[] resumedFrom = {-1};
+    Fetcher.Result r = new Fetcher(source("models/tiny"), new FetchListener() {
+      @Override public void bytes(SourceObject o, long done) {
+        if (o.name().equals(big) && resumedFrom[0] < 0) resumedFrom[0] = done;
+      }
+    }).fetchInto(into);
+    assertThat(resumedFrom[0]).as("the partial file continues").isGreaterThan(1L << 20);
+    assertThat(r.skipped()).as("objects complete before the stop").isPositive();
+    assertSame(into, MODEL);
+
+    // a partial file whose bytes were damaged (same size) fails the ETag's MD5 and is copied again from the start
+    Files.delete(into.resolve(big));
+    Files.write(partial, new byte[1 << 20]);
+    Run again = weft("fetch", "s3://hub/models/tiny", into.toString());
+    assertThat(again.code()).as(again.err()).isZero();
+    assertThat(again.out()).contains("1 objects copied");
+    assertSame(into, MODEL);
+  }
+
+  @Test
+  void anObjectThatDoesNotMatchItsChecksumIsRefused() throws Exception {
+    put("bad/config.json", MODEL.get("config.json"), Map.of());
+    put("bad/model.safetensors", MODEL.get("model-00002-of-00002.safetensors"), Map.of("sha256", "0".repeat(64)));
+    Path into = dir.resolve("bad");
+    Run r = weft("fetch", "s3://hub/bad", into.toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().strip()).doesNotContain("\n").contains("model.safetensors is corrupt").contains("SHA-256");
+    assertThat(into.resolve("model.safetensors")).doesNotExist();
+    assertThat(into.resolve("model.safetensors.partial")).doesNotExist();
+    assertThat(into.resolve("config.json")).exists();
+  }
+
+  @Test
+  void mistakesAreOneLine() {
+    Run missing = weft("fetch", "s3://nobucket/models", dir.resolve("m").toString());
+    assertThat(missing.code()).isEqualTo(2);
+    assertThat(missing.err().strip()).doesNotContain("\n").contains("bucket 'nobucket' does not exist");
+    Run empty = weft("fetch", "s3://hub/nothing-here", dir.resolve("m").toString());
+    assertThat(empty.code()).isEqualTo(2);
+    assertThat(empty.err()).contains("holds no objects");
+    Run notDir = weft("fetch", dir.resolve("absent").toString(), dir.resolve("m").toString());
+    assertThat(notDir.code()).isEqualTo(2);
+    assertThat(notDir.err()).contains("is not a directory");
+  }
+}
