@@ -35,7 +35,7 @@ public final class FetchCommand implements Callable<Integer> {
   Path dir;
 
   @Override
-  public Integer call() throws IOException {
+  public Integer call() {
     try {
       Fetcher.Result r = src.regionMatches(true, 0, "s3://", 0, 5) ? fromS3() : fetchLocal();
       System.out.printf("weft: fetched %s into %s: %d objects copied (%d bytes), %d already complete%n", src, dir, r.copied(), r.bytes(), r.skipped());
@@ -43,6 +43,9 @@ public final class FetchCommand implements Callable<Integer> {
     } catch (CorruptObjectException e) {
       System.err.println("weft: " + e.getMessage());
       return WeftMain.EXIT_BAD_INPUT;
+    } catch (IOException e) {
+      throw new WeftException("fetching " + src + " into " + dir + " stopped: " + e.getMessage()
+          + "; run the same command again to resume (complete objects are kept)", e);
     }
   }
 
@@ -50,7 +53,7 @@ public final class FetchCommand implements Callable<Integer> {
     S3Location where = S3Location.parse(src, "SRC");
     S3Settings settings = S3Settings.fromEnvironment();
     try (S3Client client = S3StorageProvider.client(settings)) {
-      FetchSource source = new S3FetchSource(where, new S3Objects(client, where.bucket(), settings));
+      FetchSource source = new S3FetchSource(where, settings, new S3Objects(client, where.bucket(), settings));
       List<SourceObject> objects;
       try {
         objects = source.list();

@@ -5,15 +5,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.cli.WeftMain;
 import dev.weft.s3.fetch.FetchListener;
+import dev.weft.s3.fetch.FetchSource;
+import dev.weft.s3.fetch.LocalSource;
 import dev.weft.s3.fetch.Fetcher;
 import dev.weft.s3.fetch.SourceObject;
 import java.io.ByteArrayOutputStream;
+import java.io.FilterInputStream;
+import java.io.InputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -27,7 +33,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * {@code weft fetch} against a real S3-compatible server: a Hugging Face-style model and a dataset land byte for byte;
  * a copy stopped mid-object is finished by a rerun that skips what was complete and continues the partial file; a
- * damaged partial file is copied again; an object that does not match its checksum is refused and not left behind.
+ * damaged partial file is copied again; a broken transfer is tried again from its partial file; an object that does
+ * not match its checksum is refused and not left behind.
  */
 class FetchTest {
   private static S3Server server;
@@ -97,7 +104,7 @@ class FetchTest {
 
   private static S3FetchSource source(String prefix) {
     S3Settings s = S3Settings.fromEnvironment();
-    return new S3FetchSource(S3Location.parse("s3://hub/" + prefix, "SRC"), new S3Objects(s3, "hub", s));
+    return new S3FetchSource(S3Location.parse("s3://hub/" + prefix, "SRC"), s, new S3Objects(s3, "hub", s));
   }
 
   @Test
@@ -146,6 +153,46 @@ class FetchTest {
     assertThat(again.code()).as(again.err()).isZero();
     assertThat(again.out()).contains("1 objects copied");
     assertSame(into, MODEL);
+  }
+
+  @Test
+  void aTransferThatBreaksIsTriedAgainFromItsPartialFile() throws Exception {
+    Path src = dir.resolve("pvc");
+    MODEL.forEach((k, v) -> write(src.resolve(k), v));
+    LocalSource files = new LocalSource(src);
+    List<Long> opens = new ArrayList<>();
+    FetchSource flaky = new FetchSource() { // the first stream of the big shard breaks after 1 MiB, as a dropped connection does
+      @Override public List<SourceObject> list() throws IOException { return files.list(); }
+      @Override public String describe() { return files.describe(); }
+      @Override public InputStream open(SourceObject o, long offset) throws IOException {
+        InputStream in = files.open(o, offset);
+        if (!o.name().startsWith("model-00001")) return in;
+        opens.add(offset);
+        if (opens.size() > 1) return in;
+        return new FilterInputStream(in) {
+          long read;
+          @Override public int read(byte[] b, int off, int len) throws IOException {
+            if (read >= 1 << 20) throw new IOException("connection reset");
+            int n = super.read(b, off, Math.min(len, 1 << 16));
+            read += Math.max(n, 0);
+            return n;
+          }
+        };
+      }
+    };
+    Path into = dir.resolve("model");
+    assertThat(new Fetcher(flaky, FetchListener.NONE).fetchInto(into).copied()).isEqualTo(MODEL.size());
+    assertThat(opens).containsExactly(0L, 1L << 20);
+    assertSame(into, MODEL);
+  }
+
+  private static void write(Path f, byte[] b) {
+    try {
+      Files.createDirectories(f.getParent());
+      Files.write(f, b);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test

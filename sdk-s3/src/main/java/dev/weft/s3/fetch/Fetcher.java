@@ -10,10 +10,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Copies every object of a source into a directory (a Hugging Face model or dataset before training): objects a
  * previous fetch completed are skipped, an interrupted object continues from its partial file, each is verified
- * before it gets its name, and the ledger records what was verified.
+ * before it gets its name, and the ledger records what was verified. A failed transfer is tried again from where
+ * its partial file stopped ({@value #ATTEMPTS} tries), then left for a rerun.
  */
 public final class Fetcher {
   private static final Logger log = LoggerFactory.getLogger(Fetcher.class);
+  /** Tries per object when the transfer fails (each continues the partial file), one second more between each. */
+  static final int ATTEMPTS = 3;
 
   /** What a fetch did: objects copied now, objects already complete, bytes copied now. */
   public record Result(int copied, int skipped, long bytes) {}
@@ -48,12 +51,29 @@ public final class Fetcher {
         listener.finished(o, true);
         continue;
       }
-      ledger.record(o, copy.copy(o, target));
+      ledger.record(o, copyRetrying(copy, o, target));
       copied++;
       bytes += o.size();
       listener.finished(o, false);
     }
     log.info("fetched {} into {}: {} objects copied ({} bytes), {} already complete", source.describe(), dir, copied, bytes, skipped);
     return new Result(copied, skipped, bytes);
+  }
+
+  private static String copyRetrying(ObjectCopy copy, SourceObject o, Path target) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return copy.copy(o, target);
+      } catch (IOException e) {
+        if (attempt >= ATTEMPTS) throw e;
+        log.warn("{}: {} (try {} of {}); continuing from its partial file in {} s", o.name(), e.getMessage(), attempt, ATTEMPTS, attempt);
+        try {
+          Thread.sleep(1000L * attempt);
+        } catch (InterruptedException stop) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
   }
 }
