@@ -210,6 +210,8 @@ class FetchTest {
 
   @Test
   void mistakesAreOneLine() {
+    assertThat(weft("--help").out()).contains("fetch");
+    assertThat(weft("fetch", "--help").out()).contains("SRC").contains(".partial").contains("exit 2");
     Run missing = weft("fetch", "s3://nobucket/models", dir.resolve("m").toString());
     assertThat(missing.code()).isEqualTo(2);
     assertThat(missing.err().strip()).doesNotContain("\n").contains("bucket 'nobucket' does not exist");
