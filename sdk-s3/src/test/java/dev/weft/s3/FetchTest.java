@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.cli.WeftMain;
+import dev.weft.launch.JavaCommand;
 import dev.weft.s3.fetch.FetchListener;
 import dev.weft.s3.fetch.FetchSource;
 import dev.weft.s3.fetch.LocalSource;
@@ -32,11 +33,13 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * {@code weft fetch} against a real S3-compatible server: a Hugging Face-style model and a dataset land byte for byte;
- * a copy stopped mid-object is finished by a rerun that skips what was complete and continues the partial file; a
+ * a fetch process killed (SIGKILL) mid-object is finished by a rerun that continues its partial file; a copy stopped mid-object is finished by a rerun that skips what was complete and continues the partial file; a
  * damaged partial file is copied again; a broken transfer is tried again from its partial file; an object that does
  * not match its checksum is refused and not left behind.
  */
 class FetchTest {
+  private static final String BIG = "model-00001-of-00002.safetensors";
+  private static GatedBlobStore store;
   private static S3Server server;
   private static S3Client s3;
   private static final Map<String, byte[]> MODEL = new LinkedHashMap<>(), DATASET = new LinkedHashMap<>();
@@ -44,7 +47,7 @@ class FetchTest {
 
   @BeforeAll
   static void upload() throws Exception {
-    server = S3Server.start("hub");
+    server = S3Server.start(b -> store = new GatedBlobStore(b, "gated/m/" + BIG, 1 << 20), "hub");
     s3 = server.client();
     Random r = new Random(7);
     MODEL.put("config.json", "{\"model_type\": \"llama\", \"hidden_size\": 64}".getBytes(StandardCharsets.UTF_8));
@@ -152,6 +155,40 @@ class FetchTest {
     Run again = weft("fetch", "s3://hub/models/tiny", into.toString());
     assertThat(again.code()).as(again.err()).isZero();
     assertThat(again.out()).contains("1 objects copied");
+    assertSame(into, MODEL);
+  }
+
+  @Test
+  void aFetchProcessKilledMidObjectIsFinishedByARerun() throws Exception {
+    MODEL.forEach((k, v) -> put("gated/m/" + k, v, Map.of()));
+    Path into = dir.resolve("model"), log = dir.resolve("child.log"), partial = into.resolve(BIG + ".partial");
+    ProcessBuilder pb = new ProcessBuilder(JavaCommand.of(List.of("dev.weft.cli.WeftMain", "fetch", "s3://hub/gated/m", into.toString())))
+        .redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().putAll(Map.of("AWS_ENDPOINT_URL", server.endpoint.toString(), "AWS_ACCESS_KEY_ID", S3Server.ACCESS,
+        "AWS_SECRET_ACCESS_KEY", S3Server.SECRET, "AWS_REGION", "us-east-1"));
+    store.close(); // the big shard stalls after 1 MiB until the gate opens
+    Process child = pb.start();
+    try {
+      long deadline = System.nanoTime() + 120_000_000_000L;
+      while (!Files.exists(partial) || Files.size(partial) < 1 << 19) {
+        assertThat(child.isAlive() && System.nanoTime() < deadline).as("the child is mid-object in time: %s", Files.exists(log) ? Files.readString(log) : "").isTrue();
+        Thread.sleep(20);
+      }
+      child.destroyForcibly().waitFor(); // SIGKILL: nothing of the fetch gets to clean up
+    } finally {
+      child.destroyForcibly();
+      store.open();
+    }
+    long killedAt = Files.size(partial);
+    assertThat(into.resolve(BIG)).doesNotExist();
+    long[] resumedFrom = {-1};
+    Fetcher.Result r = new Fetcher(source("gated/m"), new FetchListener() {
+      @Override public void bytes(SourceObject o, long done) {
+        if (o.name().equals(BIG) && resumedFrom[0] < 0) resumedFrom[0] = done;
+      }
+    }).fetchInto(into);
+    assertThat(resumedFrom[0]).as("the partial file continues").isGreaterThan(killedAt);
+    assertThat(r.skipped()).as("objects complete before the kill").isPositive();
     assertSame(into, MODEL);
   }
 

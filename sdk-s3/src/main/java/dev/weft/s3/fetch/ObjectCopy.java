@@ -68,7 +68,7 @@ final class ObjectCopy {
         listener.bytes(o, done);
       }
     }
-    if (done < o.size()) throw new IOException(source.describe() + ": object " + o.name() + " ended at " + done + " of " + o.size() + " bytes; run again to resume");
+    if (done < o.size()) throw new IOException(source.describe() + ": object " + o.name() + " ended at " + done + " of " + o.size() + " bytes");
     Hashes h = hashes(partial, o.md5());
     if (done > o.size()) return new Attempt(h.sha256, Optional.of(done + " bytes where the listing says " + o.size()));
     if (o.md5().isPresent() && !o.md5().get().equalsIgnoreCase(h.md5)) return new Attempt(h.sha256, Optional.of("MD5 " + h.md5 + ", its ETag says " + o.md5().get()));
