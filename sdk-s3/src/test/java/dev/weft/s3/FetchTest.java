@@ -26,6 +26,7 @@ import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -159,6 +160,7 @@ class FetchTest {
   }
 
   @Test
+  @Tag("slow") // a child JVM
   void aFetchProcessKilledMidObjectIsFinishedByARerun() throws Exception {
     MODEL.forEach((k, v) -> put("gated/m/" + k, v, Map.of()));
     Path into = dir.resolve("model"), log = dir.resolve("child.log"), partial = into.resolve(BIG + ".partial");
