@@ -117,6 +117,11 @@ public final class Trainer {
 
   /** LoRA adapters of {@code rank} (scale alpha / rank) on the attention and MLP projections; the base stays frozen. */
   public Trainer lora(int rank, double alpha) { return set("train.lora.rank", rank).set("train.lora.alpha", alpha); }
+  /**
+   * DPO over preference pairs ({@code train.objective: dpo}, {@code train.dpo.beta}); the data is
+   * {@code preference:DIR} from {@code weft data prepare --format preference}, the global batch counts rows (2 per pair).
+   */
+  public Trainer dpo(double beta) { return set("train.objective", "dpo").set("train.dpo.beta", beta); }
   public Trainer data(String source) { return set("data.source", source); }
   /** Mix sources by weight ({@code data.sources}), in the map's iteration order (use a LinkedHashMap). */
   public Trainer dataMix(Map<String, Double> weights) {

@@ -65,47 +65,96 @@ class ImagePodsHostsTest {
   @EnumSource(value = Target.class, names = {"JOB", "PYTORCHJOB"})
   void twoPodsFromTheImageTrainOneRun(Target target, @TempDir Path dir) throws Exception {
     assertThat(image.user()).isEqualTo("1000:1000");
-    K8sSpec ks = K8sSpecLoader.load(SPEC, List.of("deployment.nodes=2", "deployment.procsPerNode=1", "parallel.dp=2",
-        "model.config.layers=1", "model.config.hidden=32", "model.config.heads=2", "data.seqLen=16", "train.steps=3"));
-    Rendered r = Renderer.render(ks, target);
-    Path specDir = Files.createDirectories(dir.resolve("configmap"));
-    Files.writeString(specDir.resolve("spec.yaml"), PodEnvironment.specYaml(r));
     long t0 = System.nanoTime();
     try (NetHosts hosts = NetHosts.create(2)) {
-      List<Pod> pods = PodEnvironment.onHosts(r, target, hosts);
-      List<Path> logs = new ArrayList<>();
-      List<Path> scratch = new ArrayList<>();
-      for (int i = 0; i < pods.size(); i++) {
-        Pod p = pods.get(i);
-        Path podDir = Files.createDirectories(dir.resolve(p.hostname()));
-        scratch.add(writable(podDir.resolve("scratch")));
-        Map<String, Path> volumes = new LinkedHashMap<>();
-        volumes.put(WorkerPod.SPEC_DIR, specDir);
-        volumes.put("/dev/shm", writable(podDir.resolve("shm")));
-        volumes.put(WorkerPod.SCRATCH_PATH, scratch.get(i));
-        volumes.put(ks.deployment().checkpointStorage().mountPath(), writable(podDir.resolve("checkpoints")));
-        Map<String, String> env = ChrootPod.containerEnv(image, p.env(), p.hostname());
-        env.put("OMP_WAIT_POLICY", "PASSIVE"); // a loaded test machine, not the controller
-        env.put("OMP_NUM_THREADS", "1");
-        ChrootPod pod = new ChrootPod(p.hostname(), image, volumes, List.of(WorkerPod.SPEC_DIR), env, p.command());
-        Path log = dir.resolve(p.hostname() + ".log");
-        logs.add(log);
-        hosts.start(i, pod.script(podDir), Map.of(), log);
-      }
+      Pods pods = startPods(target, dir, hosts, List.of("train.steps=3"));
       List<Integer> codes = hosts.awaitAll(Duration.ofMinutes(6));
-      String out = logs.stream().map(l -> NetHosts.tail(l, 30)).collect(Collectors.joining("\n"));
-      assertThat(codes).as(out).containsExactly(0, 0);
-      Path run = scratch.get(0).resolve(WorkerPod.RUN_DIR.substring(WorkerPod.SCRATCH_PATH.length() + 1));
-      var s = MetricsJson.readSummary(run);
+      assertThat(codes).as(pods.tails()).containsExactly(0, 0);
+      var s = MetricsJson.readSummary(pods.runDir());
       assertThat(s.worldSize()).isEqualTo(2);
       assertThat(s.steps()).isEqualTo(3);
       assertThat(s.replicasConsistent()).as("replicas_consistent").isTrue();
-      assertThat(Files.getAttribute(run.resolve("summary.json"), "unix:uid")).as("written as the image's user").isEqualTo(1000);
-      for (Path sc : scratch) {
+      assertThat(Files.getAttribute(pods.runDir().resolve("summary.json"), "unix:uid")).as("written as the image's user").isEqualTo(1000);
+      for (Path sc : pods.scratch()) {
         assertThat(Files.exists(sc.resolve("weft-cache"))).as("libtorch extracted into WEFT_CACHE_DIR on scratch: " + sc).isTrue();
       }
       System.out.printf("%s: 2 pods from the image trained in %.1f s%n", target, (System.nanoTime() - t0) / 1e9);
     }
+  }
+
+  /**
+   * The kubelet's SIGTERM to one pod of a fixed two-pod PyTorchJob (the container's main process, the image's
+   * entrypoint) at a random step, with {@code checkpoint.every: 1000}: both pods save the step reached on the shared
+   * checkpoint claim and exit 0, so the controller counts neither as failed; the summary says preempted.
+   */
+  @org.junit.jupiter.api.Test
+  void sigtermToOnePodSavesOnTheClaimAndBothPodsExitZero(@TempDir Path dir) throws Exception {
+    try (NetHosts hosts = NetHosts.create(2)) {
+      Pods pods = startPods(Target.PYTORCHJOB, dir, hosts, List.of("train.steps=100000", "checkpoint.every=1000", "train.logEvery=1"));
+      int at = java.util.concurrent.ThreadLocalRandom.current().nextInt(2, 6);
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(5);
+      while (!Files.readString(pods.logs().get(0)).contains("step " + at + "/")) {
+        assertThat(System.nanoTime() < deadline && pods.processes().get(1).isAlive()).as("no step " + at + "\n" + pods.tails()).isTrue();
+        Thread.sleep(200);
+      }
+      long t0 = System.nanoTime();
+      long main = pods.processes().get(1).pid(); // ip netns exec, unshare, sh, chroot, env, sh and bin/weft all exec: the JVM
+      new ProcessBuilder("kill", "-TERM", String.valueOf(main)).start().waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+      List<Integer> codes = hosts.awaitAll(Duration.ofMinutes(3));
+      double exitS = (System.nanoTime() - t0) / 1e9;
+      assertThat(codes).as(pods.tails()).containsExactly(0, 0);
+      var s = MetricsJson.readSummary(pods.runDir());
+      assertThat(s.status()).isEqualTo("preempted");
+      assertThat(s.steps()).isGreaterThanOrEqualTo(at);
+      String step = dev.weft.checkpoint.CheckpointLayout.stepDirName(s.steps());
+      try (var files = Files.walk(pods.claim())) {
+        assertThat(files.filter(f -> f.getFileName().toString().equals("manifest.json") && f.getParent().getFileName().toString().equals(step)))
+            .as("the emergency checkpoint of step " + s.steps() + " on the claim").hasSize(1);
+      }
+      assertThat(Files.readString(pods.logs().get(1))).contains("SIGTERM: training stops at the next step boundary after an emergency checkpoint");
+      System.out.printf("PYTORCHJOB: SIGTERM to pod 1 at step %d, both pods exit 0 after %.1f s with step %d on the claim%n", at, exitS, s.steps());
+    }
+  }
+
+  /** The pods of a run started on {@code hosts}: their processes, logs, scratch volumes, the shared checkpoint claim. */
+  private record Pods(List<Process> processes, List<Path> logs, List<Path> scratch, Path claim) {
+    Path runDir() { return scratch.get(0).resolve(WorkerPod.RUN_DIR.substring(WorkerPod.SCRATCH_PATH.length() + 1)); }
+
+    String tails() { return logs.stream().map(l -> NetHosts.tail(l, 30)).collect(Collectors.joining("\n")); }
+  }
+
+  /** Renders the tiny spec (two pods of one process) for {@code target} and starts each pod on its host. */
+  private static Pods startPods(Target target, Path dir, NetHosts hosts, List<String> sets) throws Exception {
+    List<String> all = new ArrayList<>(List.of("deployment.nodes=2", "deployment.procsPerNode=1", "parallel.dp=2",
+        "model.config.layers=1", "model.config.hidden=32", "model.config.heads=2", "data.seqLen=16"));
+    all.addAll(sets);
+    K8sSpec ks = K8sSpecLoader.load(SPEC, all);
+    Rendered r = Renderer.render(ks, target);
+    Path specDir = Files.createDirectories(dir.resolve("configmap"));
+    Files.writeString(specDir.resolve("spec.yaml"), PodEnvironment.specYaml(r));
+    Path claim = writable(dir.resolve("claim")); // one claim for both pods, as a ReadWriteMany volume
+    List<Pod> pods = PodEnvironment.onHosts(r, target, hosts);
+    List<Process> processes = new ArrayList<>();
+    List<Path> logs = new ArrayList<>();
+    List<Path> scratch = new ArrayList<>();
+    for (int i = 0; i < pods.size(); i++) {
+      Pod p = pods.get(i);
+      Path podDir = Files.createDirectories(dir.resolve(p.hostname()));
+      scratch.add(writable(podDir.resolve("scratch")));
+      Map<String, Path> volumes = new LinkedHashMap<>();
+      volumes.put(WorkerPod.SPEC_DIR, specDir);
+      volumes.put("/dev/shm", writable(podDir.resolve("shm")));
+      volumes.put(WorkerPod.SCRATCH_PATH, scratch.get(i));
+      volumes.put(ks.deployment().checkpointStorage().mountPath(), claim);
+      Map<String, String> env = ChrootPod.containerEnv(image, p.env(), p.hostname());
+      env.put("OMP_WAIT_POLICY", "PASSIVE"); // a loaded test machine, not the controller
+      env.put("OMP_NUM_THREADS", "1");
+      ChrootPod pod = new ChrootPod(p.hostname(), image, volumes, List.of(WorkerPod.SPEC_DIR), env, p.command());
+      Path log = dir.resolve(p.hostname() + ".log");
+      logs.add(log);
+      processes.add(hosts.start(i, pod.script(podDir), Map.of(), log));
+    }
+    return new Pods(processes, logs, scratch, claim);
   }
 
   /** A volume directory the pod's user (UID 1000, as fsGroup makes it) can write. */

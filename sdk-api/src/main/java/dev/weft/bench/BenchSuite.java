@@ -9,12 +9,12 @@ import java.util.Set;
 
 /**
  * Runs the benchmarks {@code comm}, {@code step}, {@code mfu}, {@code fit}, {@code tp}, {@code zero}, {@code pipeline},
- * {@code checkpoint}, {@code recovery}, {@code lora} and {@code load} (or {@code all}; with {@code quick}, all but {@link #NOT_QUICK}) and
+ * {@code checkpoint}, {@code recovery}, {@code lora}, {@code load} and {@code packing} (or {@code all}; with {@code quick}, all but {@link #NOT_QUICK}) and
  * collects their rows. {@code quick} shrinks sizes and repeats so that everything runs in seconds
  * (for tests; its numbers are not meant to be quoted).
  */
 public final class BenchSuite {
-  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint", "recovery", "lora", "load");
+  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint", "recovery", "lora", "load", "packing");
   /** Benchmarks {@code all --quick} leaves out: minutes of real agents and JVMs even at their smallest. */
   public static final Set<String> NOT_QUICK = Set.of("recovery", "load");
 
@@ -55,6 +55,7 @@ public final class BenchSuite {
     if (sel.contains("checkpoint")) rows.addAll(CheckpointPart.rows(CheckpointPart.measure(CheckpointPart.Config.of(quick))));
     if (sel.contains("recovery")) rows.addAll(RecoveryBench.rows(RecoveryBench.measure(RecoveryBench.Config.of(quick))));
     if (sel.contains("lora")) rows.addAll(LoraBench.rows(LoraBench.measure(LoraBench.Config.of(quick))));
+    if (sel.contains("packing")) rows.addAll(PackingBench.rows(PackingBench.measure(PackingBench.Config.of(quick))));
     if (sel.contains("load")) rows.addAll(LoadBench.rows(LoadBench.measure(LoadBench.Config.of(quick))));
     return rows;
   }

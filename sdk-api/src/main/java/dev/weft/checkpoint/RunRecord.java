@@ -11,7 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A run's record ({@code metrics.jsonl}, {@code summary.json}, {@code elastic.json}) kept with its checkpoints, in
+ * A run's record ({@code metrics.jsonl}, {@code summary.json}, {@code elastic.json}, {@code lineage.json}) kept with its checkpoints, in
  * {@code run/} of the checkpoint location (a directory on a claim, or {@code s3://bucket/prefix/run/}), so that the
  * whole history of a run is in one place whichever hosts its generations ran on. Rank 0 of a resumed run (each
  * elastic generation after the first) starts its local {@code metrics.jsonl} from the record's, cut to the step it
@@ -27,7 +27,7 @@ public final class RunRecord {
   public static final long MAX_BYTES = 1L << 30;
   public static final String METRICS = "metrics.jsonl";
   public static final String ELASTIC = "elastic.json";
-  public static final List<String> FILES = List.of(METRICS, "summary.json", ELASTIC);
+  public static final List<String> FILES = List.of(METRICS, "summary.json", ELASTIC, "lineage.json");
 
   private final CheckpointStorage storage;
   private final Path runDir;

@@ -225,6 +225,7 @@ final class CheckpointCommand implements Runnable {
       var options = ModelCommand.exportOptions(dtype, maxShardSize);
       try (Target t = Target.of(dir)) {
         Checkpoint c = t.open();
+        dev.weft.tracking.ExportLineage.write(t.storage(), t.cache() == null ? c.dir() : null, t.shown(c), c.step(), format, out);
         if ("peft".equals(format)) {
           int n = LoraExport.peft(c, out);
           System.out.printf("weft: wrote %d adapter tensor(s) from step %d as a PEFT adapter in %s%n", n, c.step(), out);

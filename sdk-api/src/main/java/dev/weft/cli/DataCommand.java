@@ -34,9 +34,10 @@ final class DataCommand implements Runnable {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Where the shards and index.json go (a new directory).")
     Path out;
 
-    @Option(names = "--format", defaultValue = "auto", paramLabel = "auto|text|jsonl|chat",
+    @Option(names = "--format", defaultValue = "auto", paramLabel = "auto|text|jsonl|chat|preference",
         description = "How inputs hold documents (default: by extension; .jsonl/.ndjson/.json/.parquet are rows, the rest text). "
-            + "chat: rows of messages (or prompt/completion) rendered with the tokenizer's chat_template, with target flags.")
+            + "chat: rows of messages (or prompt/completion) rendered with the tokenizer's chat_template, with target flags. "
+            + "preference: rows of prompt, chosen and rejected (strings or messages) as pairs for DPO (data.source: preference:DIR).")
     String format;
 
     @Option(names = "--field", paramLabel = "NAME",
@@ -67,6 +68,7 @@ final class DataCommand implements Runnable {
         PrepareBar bar = new PrepareBar(System.out, ConsoleProgress.onTerminal());
         ShardIndex ix = Prepare.run(new Prepare.Request(t, inputs, out, format, field, shardTokens, sep, replaceInvalid, on), bar);
         bar.finish();
+        if ("preference".equalsIgnoreCase(format)) System.out.printf("%s: %,d pairs for DPO (data.source: preference:%s)%n", out, ix.documents() / 2, out);
         System.out.printf("%s: %,d documents, %,d tokens (%s, vocabulary %,d) in %d shard(s)%n", out, ix.documents(),
             ix.tokens(), ix.dtype(), ix.vocabSize(), ix.shards().size());
       }

@@ -1,7 +1,9 @@
 package dev.weft.cli;
 
 import dev.weft.error.WeftException;
+import dev.weft.data.PackedSamples;
 import dev.weft.data.ShardIndex;
+import dev.weft.data.TokenSource;
 import dev.weft.data.TokenArray;
 import dev.weft.eval.Evaluation;
 import dev.weft.eval.ModelSource;
@@ -36,7 +38,9 @@ final class EvalCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     dev.weft.spec.SpecValidator.require(seqLen >= 1, "--seq-len", seqLen + " must be at least 1");
     TokenArray tokens = tokens(data);
-    Evaluation.Result r = Evaluation.run(ModelSource.open(model, seqLen).model(), tokens, flags(data), seqLen);
+    TokenSource packed = packed(data, tokens, seqLen);
+    Evaluation.Result r = packed != null ? Evaluation.run(ModelSource.open(model, seqLen).model(), packed, seqLen)
+        : Evaluation.run(ModelSource.open(model, seqLen).model(), tokens, flags(data), seqLen);
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("loss", r.loss());
     json.put("tokens", r.tokens());
@@ -49,6 +53,15 @@ final class EvalCommand implements Callable<Integer> {
     Files.writeString(out, SpecIO.jsonMapper().writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
     System.out.printf("weft: loss %.6f over %d tokens, perplexity %.4f; wrote %s%n", r.loss(), r.tokens(), r.perplexity(), out);
     return 0;
+  }
+
+  /** Chat shards that record their documents, packed as training packs them (every sample once); else null. */
+  static TokenSource packed(Path data, TokenArray tokens, int seqLen) {
+    if (!Files.isDirectory(data) || !ShardIndex.isShardDirectory(data)) return null;
+    ShardIndex ix = ShardIndex.read(data);
+    long[] ends = ix.flagged() ? ix.documentEnds(data) : null;
+    return ends == null ? null
+        : PackedSamples.split(tokens, ix.openFlags(data), ends, true, data.toString(), ix.vocabSize(), seqLen, 0, 0).train();
   }
 
   /** The target flags of a shard directory of chat data (the loss is over those tokens alone); null: all are targets. */

@@ -1,22 +1,33 @@
 package dev.weft.cli;
 
 import dev.weft.error.WeftException;
+import dev.weft.eval.ChatGeneration;
 import dev.weft.eval.Generation;
 import dev.weft.eval.ModelSource;
 import dev.weft.models.CausalLm;
 import dev.weft.models.LanguageModel;
+import dev.weft.spec.SpecException;
 import dev.weft.spec.SpecValidator;
+import dev.weft.tokenizer.HfTokenizer;
 import dev.weft.tokenizer.Tokenizer;
+import dev.weft.tokenizer.chat.ChatTemplate;
+import dev.weft.tokenizer.chat.ChatTemplateException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code weft generate MODEL --prompt-ids 1,2,3 | --prompt TEXT --max-new-tokens K}: continue a prompt. */
+/**
+ * {@code weft generate MODEL --prompt-ids 1,2,3 | --prompt TEXT --max-new-tokens K}: continue a prompt; with
+ * {@code --chat}, answer {@code --prompt} as the assistant ({@link ChatGeneration}).
+ */
 @Command(name = "generate", mixinStandardHelpOptions = true,
     description = "Continue a prompt with a model: greedy by default, or sampled (temperature, top-k, top-p); uses a KV cache.")
 final class GenerateCommand implements Callable<Integer> {
@@ -36,6 +47,9 @@ final class GenerateCommand implements Callable<Integer> {
   @Option(names = "--top-p", defaultValue = "1", description = "Sample among the likeliest tokens holding this much probability (1: all).") double topP;
   @Option(names = "--seed", defaultValue = "0") long seed;
   @Option(names = "--tokenizer", paramLabel = "T", description = "tokenizer.json (or 'bytes') to encode --prompt and print text.") String tokenizer;
+  @Option(names = "--chat", description = "--prompt is a user turn: render it with the tokenizer's chat_template, generate until an "
+      + "end-of-turn token, print the assistant's reply.") boolean chat;
+  @Option(names = "--system", paramLabel = "TEXT", description = "With --chat: a system message before the user turn.") String system;
 
   @Override
   public Integer call() {
@@ -45,7 +59,9 @@ final class GenerateCommand implements Callable<Integer> {
     SpecValidator.require(topK >= 0, "--top-k", topK + " must be 0 (off) or positive");
     SpecValidator.require(topP > 0 && topP <= 1, "--top-p", topP + " must be in (0, 1]");
     Generation.Sampling sampling = new Generation.Sampling(temperature, topK, topP, seed);
+    SpecValidator.require(system == null || chat, "--system", "is a chat message; add --chat");
     try (Tokenizer tok = tokenizer()) {
+      if (chat) return chat(tok, sampling);
       long[] ids = prompt.ids != null ? prompt.ids : toLongs(requireTokenizer(tok).encode(prompt.text));
       LanguageModel m = ModelSource.open(model, ids.length + maxNewTokens).model();
       if (!(m instanceof CausalLm lm)) throw new WeftException(model + " holds a model that gives no logits; it cannot generate");
@@ -55,6 +71,34 @@ final class GenerateCommand implements Callable<Integer> {
       if (tok != null) System.out.println(tok.decode(Arrays.stream(out).mapToInt(Math::toIntExact).toArray()));
       return 0;
     }
+  }
+
+  /** {@code --chat}: the reply to the conversation [system?, user], rendered with the tokenizer's chat template. */
+  private int chat(Tokenizer tok, Generation.Sampling sampling) {
+    SpecValidator.require(prompt.text != null, "--prompt-ids", "--chat takes the user's turn as text; use --prompt TEXT");
+    if (!(requireTokenizer(tok) instanceof HfTokenizer hf)) {
+      throw new SpecException("--tokenizer", "--chat needs a Hugging Face tokenizer with a chat_template; '" + tok.describe() + "' has none");
+    }
+    ChatTemplate template;
+    try {
+      template = ChatTemplate.load(hf.file());
+    } catch (ChatTemplateException e) {
+      throw new SpecException("--tokenizer", e.getMessage());
+    }
+    List<Map<String, Object>> messages = new ArrayList<>();
+    if (system != null) messages.add(Map.of("role", "system", "content", system));
+    messages.add(Map.of("role", "user", "content", prompt.text));
+    long[] ids;
+    try {
+      ids = ChatGeneration.promptIds(hf, template, messages);
+    } catch (ChatTemplateException e) {
+      throw new SpecException("--prompt", e.getMessage());
+    }
+    LanguageModel m = ModelSource.open(model, ids.length + maxNewTokens).model();
+    if (!(m instanceof CausalLm lm)) throw new WeftException(model + " holds a model that gives no logits; it cannot generate");
+    requireInVocabulary(ids, lm.vocabSize(), "--prompt");
+    System.out.println(ChatGeneration.reply(lm, hf, template, messages, maxNewTokens, sampling).text());
+    return 0;
   }
 
   /** An id outside the embedding would fail natively, with a trace, inside the first forward. */

@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 @Command(name = "weft", mixinStandardHelpOptions = true, versionProvider = WeftMain.Version.class,
     description = "Train large models from the JVM: data, tensor and pipeline parallelism, ZeRO, mixed precision.",
     subcommands = {TrainCommand.class, PlanCommand.class, WorkerCommand.class, StandbyCommand.class, DoctorCommand.class, ReportCommand.class, CheckpointCommand.class, ModelCommand.class,
-        BenchCommand.class, DataCommand.class, EvalCommand.class, GenerateCommand.class, CommandLine.HelpCommand.class})
+        BenchCommand.class, DataCommand.class, EvalCommand.class, GenerateCommand.class, LineageCommand.class, CommandLine.HelpCommand.class})
 public final class WeftMain implements Runnable {
   @CommandLine.Option(names = Errors.DEBUG, scope = CommandLine.ScopeType.INHERIT,
       description = "Print the stack trace of an error (for bug reports).")

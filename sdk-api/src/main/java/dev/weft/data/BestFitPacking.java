@@ -60,6 +60,18 @@ public final class BestFitPacking {
     return out;
   }
 
+  /** One piece per window, in document order: each document alone (padded), cut into window-sized pieces where longer. */
+  public static List<Window> alone(long[] lengths, int capacity) {
+    if (capacity < 1) throw new IllegalArgumentException("capacity " + capacity + " < 1");
+    List<Window> out = new ArrayList<>();
+    for (int d = 0; d < lengths.length; d++) {
+      for (long at = 0; at < lengths[d]; at += capacity) {
+        out.add(new Window(List.of(new Piece(d, at, (int) Math.min(capacity, lengths[d] - at)))));
+      }
+    }
+    return out;
+  }
+
   /** Tokens that padding to one document per window would need, over the tokens packing needs: the packing gain. */
   public static double gainOverPadding(long[] lengths, int capacity) {
     long padded = Arrays.stream(lengths).map(l -> Math.max(1, (l + capacity - 1) / capacity)).sum();

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 public final class BuiltinSources {
   private BuiltinSources() {}
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BuiltinSources.class);
+
   /** {@code arithmetic}: the synthetic corpus; validation draws from another seed. */
   public static final class Arithmetic implements DataSourceFactory {
     private static final long VALIDATION_SEED = 0x5EEDL;
@@ -56,6 +58,7 @@ public final class BuiltinSources {
     @Override
     public Splits open(String location, DataSpec data, long seed) {
       Path f = requireFile(location, "a UTF-8 text file");
+      requireNoPacking(data, "a text file");
       TokenArray bytes = new MappedTokens(f, 0, size(f), TokenWidth.UINT8);
       return Windows.split(bytes, "text file " + f + " (byte tokens)", 256, data.seqLen(), data.validation(), seed);
     }
@@ -72,6 +75,7 @@ public final class BuiltinSources {
     @Override
     public Splits open(String location, DataSpec data, long seed) {
       Path f = requireFile(location, "a .npy file of token ids");
+      requireNoPacking(data, "a .npy file");
       return Windows.split(TokenArray.npy(f), "token array " + f, 0, data.seqLen(), data.validation(), seed);
     }
   }
@@ -88,8 +92,52 @@ public final class BuiltinSources {
     public Splits open(String location, DataSpec data, long seed) {
       Path dir = requireShards(location);
       ShardIndex ix = ShardIndex.read(dir);
-      return Windows.split(ix.open(dir), ix.openFlags(dir), "token shards " + dir + " (" + ix.tokens() + " tokens, " + ix.dtype() + ")",
-          ix.vocabSize(), data.seqLen(), data.validation(), seed);
+      String what = "token shards " + dir + " (" + ix.tokens() + " tokens, " + ix.dtype() + ")";
+      boolean auto = DataSpec.AUTO.equals(data.packing());
+      if (auto && !ix.flagged()) {
+        return Windows.split(ix.open(dir), ix.openFlags(dir), what, ix.vocabSize(), data.seqLen(), data.validation(), seed);
+      }
+      long[] ends = ix.documentEnds(dir);
+      if (ends == null && auto) {
+        log.warn("{} record no document ends (prepared before Weft recorded them): samples run across documents; prepare "
+            + "the data again to pack whole documents", dir);
+        return Windows.split(ix.open(dir), ix.openFlags(dir), what, ix.vocabSize(), data.seqLen(), data.validation(), seed);
+      }
+      if (ends == null) {
+        throw new SpecException("data.packing", dir + " records no document ends (prepared by an older Weft); prepare the "
+            + "data again with weft data prepare, or remove data.packing");
+      }
+      return PackedSamples.split(ix.open(dir), ix.openFlags(dir), ends, !"false".equals(data.packing()), what, ix.vocabSize(),
+          data.seqLen(), data.validation(), seed);
+    }
+  }
+
+  /** Sources that know no documents refuse an explicit {@code data.packing}. */
+  static void requireNoPacking(DataSpec data, String what) {
+    if (!DataSpec.AUTO.equals(data.packing())) {
+      throw new SpecException("data.packing", what + " records no documents to pack or pad; prepare it with weft data prepare "
+          + "(token shards record them) or remove data.packing");
+    }
+  }
+
+  /** {@code preference:DIR}: preference pairs written by {@code weft data prepare --format preference} (DPO). */
+  public static final class Preference implements DataSourceFactory {
+    public static final String NAME = "preference";
+
+    @Override
+    public String name() { return NAME; }
+
+    @Override
+    public void validate(String location, DataSpec data) {
+      if (data.validation() > 0) {
+        throw new SpecException("data.validation", "preference pairs hold out no validation split yet; use data.validation=0");
+      }
+      PreferenceShards.open(Path.of(location), data.seqLen(), 0);
+    }
+
+    @Override
+    public Splits open(String location, DataSpec data, long seed) {
+      return new Splits(PreferenceShards.open(Path.of(location), data.seqLen(), seed), null);
     }
   }
 

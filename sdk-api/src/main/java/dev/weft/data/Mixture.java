@@ -66,6 +66,15 @@ public final class Mixture implements TokenSource {
   }
 
   @Override
+  public boolean packed() { return sources.stream().anyMatch(TokenSource::packed); }
+
+  @Override
+  public void sample(long index, int[] out, boolean[] targets, int[] documents) {
+    long[] at = locate(index);
+    sources.get((int) at[0]).sample(at[1], out, targets, documents);
+  }
+
+  @Override
   public long vocabSize() { return sources.stream().mapToLong(TokenSource::vocabSize).max().orElseThrow(); }
 
   @Override

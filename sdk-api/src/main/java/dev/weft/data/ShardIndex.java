@@ -17,7 +17,9 @@ import java.util.List;
  * {@code dtype} token ids (numpy reads them as they are); the dataset is the shards end to end.
  * Documents are separated by the {@code separator} token when the tokenizer has one (-1: none). Chat data adds a
  * {@code flags} file per shard: a 1-D {@code uint8} {@code .npy} of the same length, 1 where the token is a training
- * target (an assistant turn), 0 where not; shards without it (every index written before) are all targets.
+ * target (an assistant turn), 0 where not; shards without it (every index written before) are all targets. Each shard
+ * also names a {@code documents} file: a 1-D {@code uint32} {@code .npy} of the shard-local end offsets of the
+ * documents that end in it (the separator included), which packing reads; indexes written before have none.
  */
 public record ShardIndex(String format, int version, String dtype, long vocabSize, String tokenizer, int separator,
                          long documents, long tokens, List<Shard> shards) {
@@ -27,9 +29,15 @@ public record ShardIndex(String format, int version, String dtype, long vocabSiz
   /** An index is kilobytes; larger ones are refused before reading. */
   static final long MAX_INDEX_BYTES = 64L << 20;
 
-  /** One shard: its token file, its length, and its flags file (null when every token is a target). */
-  public record Shard(String file, long tokens, @JsonInclude(JsonInclude.Include.NON_NULL) String flags) {
-    public Shard(String file, long tokens) { this(file, tokens, null); }
+  /**
+   * One shard: its token file, its length, its flags file (null when every token is a target) and its document-ends
+   * file (null in indexes written before documents were recorded).
+   */
+  public record Shard(String file, long tokens, @JsonInclude(JsonInclude.Include.NON_NULL) String flags,
+                      @JsonInclude(JsonInclude.Include.NON_NULL) String documents) {
+    public Shard(String file, long tokens) { this(file, tokens, null, null); }
+
+    public Shard(String file, long tokens, String flags) { this(file, tokens, flags, null); }
   }
 
   /** Whether the shards carry target flags. */
@@ -82,6 +90,32 @@ public record ShardIndex(String format, int version, String dtype, long vocabSiz
     return new ConcatTokens(parts);
   }
 
+  /**
+   * Where each document ends in the shards read end to end (exclusive, ascending; empty documents left out); null
+   * when the shards do not record their documents. The last document ends at the last token even when its end was
+   * not recorded (data cut short).
+   */
+  public long[] documentEnds(Path dir) {
+    if (shards.isEmpty() || !shards.stream().allMatch(s -> s.documents() != null)) return null;
+    java.util.stream.LongStream.Builder ends = java.util.stream.LongStream.builder();
+    long start = 0, last = 0;
+    for (Shard s : shards) {
+      TokenArray a = map(dir, s.documents(), -1);
+      for (long i = 0; i < a.size(); i++) {
+        long end = start + Integer.toUnsignedLong(a.get(i));
+        if (end < last || end > start + s.tokens()) {
+          throw new WeftException(dir.resolve(s.documents()) + " names a document end " + end + " out of order or outside its shard"
+              + "; prepare the data again");
+        }
+        if (end > last) ends.add(end);
+        last = end;
+      }
+      start += s.tokens();
+    }
+    if (start > last) ends.add(start);
+    return ends.build().toArray();
+  }
+
   private static TokenArray map(Path dir, String name, long tokens) {
     Path file;
     try {
@@ -90,7 +124,7 @@ public record ShardIndex(String format, int version, String dtype, long vocabSiz
       throw new WeftException(dir.resolve(FILE) + " " + e.getMessage() + "; prepare the data again with weft data prepare");
     }
     TokenArray a = TokenArray.npy(file);
-    if (a.size() != tokens) {
+    if (tokens >= 0 && a.size() != tokens) {
       throw new WeftException(dir.resolve(name) + " holds " + a.size() + " entries, the index says " + tokens
           + "; prepare the data again");
     }

@@ -10,7 +10,8 @@ import java.util.List;
 /**
  * Streams token ids into {@code .npy} shards of at most {@code shardTokens} tokens each, and writes
  * {@code index.json} on {@link #finish()}. A writer made {@code flagged} also writes each token's target flag
- * (1: learn it, 0: do not) into a {@code uint8} file beside each shard.
+ * (1: learn it, 0: do not) into a {@code uint8} file beside each shard. Where each document ends is written beside each
+ * shard too (a {@code uint32} file of shard-local offsets), so samples can be packed from whole documents.
  */
 public final class ShardWriter implements AutoCloseable {
   private final Path dir;
@@ -23,6 +24,7 @@ public final class ShardWriter implements AutoCloseable {
   private final List<ShardIndex.Shard> shards = new ArrayList<>();
   private NpyStream current;
   private NpyStream currentFlags;
+  private NpyStream currentDocuments;
   private long documents;
   private long total;
 
@@ -33,7 +35,9 @@ public final class ShardWriter implements AutoCloseable {
 
   /** As above; {@code flagged} writes a target flag per token as well. */
   public ShardWriter(Path dir, long vocab, String tokenizer, int separator, long shardTokens, boolean flagged) {
-    if (shardTokens < 1) throw new IllegalArgumentException("shardTokens must be at least 1");
+    if (shardTokens < 1 || shardTokens > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("shardTokens must be in [1, 2^31 - 1]");
+    }
     this.dir = dir;
     this.width = TokenWidth.forVocab(vocab);
     this.vocab = vocab;
@@ -66,6 +70,12 @@ public final class ShardWriter implements AutoCloseable {
   public void endDocument(boolean separatorIsTarget) {
     if (separator >= 0) token(separator, separatorIsTarget);
     documents++;
+    if (current == null) return; // nothing written yet: an empty document
+    try {
+      currentDocuments.write((int) current.count());
+    } catch (IOException e) {
+      throw new WeftException("cannot write token shards under " + dir + ": " + e.getMessage(), e);
+    }
   }
 
   private void token(int id, boolean target) {
@@ -90,18 +100,21 @@ public final class ShardWriter implements AutoCloseable {
     current = new NpyStream(dir.resolve(stem + ".npy"), width);
     String flags = flagged ? stem + ".flags.npy" : null;
     if (flagged) currentFlags = new NpyStream(dir.resolve(flags), TokenWidth.UINT8);
-    shards.add(new ShardIndex.Shard(stem + ".npy", 0, flags));
+    currentDocuments = new NpyStream(dir.resolve(stem + ".docs.npy"), TokenWidth.UINT32);
+    shards.add(new ShardIndex.Shard(stem + ".npy", 0, flags, stem + ".docs.npy"));
   }
 
   private void endShard() throws IOException {
     if (current == null) return;
     current.finish();
     if (currentFlags != null) currentFlags.finish();
+    currentDocuments.finish();
     int last = shards.size() - 1;
     ShardIndex.Shard s = shards.get(last);
-    shards.set(last, new ShardIndex.Shard(s.file(), current.count(), s.flags()));
+    shards.set(last, new ShardIndex.Shard(s.file(), current.count(), s.flags(), s.documents()));
     current = null;
     currentFlags = null;
+    currentDocuments = null;
   }
 
   /** Finishes the last shard and writes the index (which is what makes the directory a dataset). */
@@ -123,11 +136,13 @@ public final class ShardWriter implements AutoCloseable {
     try {
       if (current != null) current.close();
       if (currentFlags != null) currentFlags.close();
+      if (currentDocuments != null) currentDocuments.close();
     } catch (IOException e) {
       throw new WeftException("cannot close " + dir + ": " + e.getMessage(), e);
     } finally {
       current = null;
       currentFlags = null;
+      currentDocuments = null;
     }
   }
 }

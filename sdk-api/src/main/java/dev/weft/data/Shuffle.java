@@ -33,6 +33,11 @@ record Shuffle(long n, long key) {
     return left << half | right;
   }
 
+  /** Item {@code index} of an endless sequence of epochs over [0, n), each epoch its own seeded permutation. */
+  static long epochOrder(long index, long n, long seed) {
+    return new Shuffle(n, mix(seed ^ mix(index / n + 1))).at(index % n);
+  }
+
   static long mix(long z) {
     z = (z ^ z >>> 30) * 0xBF58476D1CE4E5B9L;
     z = (z ^ z >>> 27) * 0x94D049BB133111EBL;

@@ -21,6 +21,21 @@ public interface TokenSource {
     java.util.Arrays.fill(targets, true);
   }
 
+  /**
+   * Whether samples are packed documents: then {@link #sample(long, int[], boolean[], int[])} also says which
+   * document each token belongs to, and attention stays inside each document.
+   */
+  default boolean packed() { return false; }
+
+  /**
+   * As {@link #sample(long, int[], boolean[])}, with each token's document id in {@code documents} (ids are distinct
+   * within the sample, consecutive tokens of one document share one). Sources that do not pack: all one document.
+   */
+  default void sample(long index, int[] out, boolean[] targets, int[] documents) {
+    sample(index, out, targets);
+    java.util.Arrays.fill(documents, 0);
+  }
+
   /** A one-line description for logs. */
   String describe();
 

@@ -78,8 +78,7 @@ public final class Windows implements TokenSource {
   /** Where sample {@code index} starts in the token stream. */
   private long start(long index, int length) {
     if (length != seqLen + 1) throw new IllegalArgumentException("samples of " + what + " are " + (seqLen + 1) + " tokens, not " + length);
-    long epoch = index / count, k = index % count;
-    long w = shuffled ? new Shuffle(count, Shuffle.mix(seed ^ Shuffle.mix(epoch + 1))).at(k) : k;
+    long w = shuffled ? Shuffle.epochOrder(index, count, seed) : index % count;
     return (first + w) * seqLen;
   }
 

@@ -3,6 +3,7 @@ package dev.weft.eval;
 import dev.weft.error.WeftException;
 import dev.weft.data.Batches;
 import dev.weft.data.TokenArray;
+import dev.weft.data.TokenSource;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.Targets;
 import java.util.function.LongFunction;
@@ -59,6 +60,16 @@ public final class Evaluation {
   }
 
   /**
+   * Every sample of {@code samples} once, in batches ({@code seqLen + 1} tokens each): packed chat data is scored as it
+   * trains, each conversation attending only to itself.
+   */
+  public static Result run(LanguageModel model, TokenSource samples, int seqLen) {
+    long n = samples.distinctSamples();
+    return run(model, (n + WINDOWS_PER_BATCH - 1) / WINDOWS_PER_BATCH, i -> Batches.make(samples, i * WINDOWS_PER_BATCH,
+        (int) Math.min(WINDOWS_PER_BATCH, n - i * WINDOWS_PER_BATCH), seqLen));
+  }
+
+  /**
    * The loss over the targets of {@code count} batches ({@code batch.apply(i)}: inputs and targets [B, T], in host
    * memory; a target of {@link Batches#IGNORE} is no target): their summed cross-entropy over their number.
    */
@@ -69,7 +80,7 @@ public final class Evaluation {
       for (long i = 0; i < count; i++) {
         try (PointerScope scope = new PointerScope()) {
           Batches.Batch b = batch.apply(i);
-          sum += model.lossSum(b.tokens(), b.targets()).item_double();
+          sum += model.lossSum(b.tokens(), b.targets(), b.documents()).item_double();
           targets += Targets.count(b.targets());
         }
       }

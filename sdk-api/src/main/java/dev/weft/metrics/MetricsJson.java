@@ -22,14 +22,31 @@ public final class MetricsJson implements AutoCloseable {
       .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
       .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
+  /** Another record of each step (TensorBoard's event files), handed exactly what {@code metrics.jsonl} records. */
+  public interface Sink extends AutoCloseable {
+    void step(StepMetrics m, Double evalLoss);
+
+    /** The accelerator's memory as the next {@link #step} was measured (never on CPU). */
+    default void deviceMemory(DeviceMemory m) {}
+
+    @Override
+    void close();
+  }
+
   private final Path runDir;
   private final BufferedWriter lines;
+  private final java.util.List<Sink> sinks;
+  private boolean closed;
 
   public MetricsJson(Path runDir) { this(runDir, false); }
 
   /** @param append keep the lines already there (a resumed run continues its metrics) */
-  public MetricsJson(Path runDir, boolean append) {
+  public MetricsJson(Path runDir, boolean append) { this(runDir, append, java.util.List.of()); }
+
+  /** As {@link #MetricsJson(Path, boolean)}, each step also handed to {@code sinks} (closed with this). */
+  public MetricsJson(Path runDir, boolean append, java.util.List<Sink> sinks) {
     this.runDir = runDir;
+    this.sinks = java.util.List.copyOf(sinks);
     try {
       Files.createDirectories(runDir);
       lines = Files.newBufferedWriter(runDir.resolve("metrics.jsonl"), StandardCharsets.UTF_8,
@@ -42,17 +59,25 @@ public final class MetricsJson implements AutoCloseable {
 
   public void step(StepMetrics m) { step(m, null); }
 
+  /** Hands rank 0's device memory to the sinks, before the step it was measured with. */
+  public void deviceMemory(DeviceMemory m) { sinks.forEach(s -> s.deviceMemory(m)); }
+
   /** A step's line, with {@code eval_loss} when the step evaluated on held-out data. */
-  public void step(StepMetrics m, Double evalLoss) {
+  public void step(StepMetrics m, Double evalLoss) { step(m, evalLoss, java.util.Map.of()); }
+
+  /** As above, with the training objective's own figures (DPO's rewards) after the step's. */
+  public void step(StepMetrics m, Double evalLoss, java.util.Map<String, Double> objective) {
     try {
       com.fasterxml.jackson.databind.node.ObjectNode line = MAPPER.valueToTree(m);
       if (evalLoss != null) line.put("eval_loss", evalLoss);
+      objective.forEach(line::put);
       lines.write(MAPPER.writeValueAsString(line));
       lines.newLine();
       lines.flush();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    for (Sink sink : sinks) sink.step(m, evalLoss);
   }
 
   public static void writeSummary(Path runDir, RunSummary s) {
@@ -130,6 +155,9 @@ public final class MetricsJson implements AutoCloseable {
 
   @Override
   public void close() {
+    if (closed) return;
+    closed = true;
+    sinks.forEach(Sink::close);
     try {
       lines.close();
     } catch (IOException e) {

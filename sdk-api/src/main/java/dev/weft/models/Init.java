@@ -1,6 +1,7 @@
 package dev.weft.models;
 
 import static org.bytedeco.pytorch.global.torch.createCPUGenerator;
+import static org.bytedeco.pytorch.global.torch.empty;
 import static org.bytedeco.pytorch.global.torch.normal;
 
 import org.bytedeco.pytorch.Generator;
@@ -27,6 +28,22 @@ public final class Init {
   public static Tensor normalFull(long runSeed, String name, double std, long... shape) {
     Generator g = createCPUGenerator(seedFor(runSeed, name) & Long.MAX_VALUE);
     return normal(0.0, std, shape, new GeneratorOptional(g), new TensorOptions());
+  }
+
+  /**
+   * Where a layer set's initial weights come from: drawn from the run seed ({@link #seeded}), or left
+   * unset ({@link #unset}) when every one of them is overwritten next (a model built from
+   * {@code model.pretrained}): allocating without drawing costs nothing per element, where drawing a
+   * billion normals costs tens of seconds and a transient fp32 copy of the model.
+   */
+  public record Draws(long seed, boolean draw) {
+    public static Draws seeded(long seed) { return new Draws(seed, true); }
+    public static Draws unset(long seed) { return new Draws(seed, false); }
+
+    /** A full tensor of {@code shape}: N(0, std²) from {@code name}'s generator, or uninitialised. */
+    public Tensor normal(String name, double std, long... shape) {
+      return draw ? normalFull(seed, name, std, shape) : empty(shape);
+    }
   }
 
   /** The {@code index}-th of {@code count} equal parts of {@code full} along {@code dim}, as a fresh leaf. */

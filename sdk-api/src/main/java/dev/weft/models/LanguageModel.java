@@ -1,5 +1,6 @@
 package dev.weft.models;
 
+import dev.weft.data.PackedDocuments;
 import org.bytedeco.pytorch.Tensor;
 
 /**
@@ -12,6 +13,15 @@ public interface LanguageModel {
    * there is none); the training loop divides it once by the global batch's count of targets.
    */
   Tensor lossSum(Tensor tokens, Tensor targets);
+
+  /**
+   * As {@link #lossSum(Tensor, Tensor)} over packed samples: each token sees only its own document's earlier tokens,
+   * at its position inside that document ({@code documents} null: one document per sample).
+   */
+  default Tensor lossSum(Tensor tokens, Tensor targets, PackedDocuments documents) {
+    if (documents == null) return lossSum(tokens, targets);
+    throw new UnsupportedOperationException(PackedDocuments.refusal(this));
+  }
 
   /** Mean cross-entropy over the targets of {@code targets} (NaN where there is none). */
   default Tensor loss(Tensor tokens, Tensor targets) { return Targets.mean(lossSum(tokens, targets), targets); }

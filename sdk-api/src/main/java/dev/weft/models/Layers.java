@@ -81,8 +81,9 @@ public interface Layers {
   Embedding embedding(String name, long vocab, long dim, double std);
 
   /**
-   * Position embedding (replicated weights). Given the positions of the whole sequence [T], returns
-   * the rows for the part of the sequence this rank holds ([T] or, under sequence parallelism, its chunk).
+   * Position embedding (replicated weights). Given the positions of the whole sequence [T] (or per sample [B, T],
+   * packed documents), returns the rows for the part of the sequence this rank holds ([T] or, under sequence
+   * parallelism, its chunk).
    */
   Embedding positionEmbedding(String name, long rows, long dim, double std);
 

@@ -1,5 +1,6 @@
 package dev.weft.models;
 
+import dev.weft.data.PackedDocuments;
 import org.bytedeco.pytorch.Tensor;
 
 /**
@@ -16,6 +17,12 @@ public interface StagedModel extends LanguageModel {
    * the last virtual stage returns what {@link #headLossSum} takes.
    */
   Tensor forwardChunk(int chunk, Tensor input);
+
+  /** As {@link #forwardChunk(int, Tensor)} for packed samples (every stage is given the micro-batch's documents). */
+  default Tensor forwardChunk(int chunk, Tensor input, PackedDocuments documents) {
+    if (documents == null) return forwardChunk(chunk, input);
+    throw new UnsupportedOperationException(PackedDocuments.refusal(this));
+  }
 
   /** Cross-entropy from the last virtual stage's output, summed over the targets (as {@link #lossSum}). */
   Tensor headLossSum(Tensor hidden, Tensor targets);

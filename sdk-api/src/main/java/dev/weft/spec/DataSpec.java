@@ -8,11 +8,21 @@ import java.util.List;
  * file of token ids, a UTF-8 text file read as byte tokens ({@code file:PATH} or a plain path), or
  * {@code NAME:LOCATION} for a {@code dev.weft.data.DataSourceFactory}. {@code sources}, when not
  * empty, mixes several by weight instead. {@code validation} is the fraction of each source held
- * out for evaluation (0: none).
+ * out for evaluation (0: none). {@code packing} says how samples are cut from token shards that record their
+ * documents: {@code true} packs whole documents into each sample (best fit; attention and positions stay inside each
+ * document), {@code false} puts one document in each sample, padded; {@code auto} (the default) packs chat data
+ * (shards with target flags) and cuts other data from the token stream end to end, documents running together.
  */
-public record DataSpec(String source, int seqLen, List<Weighted> sources, double validation) {
+public record DataSpec(String source, int seqLen, List<Weighted> sources, double validation, String packing) {
+  public static final String AUTO = "auto";
+
   public DataSpec {
     sources = sources == null ? List.of() : List.copyOf(sources);
+    packing = packing == null ? AUTO : packing;
+  }
+
+  public DataSpec(String source, int seqLen, List<Weighted> sources, double validation) {
+    this(source, seqLen, sources, validation, AUTO);
   }
 
   /** One source of a mixture and its share of the samples. */

@@ -1,5 +1,7 @@
 package dev.weft.spec;
 
+import java.util.List;
+
 /**
  * Checks a spec's own fields, up front, and names the field and what to change. The checks that need the
  * data sources, the model factory or the schedules follow in {@code dev.weft.plan.SpecCheck}, which callers use.
@@ -7,6 +9,16 @@ package dev.weft.spec;
 public final class SpecValidator {
 
   private SpecValidator() {}
+
+  /** DPO keeps a pair (chosen, rejected) in one micro-batch and runs the whole model on each rank's pairs. */
+  private static void dpoLayout(TrainSpec t, ParallelSpec p) {
+    int perMicro = t.globalBatch() / (p.dp() * p.microBatches());
+    require(perMicro % 2 == 0, "train.globalBatch", "with train.objective=dpo a micro-batch holds whole pairs (chosen, rejected);"
+        + " " + t.globalBatch() + " / (dp × microBatches) = " + perMicro + " is odd; use a global batch of 2 × pairs that keeps it even");
+    require(p.pp() == 1, "parallel.pp", "train.objective=dpo does not run through pipeline stages yet; use parallel.pp=1");
+    require(!t.recompute(), "train.recompute", "train.objective=dpo does not recompute yet; use train.recompute=false");
+    require(t.evalEvery() == 0, "train.evalEvery", "train.objective=dpo reports no validation loss yet; use train.evalEvery=0");
+  }
 
   /** Validates the spec on its own (no process count). */
   public static TrainingSpec validate(TrainingSpec s) {
@@ -43,6 +55,17 @@ public final class SpecValidator {
     LoraSpec.validate(t.lora());
     require(t.lora().dropout() == 0 || !t.recompute(), "train.lora.dropout", t.lora().dropout() + " with train.recompute would"
         + " draw other dropout masks when the forward is recomputed; use train.lora.dropout=0 or train.recompute=false");
+    require(SpecChoice.find(TrainObjective.class, t.objective()).isPresent(), "train.objective",
+        "'" + t.objective() + "' is not an objective; use one of " + SpecChoice.spellings(TrainObjective.class));
+    DpoSpec.validate(t.dpo());
+    boolean pairs = s.data().source() != null && s.data().source().startsWith("preference:");
+    if (t.dpoObjective()) {
+      require(pairs, "data.source", "train.objective=dpo trains on preference pairs; use data.source: preference:DIR (written by "
+          + "weft data prepare --format preference)");
+      dpoLayout(t, p);
+    } else {
+      require(!pairs, "train.objective", "data.source names preference pairs, which only DPO trains on; set train.objective=dpo");
+    }
     require(t.evalEvery() >= 0, "train.evalEvery", t.evalEvery() + " must be 0 (never) or a number of steps");
     if (t.evalEvery() > 0) {
       require(s.data().validation() > 0, "train.evalEvery", "needs held-out data; set data.validation to a fraction such as 0.05");
@@ -57,6 +80,8 @@ public final class SpecValidator {
 
     DataSpec d = s.data();
     positive(d.seqLen(), "data.seqLen");
+    require(List.of(DataSpec.AUTO, "true", "false").contains(d.packing()), "data.packing", "'" + d.packing()
+        + "' must be true (whole documents packed into each sample), false (one document per sample) or auto");
 
     CheckpointSpec c = s.checkpoint();
     require(c.every() >= 0, "checkpoint.every", c.every() + " must be 0 (never) or a number of steps");
@@ -83,6 +108,8 @@ public final class SpecValidator {
     positive(ps.growthInterval(), "precision.growthInterval");
     require(LoggingSpec.FORMATS.contains(s.logging().format()), "logging.format",
         "'" + s.logging().format() + "' is not a log format; use text or json");
+    require(!s.tracking().tensorboard().matches("[a-zA-Z][a-zA-Z0-9+.-]*://.*"), "tracking.tensorboard",
+        "'" + s.tracking().tensorboard() + "': event files go to a directory, not a URI yet; give a path (on Kubernetes, on the checkpoint volume)");
     return s;
   }
 

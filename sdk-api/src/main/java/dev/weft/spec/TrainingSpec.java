@@ -15,6 +15,7 @@ public record TrainingSpec(
     CheckpointSpec checkpoint,
     ElasticSpec elastic,
     MetricsSpec metrics,
+    TrackingSpec tracking,
     LoggingSpec logging,
     DeploymentSpec deployment,
     String device) {

@@ -1,6 +1,7 @@
 package dev.weft.train;
 
 import dev.weft.comm.Communicator;
+import dev.weft.models.Init;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.Layers;
 import dev.weft.models.ModelContext;
@@ -33,17 +34,38 @@ public final class ModelBuilder {
   /** Layers for this rank: split over {@code tp} when it has more than one rank, gathered (ZeRO-3) or awaited (ZeRO-1/2) per layer. */
   public static Layers layersFor(TrainingSpec spec, Communicator tp) {
     var p = spec.parallel();
-    long seed = spec.train().seed();
-    Layers layers = tp == null || tp.size() == 1 ? new DenseLayers(seed)
-        : new TensorParallelLayers(seed, new TpOps(tp), p.sequenceParallel());
-    if (spec.train().lora().enabled()) layers = new LoraLayers(layers, spec.train().lora(), seed); // a LoRA linear is one ZeRO unit
+    Layers layers = plainLayers(spec, tp);
+    if (spec.train().lora().enabled()) layers = new LoraLayers(layers, spec.train().lora(), spec.train().seed()); // a LoRA linear is one ZeRO unit
     return p.zero() >= 1 ? new Zero3Layers(layers, p.zero() == 3) : layers;
+  }
+
+  /** Plain or tensor-parallel layers, before adapters and ZeRO. */
+  private static Layers plainLayers(TrainingSpec spec, Communicator tp) {
+    long seed = spec.train().seed();
+    // pretrained weights overwrite every initial weight (a LoRA adapter's are drawn by LoraLayers): draw none
+    Init.Draws init = spec.model().hasPretrained() ? Init.Draws.unset(seed) : Init.Draws.seeded(seed);
+    return tp == null || tp.size() == 1 ? new DenseLayers(init)
+        : new TensorParallelLayers(init, new TpOps(tp), spec.parallel().sequenceParallel());
   }
 
   /** This rank's part of the model, with pretrained weights when the spec names them. */
   public static LanguageModel build(TrainingSpec spec, Communicator tp, int ppRank) {
+    return buildWith(spec, layersFor(spec, tp), ppRank);
+  }
+
+  /**
+   * A frozen copy of the model as training starts ({@code model.pretrained}, else the seed's weights), split over
+   * {@code tp} as the policy is but never ZeRO-sharded (no optimizer owns it): DPO's reference policy without LoRA.
+   */
+  public static LanguageModel frozenCopy(TrainingSpec spec, Communicator tp) {
+    LanguageModel copy = buildWith(spec, plainLayers(spec, tp), 0);
+    for (Param p : copy.parameters().list()) copy.parameters().freeze(p.name());
+    return copy;
+  }
+
+  private static LanguageModel buildWith(TrainingSpec spec, Layers layers, int ppRank) {
     ModelFactory f = ModelFactories.lookup(spec.model().factory());
-    LanguageModel model = f.create(spec, new ModelContext(spec.train().seed(), layersFor(spec, tp), spec.parallel(), ppRank));
+    LanguageModel model = f.create(spec, new ModelContext(spec.train().seed(), layers, spec.parallel(), ppRank));
     if (spec.train().lora().enabled() && model.parameters().trainable().isEmpty()) {
       throw new SpecException("train.lora.targets", "model.factory=" + spec.model().factory() + " has no module named "
           + String.join(", ", spec.train().lora().targets()) + (ppRank > 0 ? " on pipeline stage " + ppRank : "")

@@ -45,7 +45,7 @@ final class PipelinedMicroBatches implements MicroBatches {
     this.executor = PipelineExecutor.builder(Schedules.of(schedule, pp.size(), micro, chunks), pp)
         .module((chunk, x, mb) -> {
           try (Autocast ac = Autocast.of(dtype, data.device().cuda())) {
-            return model.forwardChunk(chunk, x).to(ScalarType.Float);
+            return model.forwardChunk(chunk, x, batches.get(mb).documents()).to(ScalarType.Float);
           }
         })
         .inputs(mb -> batches.get(mb).tokens())

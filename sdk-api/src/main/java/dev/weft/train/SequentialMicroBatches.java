@@ -32,7 +32,7 @@ final class SequentialMicroBatches implements MicroBatches {
       opt.beforeBackward(m, micro);
       Tensor l;
       try (Autocast ac = Autocast.of(dtype, data.device().cuda())) {
-        l = model.lossSum(b.tokens(), b.targets());
+        l = model.lossSum(b.tokens(), b.targets(), b.documents());
       }
       Tensor detached = l.detach();
       sum = sum == null ? detached : sum.add(detached);

@@ -34,6 +34,9 @@ record StepData(TokenSource source, DistributedSampler sampler, int seqLen, Rank
 
   /** {@code b} on {@code device}. */
   static Batches.Batch place(Batches.Batch b, RankDevice device) {
-    return device.cpu() ? b : new Batches.Batch(device.place(b.tokens()), device.place(b.targets()));
+    if (device.cpu()) return b;
+    dev.weft.data.PackedDocuments d = b.documents();
+    return new Batches.Batch(device.place(b.tokens()), device.place(b.targets()),
+        d == null ? null : new dev.weft.data.PackedDocuments(device.place(d.positions()), device.place(d.ids())));
   }
 }

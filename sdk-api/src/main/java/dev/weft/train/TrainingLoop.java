@@ -24,6 +24,7 @@ import dev.weft.precision.LossScaler;
 import dev.weft.preempt.GracePeriod;
 import dev.weft.preempt.Preemption;
 import dev.weft.spec.TrainingSpec;
+import dev.weft.tracking.RunTracking;
 import dev.weft.util.Median;
 import dev.weft.util.Tensors;
 import java.nio.file.Path;
@@ -85,7 +86,7 @@ public final class TrainingLoop {
     TokenSource data = TokenSource.of(spec.data(), t.seed());
     DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
     StepData stepData = new StepData(data, sampler, seqLen, dist.device());
-    MicroBatches passes = microBatches(spec, model, opt, stepData, dist);
+    MicroBatches passes = t.dpoObjective() ? DpoMicroBatches.of(spec, model, opt, dist) : microBatches(spec, model, opt, stepData, dist);
     long tokensPerStep = (long) t.globalBatch() * seqLen;
     if (leader) {
       log.info("training {}: {} parameters on this rank ({} trainable), zero={}, precision={}, data: {}, {} steps × {} samples × {} tokens",
@@ -106,7 +107,7 @@ public final class TrainingLoop {
     List<Double> stepMs = new ArrayList<>();
     long skipped = 0;
     if (leader) checkpoints.startRecord(runDir, resumedAt);
-    MetricsJson out = leader ? new MetricsJson(runDir, resumedAt > 0) : null;
+    MetricsJson out = leader ? new MetricsJson(runDir, resumedAt > 0, RunTracking.sinks(spec, runDir)) : null;
     listener.onRankStart(dist.rank(), model.parameters().numel());
     ShardedOptimizer.Memory held = opt.memory();
     listener.onMemory(dist.rank(), held.parameterBytes(), held.gradientBytes(), held.optimizerBytes());
@@ -125,9 +126,11 @@ public final class TrainingLoop {
         StepMetrics.ZeroComm zeroComm;
         String gradCause, lossCause;
         boolean noTargets;
+        Map<String, Double> objective = Map.of(); // the objective's own metrics (DPO: rewards)
         try (PointerScope scope = new PointerScope()) {
           List<Batches.Batch> host = stepData.hostBatches(step);
-          LossNormalizer norm = LossNormalizer.of(host, dp); // the one count of the global batch's targets
+          LossNormalizer norm = passes instanceof DpoMicroBatches ? DpoMicroBatches.pairs(t.globalBatch(), dp.size())
+              : LossNormalizer.of(host, dp); // the one count of the global batch's targets (DPO: of its pairs)
           noTargets = norm.empty();
           if (noTargets) {
             loss = gradNorm = Double.NaN;
@@ -164,6 +167,7 @@ public final class TrainingLoop {
             loss = Divergence.reduce(dist, passes.holdsLoss(), localLoss, PreemptStop.localFlag(), summed); // only the last stage has a loss
             preempted = PreemptStop.agreed(summed[0]);
             lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
+            if (passes instanceof DpoMicroBatches d) objective = d.metrics(dp);
             commNs += System.nanoTime() - c1;
           }
         }
@@ -190,10 +194,13 @@ public final class TrainingLoop {
             tps * model.trainingFlopsPerToken(), ms - commNs / 1e6, commNs / 1e6, step == 1 ? 0 : (s0 - prevEnd) / 1e6,
             dist.mesh().worldSize(), ProcessMemory.peakRssBytes(), stepScale, stepSkipped, zeroComm);
         listener.onRankStep(dist.rank(), sm, t.steps());
-        dist.backend().deviceMemory(dist.device()).ifPresent(m -> listener.onDeviceMemory(dist.rank(), m));
+        dist.backend().deviceMemory(dist.device()).ifPresent(m -> {
+          listener.onDeviceMemory(dist.rank(), m);
+          if (out != null) out.deviceMemory(m); // recorded with this step's line
+        });
         Double evalLoss = validation != null && validation.due(step, t.steps(), t.evalEvery()) ? validation.run() : null;
         if (leader) {
-          out.step(sm, evalLoss);
+          out.step(sm, evalLoss, objective);
           listener.onStep(sm, t.steps());
         }
         boolean saved = saveIfDue(step, checkpoints, opt, scaler, listener, dist);
@@ -228,6 +235,7 @@ public final class TrainingLoop {
           skipped, null, 0, null);
       if (leader) {
         MetricsJson.writeSummary(runDir, summary);
+        out.close(); // lineage.json is finished on close, before the record is published
         checkpoints.publishRecord();
       }
       return new RunResult(losses, summary, spec, trained, null);

@@ -61,7 +61,7 @@ final class ValidationLoss {
         Batches.Batch b = StepData.place(host, dist.device());
         Tensor l;
         try (Autocast ac = Autocast.of(dtype, dist.device().cuda())) {
-          l = model.lossSum(b.tokens(), b.targets());
+          l = model.lossSum(b.tokens(), b.targets(), b.documents());
         }
         sums[0] += l.item_double();
         sums[1] += Targets.count(host.targets());

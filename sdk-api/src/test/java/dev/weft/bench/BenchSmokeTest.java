@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every benchmark (comm, step, mfu, fit, tp, zero, pipeline, checkpoint, lora; recovery is not quick) runs in --quick mode and
+ * Every benchmark (comm, step, mfu, fit, tp, zero, pipeline, checkpoint, lora, packing; recovery is not quick) runs in --quick mode and
  * yields well-formed rows; no timing is asserted.
  */
 class BenchSmokeTest {
@@ -57,6 +57,9 @@ class BenchSmokeTest {
     assertThat(rows.stream().filter(r -> r.benchmark().equals("lora") && r.pairRatios() != null)).hasSize(1);
     assertThat(rows.stream().filter(r -> r.benchmark().equals("lora") && r.unit().equals("B"))).singleElement()
         .satisfies(r -> assertThat(r.ratio()).isBetween(0.0, 0.5));
+    // packing: one paired real-token throughput row; packing reads more conversation tokens per second than padding
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("packing"))).singleElement()
+        .satisfies(r -> assertThat(r.ratio()).isGreaterThan(1.0));
     String table = BenchSuite.markdown(rows);
     assertThat(table.lines().count()).isEqualTo(rows.size() + 2L);
     assertThat(table.lines().skip(2)).allMatch(l -> l.startsWith("| ") && l.chars().filter(ch -> ch == '|').count() == 8);

@@ -125,6 +125,7 @@ class ChatPrepareCliTest {
       for (ShardIndex.Shard s : ia.shards()) {
         assertThat(Files.readAllBytes(b.resolve(s.file()))).isEqualTo(Files.readAllBytes(a.resolve(s.file())));
         assertThat(Files.readAllBytes(b.resolve(s.flags()))).isEqualTo(Files.readAllBytes(a.resolve(s.flags())));
+        assertThat(Files.readAllBytes(b.resolve(s.documents()))).isEqualTo(Files.readAllBytes(a.resolve(s.documents())));
       }
     }
   }

@@ -13,13 +13,23 @@ public final class WeftCli {
 
   private WeftCli() {}
 
-  public static synchronized Run run(String... args) {
+  /** A run's exit code, stdout and stderr (stripped). */
+  public record Output(int code, String out, String err) {}
+
+  public static Run run(String... args) {
+    Output o = capture(args);
+    return new Run(o.code(), o.err());
+  }
+
+  /** Runs {@code weft args} in this JVM and keeps what it printed. */
+  public static synchronized Output capture(String... args) {
     PrintStream oldErr = System.err, oldOut = System.out;
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream(), out = new ByteArrayOutputStream();
     System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    System.setOut(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
     try {
-      return new Run(WeftMain.commandLine().execute(args), err.toString(StandardCharsets.UTF_8).strip());
+      int code = WeftMain.commandLine().execute(args);
+      return new Output(code, out.toString(StandardCharsets.UTF_8).strip(), err.toString(StandardCharsets.UTF_8).strip());
     } finally {
       System.setErr(oldErr);
       System.setOut(oldOut);

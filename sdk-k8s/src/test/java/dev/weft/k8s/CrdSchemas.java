@@ -90,6 +90,7 @@ public final class CrdSchemas {
     String group = apiVersion.substring(0, apiVersion.indexOf('/'));
     String version = apiVersion.substring(apiVersion.indexOf('/') + 1);
     for (Path f : crdFiles()) {
+      if (!declaresKind(f, kind)) continue; // parse only the candidates: the files are megabytes each
       JsonNode crd = readYaml(f);
       if (!crd.path("spec").path("group").asText().equals(group) || !crd.path("spec").path("names").path("kind").asText().equals(kind)) continue;
       for (JsonNode v : crd.path("spec").path("versions")) {
@@ -100,6 +101,14 @@ public final class CrdSchemas {
       }
     }
     throw new AssertionError("no CRD for " + apiVersion + " " + kind + " in " + dir());
+  }
+
+  private static boolean declaresKind(Path f, String kind) {
+    try {
+      return Files.readString(f).contains("kind: " + kind + "\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** OpenAPI v3 (Kubernetes structural schema) → strict JSON Schema draft 4. */

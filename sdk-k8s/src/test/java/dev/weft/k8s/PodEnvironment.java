@@ -106,7 +106,8 @@ public final class PodEnvironment {
     return pods;
   }
 
-  private static List<Pod> trainJob(JsonNode tj, JsonNode runtime) {
+  /** The {@code node} pods of TrainJob {@code tj} on {@code runtime}, with the env Trainer v2.3's torch plugin injects. */
+  static List<Pod> trainJob(JsonNode tj, JsonNode runtime) {
     String name = tj.path("metadata").path("name").asText();
     JsonNode trainer = tj.path("spec").path("trainer");
     int nodes = trainer.path("numNodes").asInt(runtime.path("spec").path("mlPolicy").path("numNodes").asInt(1));
@@ -118,7 +119,9 @@ public final class PodEnvironment {
       for (Pod p : indexedPods(name + "-node-0", jobSpec, name, Map.of())) {
         Map<String, String> env = new LinkedHashMap<>(p.env());
         env.put("PET_NNODES", Integer.toString(nodes));
-        env.put("PET_NPROC_PER_NODE", trainer.path("numProcPerNode").asText("1"));
+        // torch.go: the TrainJob's numProcPerNode, else the runtime's torch.numProcPerNode (absent from the v2.3 API), else
+        // "auto"; resolved to a count only when the TrainJob sets resourcesPerNode (getNumProcPerNode).
+        env.put("PET_NPROC_PER_NODE", trainer.path("numProcPerNode").asText("auto"));
         env.put("PET_NODE_RANK", env.get("JOB_COMPLETION_INDEX"));
         env.put("PET_MASTER_ADDR", name + "-node-0-0." + name);
         env.put("PET_MASTER_PORT", Integer.toString(TRAINER_MASTER_PORT));

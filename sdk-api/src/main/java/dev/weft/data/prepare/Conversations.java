@@ -45,10 +45,11 @@ final class Conversations {
 
   private static boolean present(JsonNode row, String k) { return row.get(k) != null && !row.get(k).isNull(); }
 
-  private static void addTurn(List<Object> messages, JsonNode v, String role, String where) {
+  /** A string as one {@code role} turn, or a list of messages put end to end. */
+  static void addTurn(List<Object> messages, JsonNode v, String role, String where) {
     if (v.isTextual()) messages.add(Map.of("role", role, "content", v.textValue()));
     else if (v.isArray()) addMessages(messages, v, where);
-    else throw new SpecException("--input", where + ": the " + (role.equals("user") ? "prompt" : "completion")
+    else throw new SpecException("--input", where + ": the " + (role.equals("user") ? "prompt" : "answer")
         + " is neither a string nor a list of messages");
   }
 

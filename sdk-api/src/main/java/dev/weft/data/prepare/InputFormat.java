@@ -11,7 +11,9 @@ public enum InputFormat {
   /** Rows (JSON objects a line, or Parquet); the document is the string in {@code --field}. */
   JSONL,
   /** Rows of conversations (messages, or prompt/completion), rendered with the tokenizer's chat template. */
-  CHAT;
+  CHAT,
+  /** Rows of preference pairs (prompt, chosen, rejected), rendered with the chat template, for DPO. */
+  PREFERENCE;
 
   /**
    * {@code auto} picks by extension: {@code .jsonl}, {@code .ndjson}, {@code .json} and {@code .parquet} are rows of
@@ -24,7 +26,7 @@ public enum InputFormat {
       try {
         f = valueOf(option.toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        throw new SpecException("--format", "'" + option + "' is not a format; use auto, text, jsonl or chat");
+        throw new SpecException("--format", "'" + option + "' is not a format; use auto, text, jsonl, chat or preference");
       }
     } else {
       f = name.endsWith(".jsonl") || name.endsWith(".ndjson") || name.endsWith(".json") || Rows.isParquet(file) ? JSONL : TEXT;

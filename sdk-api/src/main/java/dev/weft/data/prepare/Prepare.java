@@ -1,5 +1,6 @@
 package dev.weft.data.prepare;
 
+import dev.weft.data.PreferenceShards;
 import dev.weft.data.ShardIndex;
 import dev.weft.data.ShardWriter;
 import dev.weft.spec.SpecException;
@@ -19,7 +20,7 @@ public final class Prepare {
   private Prepare() {}
 
   /**
-   * What to prepare. {@code format} is {@code auto}, {@code text}, {@code jsonl} or {@code chat}; {@code field} null
+   * What to prepare. {@code format} is {@code auto}, {@code text}, {@code jsonl}, {@code chat} or {@code preference}; {@code field} null
    * means the format's default ({@code text}, or {@code messages} for chat); {@code separator} -1 means none
    * (documents run together); {@code replaceInvalid} turns bytes that are not UTF-8 into U+FFFD instead of refusing
    * the file; {@code trainOn} says which tokens of chat data are targets (the shards of chat data carry flags).
@@ -56,6 +57,7 @@ public final class Prepare {
     }
     long bytesTotal = total;
     long[] done = {0};
+    if (r.inputs().stream().anyMatch(in -> InputFormat.of(r.format(), in) == InputFormat.PREFERENCE)) return pairs(r, progress, bytesTotal);
     try (ShardWriter w = new ShardWriter(r.out(), r.tokenizer().vocabSize(), r.tokenizer().describe(), r.separator(),
         r.shardTokens(), chat)) {
       if (chat) {
@@ -76,6 +78,23 @@ public final class Prepare {
         Documents.read(in, f, field(r, f), r.replaceInvalid(), sink, n -> done[0] += n);
       }
       sink.flush();
+      progress.update(bytesTotal, bytesTotal, w.tokens());
+      return w.finish();
+    }
+  }
+
+  /** Preference rows → pairs (every input must be preference data: {@code --format preference} names them all). */
+  private static ShardIndex pairs(Request r, Progress progress, long bytesTotal) {
+    long[] done = {0};
+    try (PreferenceShards.Writer w = new PreferenceShards.Writer(r.out(), r.tokenizer().vocabSize(), r.tokenizer().describe(),
+        r.shardTokens())) {
+      PreferencePrepare p = new PreferencePrepare(r.tokenizer(), w);
+      for (Path in : r.inputs()) {
+        p.read(in, r.replaceInvalid(), n -> {
+          done[0] += n;
+          progress.update(done[0], bytesTotal, w.tokens());
+        });
+      }
       progress.update(bytesTotal, bytesTotal, w.tokens());
       return w.finish();
     }

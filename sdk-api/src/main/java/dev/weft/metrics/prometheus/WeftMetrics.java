@@ -25,7 +25,7 @@ import java.time.Duration;
  * environment variable {@code WEFT_PEAK_FLOPS}).
  */
 public final class WeftMetrics {
-  public static final String PEAK_FLOPS_ENV = "WEFT_PEAK_FLOPS";
+  public static final String PEAK_FLOPS_ENV = dev.weft.metrics.Mfu.PEAK_FLOPS_ENV;
 
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final String optimizer;
@@ -106,8 +106,7 @@ public final class WeftMetrics {
     gradNorm.set(m.gradNorm());
     tokensPerS.set(m.tokensPerS());
     modelFlops.set(m.modelFlopsPerS());
-    double peak = peakFlopsPerRank;
-    mfu.set(Double.isNaN(peak) ? Double.NaN : m.modelFlopsPerS() / (peak * Math.max(1, m.worldSize())));
+    mfu.set(dev.weft.metrics.Mfu.of(m.modelFlopsPerS(), peakFlopsPerRank, m.worldSize()));
     phase("compute", m.computeMs());
     phase("communication", m.commMs());
     phase("idle", m.idleMs());

@@ -1,5 +1,6 @@
 package dev.weft.models.decoder;
 
+import dev.weft.data.PackedDocuments;
 import dev.weft.models.CausalLm;
 import dev.weft.models.KvCache;
 import dev.weft.models.LayerPartition;
@@ -63,18 +64,23 @@ public final class Decoder implements StagedModel, CausalLm {
 
   /** Embedding on the first virtual stage; the last virtual stage ends with the final norm. */
   @Override
-  public Tensor forwardChunk(int chunk, Tensor input) { return forward(chunk, input, null); }
+  public Tensor forwardChunk(int chunk, Tensor input) { return forward(chunk, input, null, null); }
 
-  private Tensor forward(int chunk, Tensor input, KvCache cache) {
+  /** Packed samples: positions restart and attention stays inside each document. */
+  @Override
+  public Tensor forwardChunk(int chunk, Tensor input, PackedDocuments documents) { return forward(chunk, input, null, documents); }
+
+  private Tensor forward(int chunk, Tensor input, KvCache cache, PackedDocuments docs) {
     int k = partition.virtualStage(stage, chunk);
-    Tensor x = k == 0 ? embed(input, cache == null ? 0 : cache.length()) : input;
-    for (DecoderLayer layer : chunks.get(chunk)) x = layer.forward(x, cache);
+    Tensor x = k == 0 ? embed(input, cache == null ? 0 : cache.length(), docs) : input;
+    for (DecoderLayer layer : chunks.get(chunk)) x = layer.forward(x, cache, docs);
     return k == partition.virtualStages() - 1 ? norm.forward(x) : x;
   }
 
-  private Tensor embed(Tensor ids, long start) {
+  private Tensor embed(Tensor ids, long start, PackedDocuments docs) {
     Tensor x = embed.forward(ids);
     if (positions == null) return x;
+    if (docs != null) return x.add(positions.forward(docs.positions()));
     TensorOptions longs = new TensorOptions(ScalarType.Long).device(new org.bytedeco.pytorch.DeviceOptional(ids.device()));
     return x.add(positions.forward(torch.arange(new Scalar(start), new Scalar(start + ids.size(1)), longs)));
   }
@@ -91,6 +97,12 @@ public final class Decoder implements StagedModel, CausalLm {
     return headLossSum(forwardChunk(0, tokens), targets);
   }
 
+  @Override
+  public Tensor lossSum(Tensor tokens, Tensor targets, PackedDocuments documents) {
+    requireWhole();
+    return headLossSum(forwardChunk(0, tokens, documents), targets);
+  }
+
   /** Logits with a KV cache; learned positions end at data.seqLen, rotary ones do not. */
   @Override
   public Tensor logits(Tensor tokens, KvCache cache) {
@@ -99,7 +111,7 @@ public final class Decoder implements StagedModel, CausalLm {
     if (positions != null && end > cfg.seqLen()) {
       throw new IllegalArgumentException("position " + end + " is beyond the model's context of " + cfg.seqLen() + " tokens");
     }
-    Tensor h = forward(0, tokens, cache);
+    Tensor h = forward(0, tokens, cache, null);
     if (cache != null) cache.advance(tokens.size(1));
     return head.logits(h);
   }

@@ -16,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import org.bytedeco.pytorch.Tensor;
-import org.bytedeco.pytorch.global.torch.ScalarType;
 
 /**
  * A model family on the one {@link Decoder}: what it reads from config.json ({@link #read}) and its
@@ -85,10 +84,10 @@ public abstract class DecoderFamily implements ModelFactory, HuggingFaceFormat {
     return new Decoder(c, names(), ctx.layers(), ctx.partition(c.layers()), ctx.ppRank());
   }
 
-  /** Parameters carry the checkpoint's names; weights are computed in fp32 whatever the file stores. */
+  /** Parameters carry the checkpoint's names; the tensor comes in the file's dtype (the copy into the parameter converts). */
   @Override
   public Tensor read(String name, long[] shape, HfCheckpoint hf) {
-    return hf.read(name).to(ScalarType.Float);
+    return hf.read(name);
   }
 
   /** The same names; a tied model has no head parameter, so none is written (transformers ties it back). */

@@ -3,6 +3,7 @@ package dev.weft.models.decoder;
 import static org.bytedeco.pytorch.global.torch.gelu;
 import static org.bytedeco.pytorch.global.torch.silu;
 
+import dev.weft.data.PackedDocuments;
 import dev.weft.models.AttentionMask;
 import dev.weft.models.KvCache;
 import dev.weft.models.Layers;
@@ -49,8 +50,11 @@ final class DecoderLayer {
     return cfg.norm() == DecoderConfig.Norm.RMS ? layers.rmsNorm(name, cfg.hidden(), cfg.normEps()) : layers.layerNorm(name, cfg.hidden());
   }
 
-  /** x may hold only part of the sequence (sequence parallelism); q, k, v always see all of it. */
-  Tensor forward(Tensor x, KvCache cache) {
+  /**
+   * x may hold only part of the sequence (sequence parallelism); q, k, v always see all of it, and so do
+   * {@code docs} (packed samples: per-document positions and ids; null: one document from position 0 or the cache).
+   */
+  Tensor forward(Tensor x, KvCache cache, PackedDocuments docs) {
     long b = x.size(0), d = cfg.headDim();
     Tensor all = qkv.forward(inNorm.forward(x));
     long qw = localHeads * d, kw = localKv * d;
@@ -60,7 +64,10 @@ final class DecoderLayer {
       q = qNorm.forward(q);
       k = kNorm.forward(k);
     }
-    if (rotary != null) { // learned positions were added to the embedding instead
+    if (rotary != null && docs != null) {
+      q = rotary.apply(q, docs.positions());
+      k = rotary.apply(k, docs.positions());
+    } else if (rotary != null) { // learned positions were added to the embedding instead
       q = rotary.apply(q, start);
       k = rotary.apply(k, start);
     }
@@ -70,7 +77,7 @@ final class DecoderLayer {
       k = kv[0];
       v = kv[1];
     }
-    Tensor att = layers.attention(q, k, v, mask);
+    Tensor att = layers.attention(q, k, v, docs == null ? mask : mask.withDocuments(docs.ids()));
     x = x.add(o.forward(att.transpose(1, 2).reshape(b, -1, qw)));
     return x.add(down.forward(mlp(gateUp.forward(postNorm.forward(x)))));
   }

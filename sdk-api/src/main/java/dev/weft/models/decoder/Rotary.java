@@ -70,7 +70,19 @@ final class Rotary {
   /** Applies the rotation to x [B, heads, T, headDim] at positions {@code start ..}. */
   Tensor apply(Tensor x, long start) {
     Tensor[] cs = tableFor(x, start, x.size(2));
-    Tensor c = cs[0].to(x.scalar_type()), s = cs[1].to(x.scalar_type());
+    return rotate(x, cs[0].to(x.scalar_type()), cs[1].to(x.scalar_type()));
+  }
+
+  /** Applies the rotation to x [B, heads, T, headDim] at each token's own position {@code positions} [B, T]. */
+  Tensor apply(Tensor x, Tensor positions) {
+    long b = x.size(0), t = x.size(2);
+    Tensor[] cs = tableFor(x, 0, t); // positions inside a sample of T tokens are below T
+    Tensor at = positions.reshape(-1).to(cs[0].device(), ScalarType.Long);
+    Tensor c = cs[0].index_select(0, at).view(b, 1, t, headDim), s = cs[1].index_select(0, at).view(b, 1, t, headDim);
+    return rotate(x, c.to(x.scalar_type()), s.to(x.scalar_type()));
+  }
+
+  private static Tensor rotate(Tensor x, Tensor c, Tensor s) {
     long half = x.size(3) / 2;
     Tensor rotated = torch.cat(new TensorVector(x.narrow(3, half, half).neg(), x.narrow(3, 0, half)), 3);
     return x.mul(c).add(rotated.mul(s));

@@ -4,6 +4,8 @@ import static org.bytedeco.pytorch.global.torch.arange;
 import static org.bytedeco.pytorch.global.torch.gelu;
 import static org.bytedeco.pytorch.global.torch.scaled_dot_product_attention;
 
+import dev.weft.data.PackedDocuments;
+import dev.weft.models.AttentionMask;
 import dev.weft.models.CausalLm;
 import dev.weft.models.KvCache;
 import dev.weft.models.StagedModel;
@@ -82,7 +84,7 @@ public final class Gpt implements StagedModel, CausalLm {
       fc2 = layers.row(n + ".mlp.fc2", f, h, projStd);
     }
 
-    Tensor forward(Tensor x, KvCache cache) {
+    Tensor forward(Tensor x, KvCache cache, PackedDocuments docs) {
       // x may hold only part of the sequence (sequence parallelism); q, k, v always see all of it
       long b = x.size(0), d = cfg.headDim();
       Tensor a = ln1.forward(x);
@@ -96,7 +98,8 @@ public final class Gpt implements StagedModel, CausalLm {
         kh = kv[0];
         vh = kv[1];
       }
-      Tensor att = scaled_dot_product_attention(qh, kh, vh, new TensorOptional(), 0.0, causal, new DoubleOptional(), false);
+      Tensor att = docs != null ? layers.attention(qh, kh, vh, AttentionMask.CAUSAL.withDocuments(docs.ids()))
+          : scaled_dot_product_attention(qh, kh, vh, new TensorOptional(), 0.0, causal, new DoubleOptional(), false);
       x = x.add(proj.forward(att.transpose(1, 2).reshape(b, -1, localHeads * d)));
       Tensor f = fc1.forward(ln2.forward(x));
       return x.add(fc2.forward(tanhGelu ? gelu(f, "tanh") : gelu(f)));
@@ -109,16 +112,20 @@ public final class Gpt implements StagedModel, CausalLm {
 
   /** Embeddings on the first virtual stage; the last virtual stage ends with the final LayerNorm. */
   @Override
-  public Tensor forwardChunk(int chunk, Tensor input) { return forward(chunk, input, null); }
+  public Tensor forwardChunk(int chunk, Tensor input) { return forward(chunk, input, null, null); }
 
-  private Tensor forward(int chunk, Tensor input, KvCache cache) {
+  /** Packed samples: positions restart and attention stays inside each document. */
+  @Override
+  public Tensor forwardChunk(int chunk, Tensor input, PackedDocuments documents) { return forward(chunk, input, null, documents); }
+
+  private Tensor forward(int chunk, Tensor input, KvCache cache, PackedDocuments docs) {
     int k = partition.virtualStage(stage, chunk);
     Tensor x = input;
     long start = cache == null ? 0 : cache.length();
-    if (k == 0) x = tok.forward(input).add(pos.forward(arange(new Scalar(start), new Scalar(start + input.size(1)),
-        new org.bytedeco.pytorch.TensorOptions(org.bytedeco.pytorch.global.torch.ScalarType.Long).device(
-            new org.bytedeco.pytorch.DeviceOptional(input.device())))));
-    for (Block blk : chunks.get(chunk)) x = blk.forward(x, cache);
+    if (k == 0) x = tok.forward(input).add(pos.forward(docs != null ? docs.positions() : arange(new Scalar(start),
+        new Scalar(start + input.size(1)), new org.bytedeco.pytorch.TensorOptions(org.bytedeco.pytorch.global.torch.ScalarType.Long)
+            .device(new org.bytedeco.pytorch.DeviceOptional(input.device())))));
+    for (Block blk : chunks.get(chunk)) x = blk.forward(x, cache, docs);
     return k == partition.virtualStages() - 1 ? lnF.forward(x) : x;
   }
 
@@ -128,7 +135,7 @@ public final class Gpt implements StagedModel, CausalLm {
     if (partition.virtualStages() != 1) throw new IllegalStateException("this GPT is split into pipeline stages; run the stages");
     long end = (cache == null ? 0 : cache.length()) + tokens.size(1);
     if (end > cfg.seqLen()) throw new IllegalArgumentException("position " + end + " is beyond the GPT's context of " + cfg.seqLen() + " tokens");
-    Tensor h = forward(0, tokens, cache);
+    Tensor h = forward(0, tokens, cache, null);
     if (cache != null) cache.advance(tokens.size(1));
     return head.logits(h);
   }
@@ -146,6 +153,12 @@ public final class Gpt implements StagedModel, CausalLm {
   public Tensor lossSum(Tensor tokens, Tensor targets) {
     if (partition.virtualStages() != 1) throw new IllegalStateException("loss() runs the whole model; this one is split into stages");
     return headLossSum(forwardChunk(0, tokens), targets);
+  }
+
+  @Override
+  public Tensor lossSum(Tensor tokens, Tensor targets, PackedDocuments documents) {
+    if (partition.virtualStages() != 1) throw new IllegalStateException("loss() runs the whole model; this one is split into stages");
+    return headLossSum(forwardChunk(0, tokens, documents), targets);
   }
 
   @Override public LayerPartition partition() { return partition; }

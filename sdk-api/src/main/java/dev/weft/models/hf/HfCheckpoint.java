@@ -13,7 +13,11 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import org.bytedeco.pytorch.BoolOptional;
+import org.bytedeco.pytorch.LongOptional;
 import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.TensorOptions;
+import org.bytedeco.pytorch.global.torch;
 
 /**
  * A Hugging Face model directory: {@code config.json} and the weights, either one
@@ -108,13 +112,26 @@ public final class HfCheckpoint {
   /** The shape the file's header gives tensor {@code name}. */
   public long[] shape(String name) { return fileOf.get(name).entry(name).shape(); }
 
-  /** The whole tensor {@code name}, in the dtype the file stores. */
+  /**
+   * The whole tensor {@code name}, in the dtype the file stores: a read-only, copy-on-write memory map of its
+   * bytes (nothing is read until the tensor is used, and the pages go when the tensor does), or a copy read
+   * into memory where the file places the tensor at an offset its dtype cannot be viewed at.
+   */
   public Tensor read(String name) {
     SafetensorsFile f = fileOf.get(name);
     if (f == null) throw new SpecException("model.pretrained", dir + " has no tensor '" + name + "'; was it saved for this architecture?");
     SafetensorsFile.Entry e = f.entry(name);
+    long start = f.dataStart() + e.begin(), bytes = e.end() - e.begin();
+    if (e.numel() > 0 && start % e.dtype().bytes() == 0) return mapped(f.file(), start, bytes, e);
     Tensor t = Tensors.empty(e.dtype().scalarType(), e.shape());
     f.read(e, 0, e.numel(), t.data_ptr());
     return t;
+  }
+
+  /** Bytes [start, start + bytes) of {@code file} mapped privately (libtorch's file mapping) and viewed as {@code e}. */
+  private static Tensor mapped(Path file, long start, long bytes, SafetensorsFile.Entry e) {
+    Tensor all = torch.from_file(file.toString(), new BoolOptional(false), new LongOptional(start + bytes),
+        new TensorOptions(torch.ScalarType.Byte));
+    return all.narrow(0, start, bytes).view(e.dtype().scalarType()).view(e.shape());
   }
 }

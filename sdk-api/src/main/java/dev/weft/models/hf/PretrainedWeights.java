@@ -6,13 +6,15 @@ import dev.weft.error.WeftException;
 import dev.weft.spec.SpecException;
 import java.util.Arrays;
 import java.util.function.BiFunction;
+import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Tensor;
 
 /**
  * Fills a freshly built model's parameters from whole tensors, each rank taking exactly its slice,
  * so a pretrained model lands in any layout (tensor-parallel slices, pipeline stages; ZeRO shards
- * the result afterwards like any initial weights).
+ * the result afterwards like any initial weights). Each whole tensor lives only until its slice is
+ * copied, so the load's peak is the model plus the largest tensor.
  */
 public final class PretrainedWeights {
   private PretrainedWeights() {}
@@ -43,16 +45,23 @@ public final class PretrainedWeights {
   public static void copyInto(java.util.List<Param> params, BiFunction<String, long[], Tensor> whole, String field) {
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Param p : params) {
-        Tensor full = read(whole, p, field);
-        long[] shape = full.sizes().vec().get();
-        if (!Arrays.equals(shape, p.globalShape())) {
-          throw new SpecException(field, "tensor " + p.name() + " has shape " + Arrays.toString(shape) + " but the model needs "
-              + Arrays.toString(p.globalShape()) + "; the weights belong to another model size");
+        // the tensor read (in the file's dtype) and its views are freed as soon as this parameter holds its copy
+        try (PointerScope scope = new PointerScope()) {
+          copyOne(p, read(whole, p, field), field);
         }
-        Tensor mine = p.isSharded() ? full.narrow(p.shardDim(), p.shardIndex() * (shape[p.shardDim()] / p.shardCount()),
-            shape[p.shardDim()] / p.shardCount()) : full;
-        p.tensor().copy_(mine);
       }
     }
+  }
+
+  /** Copies {@code full}'s slice for {@code p} into it, converting to the parameter's dtype. */
+  private static void copyOne(Param p, Tensor full, String field) {
+    long[] shape = full.sizes().vec().get();
+    if (!Arrays.equals(shape, p.globalShape())) {
+      throw new SpecException(field, "tensor " + p.name() + " has shape " + Arrays.toString(shape) + " but the model needs "
+          + Arrays.toString(p.globalShape()) + "; the weights belong to another model size");
+    }
+    Tensor mine = p.isSharded() ? full.narrow(p.shardDim(), p.shardIndex() * (shape[p.shardDim()] / p.shardCount()),
+        shape[p.shardDim()] / p.shardCount()) : full;
+    p.tensor().copy_(mine);
   }
 }

@@ -19,10 +19,13 @@ import org.bytedeco.pytorch.global.torch;
 /** Unsplit layers: one rank holds every weight. */
 public final class DenseLayers implements Layers {
   private static final long SUM = 2; // at::Reduction::Sum
-  private final long seed;
+  private final Init.Draws init;
   private final Parameters params = new Parameters();
 
-  public DenseLayers(long seed) { this.seed = seed; }
+  public DenseLayers(long seed) { this(Init.Draws.seeded(seed)); }
+
+  /** Layers whose initial weights come from {@code init} (unset when pretrained weights overwrite them). */
+  public DenseLayers(Init.Draws init) { this.init = init; }
 
   /** Registers a whole (unsplit) parameter. */
   public static Tensor whole(Parameters params, String name, Tensor value) {
@@ -35,19 +38,28 @@ public final class DenseLayers implements Layers {
     TensorVector ws = new TensorVector(), bs = new TensorVector();
     for (int i = 0; i < names.size(); i++) {
       String n = names.get(i);
-      ws.push_back(whole(params, n + ".weight", Init.normalFull(seed, n + ".weight", std, outs[i], in)));
+      ws.push_back(whole(params, n + ".weight", init.normal(n + ".weight", std, outs[i], in)));
       if (bias) bs.push_back(whole(params, n + ".bias", zeros(outs[i])));
     }
     return linear(ws, bs);
   }
 
-  /** x·Wᵀ + b over the weights (and biases, if any) concatenated on the output features. */
+  /**
+   * x·Wᵀ + b for each weight (and bias, if any), the outputs concatenated on the last dimension. The weights are
+   * never concatenated: that copy was made on every forward and kept for the backward (2.5 GB at 1B parameters).
+   */
   public static Linear linear(TensorVector ws, TensorVector bs) {
-    boolean one = ws.size() == 1, bias = bs.size() > 0;
+    boolean bias = bs.size() > 0;
     return x -> {
-      Tensor w = one ? ws.get(0) : torch.cat(ws);
-      TensorOptional b = !bias ? new TensorOptional() : new TensorOptional(one ? bs.get(0) : torch.cat(bs));
-      return torch.linear(x, w, b);
+      if (ws.size() == 1) return torch.linear(x, ws.get(0), bias ? new TensorOptional(bs.get(0)) : new TensorOptional());
+      try (TensorVector ys = new TensorVector()) {
+        for (int i = 0; i < ws.size(); i++) {
+          Tensor y = torch.linear(x, ws.get(i), bias ? new TensorOptional(bs.get(i)) : new TensorOptional());
+          ys.push_back(y);
+          y.close(); // the vector holds it until the concatenation; the backward needs neither
+        }
+        return torch.cat(ys, -1);
+      }
     };
   }
 
@@ -63,7 +75,7 @@ public final class DenseLayers implements Layers {
 
   @Override
   public Embedding positionEmbedding(String name, long rows, long dim, double std) {
-    Tensor w = whole(params, name + ".weight", Init.normalFull(seed, name + ".weight", std, rows, dim));
+    Tensor w = whole(params, name + ".weight", init.normal(name + ".weight", std, rows, dim));
     return ids -> org.bytedeco.pytorch.global.torch.embedding(w, ids);
   }
 
@@ -90,7 +102,7 @@ public final class DenseLayers implements Layers {
 
   @Override
   public LmHead lmHead(String name, long dim, long vocab, double std) {
-    return head(whole(params, name + ".weight", Init.normalFull(seed, name + ".weight", std, vocab, dim)), vocab);
+    return head(whole(params, name + ".weight", init.normal(name + ".weight", std, vocab, dim)), vocab);
   }
 
   @Override

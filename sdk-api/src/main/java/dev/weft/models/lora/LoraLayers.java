@@ -27,6 +27,7 @@ public final class LoraLayers implements Layers {
   private final long seed;
   private final Scalar scale;
   private final LoraDropout dropout;
+  private boolean off; // adapters switched off: every target gives its base's output (DPO's reference policy)
 
   public LoraLayers(Layers inner, LoraSpec lora, long seed) {
     this.inner = inner;
@@ -37,6 +38,20 @@ public final class LoraLayers implements Layers {
   }
 
   public LoraSpec spec() { return lora; }
+
+  /** The adapters switched off until closed. */
+  public interface Off extends AutoCloseable {
+    @Override void close();
+  }
+
+  /**
+   * Switches the adapters off until the returned handle is closed: the model then computes its frozen base exactly
+   * (PEFT's {@code disable_adapter()}), which is DPO's reference policy without a second copy of the weights.
+   */
+  public Off adaptersOff() {
+    off = true;
+    return () -> off = false;
+  }
 
   /** The layers the base is built from. */
   public Layers inner() { return inner; }
@@ -62,6 +77,7 @@ public final class LoraLayers implements Layers {
       adapters.add(lora.targets(names.get(i)) ? columnAdapter(names.get(i), in, outs[i]) : null);
     }
     return x -> {
+      if (off) return base.forward(x);
       Tensor y = base.forward(x), xd = dropout.apply(x);
       TensorVector parts = new TensorVector();
       long off = 0;
@@ -90,7 +106,7 @@ public final class LoraLayers implements Layers {
     Linear a = inner.row(name + ".lora_A", in, lora.rank(), 0.0, false);
     LoraInit.fill(inner.parameters().get(name + ".lora_A.weight"), LoraInit.a(seed, name, lora.rank(), in));
     Linear b = inner.replicated(name + ".lora_B", torch.zeros(out, lora.rank()));
-    return x -> base.forward(x).add(b.forward(a.forward(dropout.apply(x))).mul(scale));
+    return x -> off ? base.forward(x) : base.forward(x).add(b.forward(a.forward(dropout.apply(x))).mul(scale));
   }
 
   @Override

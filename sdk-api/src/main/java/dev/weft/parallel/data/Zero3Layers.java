@@ -32,6 +32,9 @@ public final class Zero3Layers implements Layers {
     this.zero3 = zero3;
   }
 
+  /** The layers wrapped. */
+  public Layers inner() { return inner; }
+
   /** Connects the optimizer that owns the shards (after the model is built); its layers now gate their parameters. */
   public void bind(ShardedOptimizer opt) {
     this.optimizer = opt;

@@ -21,7 +21,7 @@ import org.bytedeco.pytorch.global.torch;
  * outputs summed by g, bias added once after the sum.
  */
 public final class TensorParallelLayers implements Layers {
-  private final long seed;
+  private final Init.Draws init;
   private final TpOps ops;
   private final boolean sequenceParallel;
   private final Parameters params = new Parameters();
@@ -32,7 +32,12 @@ public final class TensorParallelLayers implements Layers {
    *     (all-gather before column layers, reduce-scatter after row layers), as Megatron does
    */
   public TensorParallelLayers(long seed, TpOps ops, boolean sequenceParallel) {
-    this.seed = seed;
+    this(Init.Draws.seeded(seed), ops, sequenceParallel);
+  }
+
+  /** As above, with initial weights from {@code init} (unset when pretrained weights overwrite them). */
+  public TensorParallelLayers(Init.Draws init, TpOps ops, boolean sequenceParallel) {
+    this.init = init;
     this.ops = ops;
     this.sequenceParallel = sequenceParallel;
     this.column = new ColumnLinear(ops, sequenceParallel);
@@ -60,7 +65,7 @@ public final class TensorParallelLayers implements Layers {
     TensorVector ws = new TensorVector(), bs = new TensorVector();
     for (int i = 0; i < names.size(); i++) {
       String n = names.get(i);
-      ws.push_back(sliced(n + ".weight", Init.normalFull(seed, n + ".weight", std, outs[i], in), 0));
+      ws.push_back(sliced(n + ".weight", init.normal(n + ".weight", std, outs[i], in), 0));
       if (bias) bs.push_back(sliced(n + ".bias", zeros(outs[i]), 0));
     }
     boolean one = ws.size() == 1;
@@ -69,7 +74,7 @@ public final class TensorParallelLayers implements Layers {
 
   @Override
   public Linear row(String name, long in, long out, double std, boolean bias) {
-    Tensor w = sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, out, in), 1);
+    Tensor w = sliced(name + ".weight", init.normal(name + ".weight", std, out, in), 1);
     Tensor b = bias ? replicatedParam(name + ".bias", zeros(out)) : null;
     return x -> {
       Tensor y = leaveSplit(linear(x, w));
@@ -85,19 +90,20 @@ public final class TensorParallelLayers implements Layers {
 
   @Override
   public Embedding embedding(String name, long vocab, long dim, double std) {
-    Tensor w = sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, vocab, dim), 0);
+    Tensor w = sliced(name + ".weight", init.normal(name + ".weight", std, vocab, dim), 0);
     VocabRange range = VocabRange.of(vocab, ops.rank(), ops.size());
     return ids -> leaveSplit(range.lookup(w, ids));
   }
 
   @Override
   public Embedding positionEmbedding(String name, long rows, long dim, double std) {
-    Tensor w = replicatedParam(name + ".weight", Init.normalFull(seed, name + ".weight", std, rows, dim));
+    Tensor w = replicatedParam(name + ".weight", init.normal(name + ".weight", std, rows, dim));
     return positions -> {
       Tensor all = org.bytedeco.pytorch.global.torch.embedding(w, positions);
       if (!sequenceParallel) return all;
-      long n = all.size(0) / ops.size();
-      return all.narrow(0, ops.rank() * n, n);
+      int seq = (int) all.dim() - 2; // positions [T] → [T, dim]; per-document positions [B, T] → [B, T, dim]
+      long n = all.size(seq) / ops.size();
+      return all.narrow(seq, ops.rank() * n, n);
     };
   }
 
@@ -128,7 +134,7 @@ public final class TensorParallelLayers implements Layers {
 
   @Override
   public LmHead lmHead(String name, long dim, long vocab, double std) {
-    return head(sliced(name + ".weight", Init.normalFull(seed, name + ".weight", std, vocab, dim), 0), vocab);
+    return head(sliced(name + ".weight", init.normal(name + ".weight", std, vocab, dim), 0), vocab);
   }
 
   /**

@@ -11,10 +11,25 @@ public record JobSet(String apiVersion, String kind, ObjectMeta metadata, Spec s
 
   public JobSet(ObjectMeta metadata, Spec spec) { this(API_VERSION, KIND, metadata, spec); }
 
+  /** {@code volumeClaimPolicies}: claims JobSet creates per JobSet ({@code <claim>-<jobset>}) and adds to pods that mount them. */
   public record Spec(List<ReplicatedJob> replicatedJobs, Network network, FailurePolicy failurePolicy,
-                     SuccessPolicy successPolicy) {}
+                     SuccessPolicy successPolicy, List<VolumeClaimPolicy> volumeClaimPolicies) {
+    public Spec(List<ReplicatedJob> replicatedJobs, Network network, FailurePolicy failurePolicy, SuccessPolicy successPolicy) {
+      this(replicatedJobs, network, failurePolicy, successPolicy, null);
+    }
+  }
 
-  public record ReplicatedJob(String name, Integer replicas, JobTemplateSpec template) {}
+  /** {@code dependsOn}: this replicated job starts once each named one is {@code Ready} or {@code Complete}. */
+  public record ReplicatedJob(String name, List<DependsOn> dependsOn, Integer replicas, JobTemplateSpec template) {
+    public ReplicatedJob(String name, Integer replicas, JobTemplateSpec template) { this(name, null, replicas, template); }
+  }
+
+  public record DependsOn(String name, String status) {}
+
+  /** {@code retentionPolicy.whenDeleted}: {@code Delete} (the default) or {@code Retain} the claims with the JobSet. */
+  public record VolumeClaimPolicy(List<io.fabric8.kubernetes.api.model.PersistentVolumeClaim> templates, RetentionPolicy retentionPolicy) {}
+
+  public record RetentionPolicy(String whenDeleted) {}
 
   public record Network(Boolean enableDNSHostnames, String subdomain, Boolean publishNotReadyAddresses) {}
 

@@ -6,9 +6,17 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 public record TrainingRuntime(String apiVersion, String kind, ObjectMeta metadata, Spec spec) implements CustomObject {
   public static final String API_VERSION = "trainer.kubeflow.org/v1alpha1";
   public static final String KIND = "TrainingRuntime";
+  /** The cluster-scoped kind with the same spec (one runtime for every namespace). */
+  public static final String CLUSTER_KIND = "ClusterTrainingRuntime";
   /** The replicated job and container the torch plugin injects PET_* into. */
   public static final String NODE = "node";
   public static final String ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step";
+  /** Ancestor-label values and container names Trainer's JobSet plugin looks for (pkg/constants). */
+  public static final String ANCESTOR_TRAINER = "trainer";
+  public static final String DATASET_INITIALIZER = "dataset-initializer";
+  public static final String MODEL_INITIALIZER = "model-initializer";
+  /** The variable Trainer sets in an initializer container from the TrainJob's {@code storageUri}. */
+  public static final String STORAGE_URI = "STORAGE_URI";
 
   public TrainingRuntime(ObjectMeta metadata, Spec spec) { this(API_VERSION, KIND, metadata, spec); }
 

@@ -18,11 +18,7 @@ public final class Renderer {
       throw new SpecException("deployment.nodes", "'" + ks.nodes() + "' is an elastic range, which only --target "
           + Target.PYTORCHJOB.cliName() + " supports; use a fixed node count for --target " + target.cliName());
     }
-    if (target == Target.TRAINJOB && ks.deployment().port() != TrainJobRenderer.MASTER_PORT) {
-      throw new SpecException("deployment.port", ks.deployment().port() + ": Kubeflow Trainer's torch plugin always sets"
-          + " PET_MASTER_PORT=" + TrainJobRenderer.MASTER_PORT + "; use " + TrainJobRenderer.MASTER_PORT + " (the default) for --target "
-          + Target.TRAINJOB.cliName());
-    }
+    if (target == Target.TRAINJOB) TrainJobRenderer.requireTrainerPort(ks, Target.TRAINJOB.cliName());
     List<Manifest> out = new ArrayList<>();
     if (ks.deployment().checkpointStorage().rendersClaim()) out.add(SupportObjects.checkpointClaim(ks));
     out.add(SupportObjects.specConfigMap(ks));

@@ -20,6 +20,14 @@ public final class TrainJobRenderer {
 
   private TrainJobRenderer() {}
 
+  /** The torch plugin's PET_MASTER_PORT is fixed: a spec asking for another port is refused for {@code target}. */
+  public static void requireTrainerPort(K8sSpec ks, String target) {
+    if (ks.deployment().port() != MASTER_PORT) {
+      throw new dev.weft.spec.SpecException("deployment.port", ks.deployment().port() + ": Kubeflow Trainer's torch plugin"
+          + " always sets PET_MASTER_PORT=" + MASTER_PORT + "; use " + MASTER_PORT + " (the default) for --target " + target);
+    }
+  }
+
   public static List<Manifest> render(K8sSpec ks, List<String> extraArgs) {
     var pod = WorkerPod.template(ks, new WorkerPod.Options(TrainingRuntime.NODE, "rendezvous", List.of(), extraArgs,
         "Never", null));

@@ -1,0 +1,117 @@
+package dev.weft.tracking;
+
+import dev.weft.metrics.DeviceMemory;
+import dev.weft.metrics.MetricsJson;
+import dev.weft.metrics.Mfu;
+import dev.weft.metrics.StepMetrics;
+import dev.weft.spec.SpecIO;
+import dev.weft.spec.TrackingSpec;
+import dev.weft.spec.TrainingSpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Rank 0's TensorBoard record of a run, fed the values {@code metrics.jsonl} records: scalars {@code train/loss},
+ * {@code eval/loss}, {@code train/lr}, {@code train/grad_norm}, {@code train/loss_scale}, {@code perf/tokens_per_s},
+ * {@code perf/step_ms}, {@code perf/compute_ms}, {@code perf/comm_ms}, {@code perf/model_flops_per_s},
+ * {@code perf/mfu} (with {@code WEFT_PEAK_FLOPS}, the peak FLOP/s of one rank), {@code memory/peak_rss_bytes} and, on an accelerator, {@code memory/device_allocated_bytes}, {@code _reserved_bytes},
+ * {@code _peak_allocated_bytes}; the
+ * spec as text ({@code spec}) at the first step written. A write that fails is logged once and the record stops;
+ * training goes on.
+ */
+public final class TensorBoardSink implements MetricsJson.Sink {
+  private static final Logger log = LoggerFactory.getLogger(TensorBoardSink.class);
+  private final TensorBoardWriter writer;
+  private final String specYaml;
+  private final double peakFlopsPerRank;
+  private boolean specWritten;
+  private DeviceMemory device;
+  private boolean failed;
+
+  private TensorBoardSink(TensorBoardWriter writer, String specYaml, double peakFlopsPerRank) {
+    this.writer = writer;
+    this.specYaml = specYaml;
+    this.peakFlopsPerRank = peakFlopsPerRank;
+  }
+
+  /** The sink {@code spec.tracking().tensorboard} asks for, or empty when it is {@code off}. */
+  public static Optional<MetricsJson.Sink> open(TrainingSpec spec, Path runDir) {
+    Path dir = dir(spec.tracking(), runDir).orElse(null);
+    if (dir == null) return Optional.empty();
+    try {
+      TensorBoardWriter w = TensorBoardWriter.open(dir);
+      log.info("TensorBoard event file: {}", w.file());
+      return Optional.of(new TensorBoardSink(w, SpecIO.toYaml(spec), peakFlops(System.getenv(Mfu.PEAK_FLOPS_ENV))));
+    } catch (IOException | UncheckedIOException e) {
+      log.warn("no TensorBoard events: cannot write into {} ({}); set tracking.tensorboard to a writable directory or off",
+          dir, e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  /** Where the event files go: {@code RUN_DIR/tensorboard} by default, relative paths under the run dir. */
+  public static Optional<Path> dir(TrackingSpec tracking, Path runDir) {
+    if (!tracking.tensorboardOn()) return Optional.empty();
+    String d = tracking.tensorboard().trim();
+    return Optional.of(runDir.resolve(d.isEmpty() ? TrackingSpec.DEFAULT_DIR : d));
+  }
+
+  @Override
+  public void deviceMemory(DeviceMemory d) { device = d; }
+
+  @Override
+  public void step(StepMetrics m, Double evalLoss) {
+    if (failed) return;
+    try {
+      long s = m.step();
+      if (!specWritten) {
+        writer.text(s, "spec", "```yaml\n" + specYaml + "```");
+        specWritten = true;
+      }
+      writer.scalar(s, "train/loss", m.loss());
+      if (evalLoss != null) writer.scalar(s, "eval/loss", evalLoss);
+      writer.scalar(s, "train/lr", m.lr());
+      writer.scalar(s, "train/grad_norm", m.gradNorm());
+      writer.scalar(s, "train/loss_scale", m.lossScale());
+      writer.scalar(s, "perf/tokens_per_s", m.tokensPerS());
+      writer.scalar(s, "perf/step_ms", m.stepMs());
+      writer.scalar(s, "perf/compute_ms", m.computeMs());
+      writer.scalar(s, "perf/comm_ms", m.commMs());
+      writer.scalar(s, "perf/model_flops_per_s", m.modelFlopsPerS());
+      if (peakFlopsPerRank > 0) writer.scalar(s, "perf/mfu", Mfu.of(m.modelFlopsPerS(), peakFlopsPerRank, m.worldSize()));
+      writer.scalar(s, "memory/peak_rss_bytes", m.peakRssBytes());
+      if (device != null) {
+        writer.scalar(s, "memory/device_allocated_bytes", device.allocated());
+        writer.scalar(s, "memory/device_reserved_bytes", device.reserved());
+        writer.scalar(s, "memory/device_peak_allocated_bytes", device.peakAllocated());
+        device = null;
+      }
+      writer.flush();
+    } catch (UncheckedIOException e) {
+      failed = true;
+      log.warn("TensorBoard events stop at step {}: {}", m.step(), e.getMessage());
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      writer.close();
+    } catch (UncheckedIOException e) {
+      log.warn("TensorBoard event file not closed: {}", e.getMessage());
+    }
+  }
+
+  static double peakFlops(String env) {
+    if (env == null || env.isBlank()) return 0;
+    try {
+      return Double.parseDouble(env.trim());
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,100 @@
+package dev.weft.train;
+
+import dev.weft.comm.Communicator;
+import dev.weft.comm.Distributed;
+import dev.weft.comm.ReduceOp;
+import dev.weft.data.Batches;
+import dev.weft.models.LanguageModel;
+import dev.weft.models.lora.LoraLayers;
+import dev.weft.parallel.data.Zero3Layers;
+import dev.weft.parallel.data.ShardedOptimizer;
+import dev.weft.precision.Autocast;
+import dev.weft.spec.TrainingSpec;
+import dev.weft.util.Tensors;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.Tensor;
+
+/**
+ * A DPO step on one rank: each micro-batch's pairs through the reference (no gradient) and the policy, the pairs'
+ * summed loss weighted by {@link LossNormalizer#weight} (data-parallel ranks × 1 / the global batch's pairs) before
+ * its backward, so the step's loss is the mean over every pair of the global batch in every layout. The rewards of
+ * the step are kept for {@link #metrics}.
+ */
+final class DpoMicroBatches implements MicroBatches {
+  private final LanguageModel model;
+  private final ReferencePolicy reference;
+  private final ShardedOptimizer opt;
+  private final String dtype;
+  private final boolean cuda;
+  private final double beta;
+  private final double[] sums = new double[4]; // this step's chosen rewards, rejected rewards, correctly ordered pairs, pairs
+
+  DpoMicroBatches(LanguageModel model, ReferencePolicy reference, ShardedOptimizer opt, String dtype, boolean cuda, double beta) {
+    this.model = model;
+    this.reference = reference;
+    this.opt = opt;
+    this.dtype = dtype;
+    this.cuda = cuda;
+    this.beta = beta;
+  }
+
+  /** The DPO passes of a run: the reference is the policy with its adapters off (LoRA), else a frozen copy on this rank's device. */
+  static DpoMicroBatches of(TrainingSpec spec, LanguageModel model, ShardedOptimizer opt, Distributed dist) {
+    ReferencePolicy ref;
+    if (model.layers() instanceof LoraLayers lora) ref = ReferencePolicy.adaptersOff(model, lora);
+    else if (model.layers() instanceof Zero3Layers z && z.inner() instanceof LoraLayers lora) ref = ReferencePolicy.adaptersOff(model, lora);
+    else {
+      LanguageModel copy = ModelBuilder.frozenCopy(spec, dist.tp());
+      Placement.moveParameters(copy.parameters().list(), dist.device());
+      ref = ReferencePolicy.frozen(copy);
+    }
+    return new DpoMicroBatches(model, ref, opt, spec.precision().dtype(), dist.device().cuda(), spec.train().dpo().beta());
+  }
+
+  /** The normalizer of a DPO step: the global batch's pairs (two rows each), whatever their target counts. */
+  static LossNormalizer pairs(int globalBatch, int dp) { return new LossNormalizer(globalBatch / 2, dp); }
+
+  @Override
+  public double run(List<Batches.Batch> batches, LossNormalizer norm, double lossScale) {
+    java.util.Arrays.fill(sums, 0);
+    Scalar weight = new Scalar(lossScale * norm.weight());
+    double loss = 0;
+    for (int m = 0; m < batches.size(); m++) {
+      Batches.Batch b = batches.get(m);
+      opt.beforeBackward(m, batches.size());
+      DpoLoss l;
+      try (Autocast ac = Autocast.of(dtype, cuda)) {
+        Tensor ref = reference.logProbs(b.tokens(), b.targets());
+        l = DpoLoss.of(DpoLoss.sequenceLogProbs(model, b.tokens(), b.targets()), ref, beta);
+      }
+      loss += l.lossSum().item_double();
+      sums[0] += l.chosenRewards().sum().item_double();
+      sums[1] += l.rejectedRewards().sum().item_double();
+      sums[2] += l.chosenRewards().gt(l.rejectedRewards()).sum().item_double();
+      sums[3] += l.pairs();
+      l.lossSum().mul(weight).backward();
+      opt.afterBackward(m, batches.size());
+    }
+    return norm.reported(loss);
+  }
+
+  /**
+   * The last step's rewards over the global batch (one all-reduce over {@code dp}), as TRL names them:
+   * {@code rewards_chosen}, {@code rewards_rejected}, {@code rewards_margin} (their difference) and
+   * {@code rewards_accuracy} (the share of pairs whose chosen answer has the higher reward), each a mean over pairs.
+   */
+  Map<String, Double> metrics(Communicator dp) {
+    Tensor t = Tensors.ofDoubles(sums.clone());
+    if (dp.size() > 1) dp.allReduce(t, ReduceOp.SUM);
+    double[] s = Tensors.toDoubles(t);
+    Map<String, Double> out = new LinkedHashMap<>();
+    out.put("rewards_chosen", s[0] / s[3]);
+    out.put("rewards_rejected", s[1] / s[3]);
+    out.put("rewards_margin", (s[0] - s[1]) / s[3]);
+    out.put("rewards_accuracy", s[2] / s[3]);
+    return out;
+  }
+}
