@@ -8,14 +8,17 @@ import java.util.regex.Pattern;
 record S3Location(String bucket, String prefix) {
   private static final Pattern URI = Pattern.compile("(?i)s3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:/(.*))?");
 
-  static S3Location parse(String uri) {
+  static S3Location parse(String uri) { return parse(uri, "checkpoint.dir"); }
+
+  /** Parses {@code uri}, naming {@code field} (where the user gave it) in the error. */
+  static S3Location parse(String uri, String field) {
     int at = uri.indexOf('@'), slash = uri.indexOf('/', "s3://".length());
     if (at >= 0 && (slash < 0 || at < slash)) { // s3://KEY:SECRET@bucket: never echo it
-      throw new SpecException("checkpoint.dir", "s3://...@" + uri.substring(at + 1) + " holds credentials; give s3://BUCKET/PREFIX and set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY instead");
+      throw new SpecException(field, "s3://...@" + uri.substring(at + 1) + " holds credentials; give s3://BUCKET/PREFIX and set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY instead");
     }
     Matcher m = URI.matcher(uri);
     if (!m.matches()) {
-      throw new SpecException("checkpoint.dir", uri + " is not s3://BUCKET/PREFIX with a bucket name of 3-63 lower-case letters, digits, '.' or '-'");
+      throw new SpecException(field, uri + " is not s3://BUCKET/PREFIX with a bucket name of 3-63 lower-case letters, digits, '.' or '-'");
     }
     String p = m.group(2) == null ? "" : m.group(2).replaceAll("/+$", "");
     return new S3Location(m.group(1), p.isEmpty() ? "" : p + "/");

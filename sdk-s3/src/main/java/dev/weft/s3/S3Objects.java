@@ -15,6 +15,7 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.sync.ResponseTransformer;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
@@ -83,11 +84,23 @@ final class S3Objects {
 
   /** Every key under {@code prefix}. */
   List<String> list(String prefix) {
-    List<String> out = new ArrayList<>();
-    for (S3Object o : s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix).overrideConfiguration(small())).contents()) {
-      out.add(o.key());
-    }
+    return listObjects(prefix).stream().map(S3Object::key).toList();
+  }
+
+  /** Every object under {@code prefix}, with its size and ETag. */
+  List<S3Object> listObjects(String prefix) {
+    List<S3Object> out = new ArrayList<>();
+    s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix).overrideConfiguration(small())).contents().forEach(out::add);
     return out;
+  }
+
+  HeadObjectResponse head(String key) {
+    return s3.headObject(b -> b.bucket(bucket).key(key).overrideConfiguration(small()));
+  }
+
+  /** The object's bytes from {@code offset}, {@code length} of them expected (the deadline scales with them). */
+  InputStream stream(String key, long offset, long length) {
+    return s3.getObject(b -> b.bucket(bucket).key(key).range("bytes=" + offset + "-").overrideConfiguration(limit(settings.transferTimeout(length))));
   }
 
   /** Deletes {@code keys} one call each: DeleteObjects needs a checksum header that not every S3-compatible server takes. */

@@ -3,9 +3,11 @@ package dev.weft.s3;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
 import org.jclouds.ContextBuilder;
+import org.jclouds.blobstore.BlobStore;
 import org.jclouds.blobstore.BlobStoreContext;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -30,10 +32,13 @@ final class S3Server implements AutoCloseable {
     this.endpoint = endpoint;
   }
 
-  static S3Server start(String... buckets) throws Exception {
+  static S3Server start(String... buckets) throws Exception { return start(UnaryOperator.identity(), buckets); }
+
+  /** A server whose store is {@code wrap} of the in-memory one (a test that holds back or alters what is served). */
+  static S3Server start(UnaryOperator<BlobStore> wrap, String... buckets) throws Exception {
     BlobStoreContext ctx = ContextBuilder.newBuilder("transient").credentials("local", "local").build(BlobStoreContext.class);
     for (String b : buckets) ctx.getBlobStore().createContainerInLocation(null, b);
-    S3Proxy proxy = S3Proxy.builder().blobStore(ctx.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
+    S3Proxy proxy = S3Proxy.builder().blobStore(wrap.apply(ctx.getBlobStore())).endpoint(URI.create("http://127.0.0.1:0"))
         .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS, SECRET).build();
     proxy.start();
     long deadline = System.nanoTime() + 60_000_000_000L;

@@ -1,0 +1,17 @@
+package dev.weft.s3.fetch;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+
+/** Where a fetch copies from: lists its objects and streams one of them from a byte offset. */
+public interface FetchSource {
+  /** Every object to copy, in a stable order. */
+  List<SourceObject> list() throws IOException;
+
+  /** The bytes of {@code o} from {@code offset} to its end. */
+  InputStream open(SourceObject o, long offset) throws IOException;
+
+  /** The source as the user wrote it, for messages. */
+  String describe();
+}
