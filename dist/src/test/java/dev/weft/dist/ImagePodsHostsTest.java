@@ -3,6 +3,7 @@ package dev.weft.dist;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.weft.checkpoint.CheckpointLayout;
 import dev.weft.k8s.PodEnvironment;
 import dev.weft.k8s.PodEnvironment.Pod;
 import dev.weft.k8s.render.Rendered;
@@ -21,10 +22,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -87,26 +91,26 @@ class ImagePodsHostsTest {
    * entrypoint) at a random step, with {@code checkpoint.every: 1000}: both pods save the step reached on the shared
    * checkpoint claim and exit 0, so the controller counts neither as failed; the summary says preempted.
    */
-  @org.junit.jupiter.api.Test
+  @Test
   void sigtermToOnePodSavesOnTheClaimAndBothPodsExitZero(@TempDir Path dir) throws Exception {
     try (NetHosts hosts = NetHosts.create(2)) {
       Pods pods = startPods(Target.PYTORCHJOB, dir, hosts, List.of("train.steps=100000", "checkpoint.every=1000", "train.logEvery=1"));
-      int at = java.util.concurrent.ThreadLocalRandom.current().nextInt(2, 6);
-      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(5);
+      int at = ThreadLocalRandom.current().nextInt(2, 6);
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
       while (!Files.readString(pods.logs().get(0)).contains("step " + at + "/")) {
         assertThat(System.nanoTime() < deadline && pods.processes().get(1).isAlive()).as("no step " + at + "\n" + pods.tails()).isTrue();
         Thread.sleep(200);
       }
       long t0 = System.nanoTime();
       long main = pods.processes().get(1).pid(); // ip netns exec, unshare, sh, chroot, env, sh and bin/weft all exec: the JVM
-      new ProcessBuilder("kill", "-TERM", String.valueOf(main)).start().waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+      new ProcessBuilder("kill", "-TERM", String.valueOf(main)).start().waitFor(10, TimeUnit.SECONDS);
       List<Integer> codes = hosts.awaitAll(Duration.ofMinutes(3));
       double exitS = (System.nanoTime() - t0) / 1e9;
       assertThat(codes).as(pods.tails()).containsExactly(0, 0);
       var s = MetricsJson.readSummary(pods.runDir());
       assertThat(s.status()).isEqualTo("preempted");
       assertThat(s.steps()).isGreaterThanOrEqualTo(at);
-      String step = dev.weft.checkpoint.CheckpointLayout.stepDirName(s.steps());
+      String step = CheckpointLayout.stepDirName(s.steps());
       try (var files = Files.walk(pods.claim())) {
         assertThat(files.filter(f -> f.getFileName().toString().equals("manifest.json") && f.getParent().getFileName().toString().equals(step)))
             .as("the emergency checkpoint of step " + s.steps() + " on the claim").hasSize(1);

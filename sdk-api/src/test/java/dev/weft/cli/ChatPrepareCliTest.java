@@ -1,5 +1,7 @@
 package dev.weft.cli;
 
+import dev.weft.testing.WeftCli;
+import dev.weft.testing.WeftCli.Output;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,9 +13,6 @@ import dev.weft.data.Windows;
 import dev.weft.testing.PythonRef;
 import dev.weft.tokenizer.chat.ChatReference;
 import dev.weft.util.Tensors;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,28 +38,13 @@ class ChatPrepareCliTest {
     expected = ChatReference.make(ref);
   }
 
-  private record Run(int code, String out, String err) {}
-
-  private static Run weft(String... args) {
-    PrintStream oldOut = System.out, oldErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      int code = WeftMain.commandLine().execute(args);
-      return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(oldOut);
-      System.setErr(oldErr);
-    }
-  }
 
   private Path prepare(String template, String input, String... more) {
     Path out = dir.resolve(template + "-" + input.replace('.', '-'));
     List<String> args = new ArrayList<>(List.of("data", "prepare", "--format", "chat", "--tokenizer",
         ref.resolve(template).toString(), "--input", ref.resolve(input).toString(), "--out", out.toString(), "--shard-tokens", "700"));
     args.addAll(List.of(more));
-    Run r = weft(args.toArray(String[]::new));
+    Output r = WeftCli.capture(args.toArray(String[]::new));
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("50 documents");
     return out;
@@ -135,7 +119,7 @@ class ChatPrepareCliTest {
     List<Path> outs = new ArrayList<>();
     for (String in : List.of("text.jsonl", "text.parquet")) {
       Path out = dir.resolve("text-" + in.replace('.', '-'));
-      Run r = weft("data", "prepare", "--tokenizer", ref.resolve("chatml").toString(), "--input", ref.resolve(in).toString(),
+      Output r = WeftCli.capture("data", "prepare", "--tokenizer", ref.resolve("chatml").toString(), "--input", ref.resolve(in).toString(),
           "--out", out.toString());
       assertThat(r.code()).as(r.err()).isZero();
       outs.add(out);
@@ -152,7 +136,7 @@ class ChatPrepareCliTest {
     Files.copy(ref.resolve("chatml/tokenizer.json"), tok.resolve("tokenizer.json"));
     Files.writeString(tok.resolve("tokenizer_config.json"),
         "{\"chat_template\": \"{% for m in messages %}{% trans %}{{ m.content }}{% endtrans %}{% endfor %}\"}");
-    Run r = weft("data", "prepare", "--format", "chat", "--tokenizer", tok.toString(), "--input", ref.resolve("chat.jsonl").toString(),
+    Output r = WeftCli.capture("data", "prepare", "--format", "chat", "--tokenizer", tok.toString(), "--input", ref.resolve("chat.jsonl").toString(),
         "--out", dir.resolve("x").toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err().strip()).doesNotContain("\n").startsWith("weft: --tokenizer:").contains("Unknown tag: trans");
@@ -162,11 +146,11 @@ class ChatPrepareCliTest {
   @Test
   void rowsWithoutMessagesAreRefusedNamingTheField() throws Exception {
     Path in = Files.writeString(dir.resolve("bad.jsonl"), "{\"conversation\": [{\"role\": \"user\", \"content\": \"hi\"}]}\n");
-    Run r = weft("data", "prepare", "--format", "chat", "--tokenizer", ref.resolve("chatml").toString(), "--input", in.toString(),
+    Output r = WeftCli.capture("data", "prepare", "--format", "chat", "--tokenizer", ref.resolve("chatml").toString(), "--input", in.toString(),
         "--out", dir.resolve("y").toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("--field").contains("line 1").contains("'messages'");
-    Run ok = weft("data", "prepare", "--format", "chat", "--field", "conversation", "--tokenizer", ref.resolve("chatml").toString(),
+    Output ok = WeftCli.capture("data", "prepare", "--format", "chat", "--field", "conversation", "--tokenizer", ref.resolve("chatml").toString(),
         "--input", in.toString(), "--out", dir.resolve("z").toString());
     assertThat(ok.code()).as(ok.err()).isZero();
   }

@@ -1,5 +1,7 @@
 package dev.weft.cli;
 
+import dev.weft.testing.WeftCli;
+import dev.weft.testing.WeftCli.Output;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,9 +10,6 @@ import dev.weft.data.ShardIndex;
 import dev.weft.data.TokenArray;
 import dev.weft.tokenizer.TinyTokenizers;
 import dev.weft.tokenizer.Tokenizer;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,21 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
 class DataPrepareCliTest {
   @TempDir Path dir;
 
-  private record Run(int code, String out, String err) {}
-
-  private static Run weft(String... args) {
-    PrintStream oldOut = System.out, oldErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      int code = WeftMain.commandLine().execute(args);
-      return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(oldOut);
-      System.setErr(oldErr);
-    }
-  }
 
   private Path tokenizer() throws Exception {
     return TinyTokenizers.byteLevelBpe(dir.resolve("tokenizer.json"), List.of("t h", "th e", "Ġ the", "a n", "Ġ an", "Ġan d"));
@@ -56,7 +40,7 @@ class DataPrepareCliTest {
     Files.writeString(b, "{\"body\": \"the end\", \"id\": 1}\n\n{\"body\": \"and ü\", \"id\": 2}\n");
     Path empty = Files.writeString(dir.resolve("empty.txt"), "");
     Path out = dir.resolve("shards");
-    Run r = weft("data", "prepare", "--tokenizer", tok.toString(), "--input", a.toString(), empty.toString(), b.toString(), "--field", "body",
+    Output r = WeftCli.capture("data", "prepare", "--tokenizer", tok.toString(), "--input", a.toString(), empty.toString(), b.toString(), "--field", "body",
         "--out", out.toString(), "--shard-tokens", "100");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("100%", "4 documents");
@@ -81,10 +65,10 @@ class DataPrepareCliTest {
   @Test
   void userMistakesExitTwoWithOneLine() throws Exception {
     Path a = Files.writeString(dir.resolve("a.jsonl"), "{\"text\": 3}\n");
-    Run noField = weft("data", "prepare", "--tokenizer", "bytes", "--input", a.toString(), "--out", dir.resolve("o").toString());
+    Output noField = WeftCli.capture("data", "prepare", "--tokenizer", "bytes", "--input", a.toString(), "--out", dir.resolve("o").toString());
     assertThat(noField.code()).isEqualTo(2);
     assertThat(noField.err().strip()).startsWith("weft: --field:").doesNotContain("\n");
-    Run noTokenizer = weft("data", "prepare", "--tokenizer", dir.resolve("none.json").toString(), "--input", a.toString(),
+    Output noTokenizer = WeftCli.capture("data", "prepare", "--tokenizer", dir.resolve("none.json").toString(), "--input", a.toString(),
         "--out", dir.resolve("o2").toString());
     assertThat(noTokenizer.code()).isEqualTo(2);
     assertThat(noTokenizer.err().strip()).startsWith("weft: --tokenizer:").doesNotContain("\n");
@@ -96,19 +80,19 @@ class DataPrepareCliTest {
   void trainReadsThePreparedShards() throws Exception {
     Path out = dir.resolve("shards");
     Path a = Files.writeString(dir.resolve("a.txt"), text(200));
-    Run prep = weft("data", "prepare", "--tokenizer", tokenizer().toString(), "--input", a.toString(), "--out", out.toString());
+    Output prep = WeftCli.capture("data", "prepare", "--tokenizer", tokenizer().toString(), "--input", a.toString(), "--out", out.toString());
     assertThat(prep.code()).as(prep.err()).isZero();
 
     Path spec = Files.writeString(dir.resolve("spec.yaml"), String.join("\n",
         "name: shards", "model:", "  factory: gpt", "  config: {size: tiny, layers: 2, hidden: 32, heads: 2}",
         "train: {steps: 4, globalBatch: 4, logEvery: 1, warmup: 0}", "data:", "  source: " + out, "  seqLen: 16",
         "  validation: 0.1", ""));
-    Run small = weft("train", spec.toString(), "--run-dir", dir.resolve("bad").toString());
+    Output small = WeftCli.capture("train", spec.toString(), "--run-dir", dir.resolve("bad").toString());
     assertThat(small.code()).isEqualTo(2);
     assertThat(small.err()).contains("model.config.vocab", "263");
 
     Path run = dir.resolve("run");
-    Run train = weft("train", spec.toString(), "--set", "model.config.vocab=264", "--run-dir", run.toString());
+    Output train = WeftCli.capture("train", spec.toString(), "--set", "model.config.vocab=264", "--run-dir", run.toString());
     assertThat(train.code()).as(train.out() + train.err()).isZero();
     assertThat(train.out() + train.err()).contains("token shards " + out);
     List<String> rows = Files.readAllLines(run.resolve("metrics.jsonl"));

@@ -1,5 +1,7 @@
 package dev.weft.s3;
 
+import dev.weft.testing.WeftCli;
+import dev.weft.testing.WeftCli.Output;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,11 +12,9 @@ import dev.weft.s3.fetch.FetchSource;
 import dev.weft.s3.fetch.LocalSource;
 import dev.weft.s3.fetch.Fetcher;
 import dev.weft.s3.fetch.SourceObject;
-import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
 import java.io.InputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -80,21 +80,6 @@ class FetchTest {
     s3.putObject(b -> b.bucket("hub").key(key).metadata(metadata), RequestBody.fromBytes(data));
   }
 
-  private record Run(int code, String out, String err) {}
-
-  private static Run weft(String... args) {
-    PrintStream oldOut = System.out, oldErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      int code = WeftMain.commandLine().execute(args);
-      return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(oldOut);
-      System.setErr(oldErr);
-    }
-  }
 
   private static void assertSame(Path into, Map<String, byte[]> expected) throws IOException {
     for (Map.Entry<String, byte[]> e : expected.entrySet()) {
@@ -113,16 +98,16 @@ class FetchTest {
 
   @Test
   void copiesAModelAndADatasetAndARerunSkipsThem() throws Exception {
-    Run model = weft("fetch", "s3://hub/models/tiny", dir.resolve("model").toString());
+    Output model = WeftCli.capture("fetch", "s3://hub/models/tiny", dir.resolve("model").toString());
     assertThat(model.code()).as(model.err()).isZero();
     assertThat(model.out()).contains("5 objects copied");
     assertSame(dir.resolve("model"), MODEL);
-    Run data = weft("fetch", "s3://hub/datasets/tiny/", dir.resolve("data").toString());
+    Output data = WeftCli.capture("fetch", "s3://hub/datasets/tiny/", dir.resolve("data").toString());
     assertThat(data.code()).as(data.err()).isZero();
     assertSame(dir.resolve("data"), DATASET);
-    Run again = weft("fetch", "s3://hub/models/tiny", dir.resolve("model").toString());
+    Output again = WeftCli.capture("fetch", "s3://hub/models/tiny", dir.resolve("model").toString());
     assertThat(again.out()).contains("0 objects copied (0 bytes), 5 already complete");
-    Run local = weft("fetch", dir.resolve("model").toString(), dir.resolve("copy").toString()); // a PVC path
+    Output local = WeftCli.capture("fetch", dir.resolve("model").toString(), dir.resolve("copy").toString()); // a PVC path
     assertThat(local.code()).as(local.err()).isZero();
     assertSame(dir.resolve("copy"), MODEL);
   }
@@ -153,7 +138,7 @@ class FetchTest {
     // a partial file whose bytes were damaged (same size) fails the ETag's MD5 and is copied again from the start
     Files.delete(into.resolve(big));
     Files.write(partial, new byte[1 << 20]);
-    Run again = weft("fetch", "s3://hub/models/tiny", into.toString());
+    Output again = WeftCli.capture("fetch", "s3://hub/models/tiny", into.toString());
     assertThat(again.code()).as(again.err()).isZero();
     assertThat(again.out()).contains("1 objects copied");
     assertSame(into, MODEL);
@@ -239,7 +224,7 @@ class FetchTest {
     put("bad/config.json", MODEL.get("config.json"), Map.of());
     put("bad/model.safetensors", MODEL.get("model-00002-of-00002.safetensors"), Map.of("sha256", "0".repeat(64)));
     Path into = dir.resolve("bad");
-    Run r = weft("fetch", "s3://hub/bad", into.toString());
+    Output r = WeftCli.capture("fetch", "s3://hub/bad", into.toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err().strip()).doesNotContain("\n").contains("model.safetensors is corrupt").contains("SHA-256");
     assertThat(into.resolve("model.safetensors")).doesNotExist();
@@ -249,15 +234,15 @@ class FetchTest {
 
   @Test
   void mistakesAreOneLine() {
-    assertThat(weft("--help").out()).contains("fetch");
-    assertThat(weft("fetch", "--help").out()).contains("SRC").contains(".partial").contains("exit 2");
-    Run missing = weft("fetch", "s3://nobucket/models", dir.resolve("m").toString());
+    assertThat(WeftCli.capture("--help").out()).contains("fetch");
+    assertThat(WeftCli.capture("fetch", "--help").out()).contains("SRC").contains(".partial").contains("exit 2");
+    Output missing = WeftCli.capture("fetch", "s3://nobucket/models", dir.resolve("m").toString());
     assertThat(missing.code()).isEqualTo(2);
     assertThat(missing.err().strip()).doesNotContain("\n").contains("bucket 'nobucket' does not exist");
-    Run empty = weft("fetch", "s3://hub/nothing-here", dir.resolve("m").toString());
+    Output empty = WeftCli.capture("fetch", "s3://hub/nothing-here", dir.resolve("m").toString());
     assertThat(empty.code()).isEqualTo(2);
     assertThat(empty.err()).contains("holds no objects");
-    Run notDir = weft("fetch", dir.resolve("absent").toString(), dir.resolve("m").toString());
+    Output notDir = WeftCli.capture("fetch", dir.resolve("absent").toString(), dir.resolve("m").toString());
     assertThat(notDir.code()).isEqualTo(2);
     assertThat(notDir.err()).contains("is not a directory");
   }

@@ -1,5 +1,7 @@
 package dev.weft.s3;
 
+import dev.weft.testing.WeftCli;
+import dev.weft.testing.WeftCli.Output;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,12 +10,9 @@ import dev.weft.error.WeftException;
 import dev.weft.checkpoint.CheckpointResolver;
 import dev.weft.checkpoint.CheckpointStorage;
 import dev.weft.checkpoint.CheckpointStorages;
-import dev.weft.cli.WeftMain;
 import dev.weft.train.RunResult;
 import dev.weft.train.StepListener;
 import dev.weft.metrics.StepMetrics;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -103,9 +102,9 @@ class S3CheckpointTest {
       s3.deleteObject(b -> b.bucket("ckpt").key("damage/step-000020/rank-00001.safetensors"));
       assertThat(CheckpointResolver.latest(st, c -> {}).orElseThrow().step()).isEqualTo(10);
     }
-    Cli inspect = cli("checkpoint", "inspect", "--no-tensors", "s3://ckpt/damage");
-    assertThat(inspect.code).isEqualTo(1);
-    assertThat(inspect.out).contains("step-000020  DAMAGED").contains("step-000010  OK")
+    Output inspect = WeftCli.capture("checkpoint", "inspect", "--no-tensors", "s3://ckpt/damage");
+    assertThat(inspect.code()).isEqualTo(1);
+    assertThat(inspect.out()).contains("step-000020  DAMAGED").contains("step-000010  OK")
         .contains("checkpoint s3://ckpt/damage/step-000010\n  step 10, mesh dp=2");
     RunResult resumed = small().set("checkpoint.dir", "s3://ckpt/damage").resume("latest").runDir(dir.resolve("d-b")).fit();
     assertThat(resumed.losses()).isEqualTo(uninterrupted.subList(10, 20));
@@ -154,9 +153,9 @@ class S3CheckpointTest {
       server.point("http://127.0.0.1:" + port, S3Server.ACCESS, S3Server.SECRET);
       assertThatThrownBy(() -> CheckpointStorages.open("s3://ckpt/x", dir.resolve("e3"))).isInstanceOf(WeftException.class)
           .hasMessageContaining("cannot reach http://127.0.0.1:" + port).hasMessageContaining("AWS_ENDPOINT_URL");
-      Cli train = cli("checkpoint", "inspect", "s3://ckpt/x");
-      assertThat(train.code).isEqualTo(2);
-      assertThat(train.err.strip().lines()).hasSize(1).allMatch(l -> l.startsWith("weft: checkpoint.dir: s3://ckpt/x: cannot reach"));
+      Output train = WeftCli.capture("checkpoint", "inspect", "s3://ckpt/x");
+      assertThat(train.code()).isEqualTo(2);
+      assertThat(train.err().strip().lines()).hasSize(1).allMatch(l -> l.startsWith("weft: checkpoint.dir: s3://ckpt/x: cannot reach"));
     } finally {
       server.point(server.endpoint.toString(), S3Server.ACCESS, S3Server.SECRET);
     }
@@ -165,19 +164,4 @@ class S3CheckpointTest {
         .hasMessageContaining("holds credentials").hasMessageNotContaining("topsecret");
   }
 
-  private record Cli(int code, String out, String err) {}
-
-  private static Cli cli(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-    PrintStream o = System.out, e = System.err;
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      int code = WeftMain.commandLine().execute(args);
-      return new Cli(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(o);
-      System.setErr(e);
-    }
-  }
 }
