@@ -102,6 +102,15 @@ public final class Trainer {
 
   /** ZeRO-2/3: reduce-scatter bucket and least gather group, in MiB of fp32 ({@code parallel.zeroBucketMiB}). */
   public Trainer zeroBucketMiB(double mib) { return set("parallel.zeroBucketMiB", mib); }
+
+  /** Context parallelism: each sequence split over {@code n} ranks ({@code parallel.cp}). */
+  public Trainer contextParallel(int n) { return set("parallel.cp", n); }
+
+  /** Expert parallelism: a MoE layer's experts split over {@code n} ranks of the dp group ({@code parallel.ep}). */
+  public Trainer expertParallel(int n) { return set("parallel.ep", n); }
+
+  /** HSDP: ZeRO-3 sharded within groups of {@code n} dp ranks, replicated across them ({@code parallel.zeroShardSize}). */
+  public Trainer zeroShardSize(int n) { return set("parallel.zeroShardSize", n); }
   /** bf16 compute with fp32 master weights. */
   public Trainer mixedPrecision() { return precision("bf16"); }
   public Trainer precision(String dtype) { return set("precision", dtype); }

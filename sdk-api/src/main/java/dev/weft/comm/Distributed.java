@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One rank's place in the run: the rendezvous store, the mesh, and a communicator per dimension
- * (plus the whole world). Groups are created in a fixed order (world, tp, pp, dp) on every rank so
+ * (plus the whole world). Groups are created in a fixed order (world, tp, pp, dp, cp) on every rank so
  * that their connection handshakes cannot wait on each other.
  */
 public final class Distributed implements AutoCloseable {
@@ -20,11 +20,12 @@ public final class Distributed implements AutoCloseable {
   private final Communicator tp;
   private final Communicator pp;
   private final Communicator dp;
+  private final Communicator cp;
   private final Backend backend;
   private final RankDevice device;
 
   private Distributed(WorkerIdentity id, DeviceMesh mesh, Rendezvous store, Communicator world, Communicator tp,
-                      Communicator pp, Communicator dp, Backend backend, RankDevice device) {
+                      Communicator pp, Communicator dp, Communicator cp, Backend backend, RankDevice device) {
     this.backend = backend;
     this.device = device;
     this.id = id;
@@ -34,6 +35,7 @@ public final class Distributed implements AutoCloseable {
     this.tp = tp;
     this.pp = pp;
     this.dp = dp;
+    this.cp = cp;
   }
 
   /** A CPU rank. */
@@ -49,7 +51,7 @@ public final class Distributed implements AutoCloseable {
     if (id.worldSize() == 1) {
       Communicator solo = new SoloCommunicator("world");
       return new Distributed(id, mesh, null, solo, new SoloCommunicator("tp"), new SoloCommunicator("pp"),
-          new SoloCommunicator("dp"), backend, device);
+          new SoloCommunicator("dp"), new SoloCommunicator("cp"), backend, device);
     }
     long t0 = System.nanoTime();
     Rendezvous store = Rendezvous.connect(id.masterAddr(), id.masterPort(), id.rank(), id.rank() == 0, timeout, id.nodeAddr());
@@ -57,9 +59,10 @@ public final class Distributed implements AutoCloseable {
     Communicator tp = group(backend, store, mesh, Dim.TP, id.rank(), timeout);
     Communicator pp = group(backend, store, mesh, Dim.PP, id.rank(), timeout);
     Communicator dp = group(backend, store, mesh, Dim.DP, id.rank(), timeout);
-    log.info("rank {} joined mesh dp={} pp={} tp={} at {} in {} ms", id.rank(), mesh.dp(), mesh.pp(), mesh.tp(),
+    Communicator cp = group(backend, store, mesh, Dim.CP, id.rank(), timeout);
+    log.info("rank {} joined mesh dp={} pp={} cp={} tp={} at {} in {} ms", id.rank(), mesh.dp(), mesh.pp(), mesh.cp(), mesh.tp(),
         mesh.coord(id.rank()), (System.nanoTime() - t0) / 1_000_000);
-    return new Distributed(id, mesh, store, world, tp, pp, dp, backend, device);
+    return new Distributed(id, mesh, store, world, tp, pp, dp, cp, backend, device);
   }
 
   private static Communicator group(Backend backend, Rendezvous store, DeviceMesh mesh, Dim d, int rank, Duration timeout) {
@@ -82,9 +85,12 @@ public final class Distributed implements AutoCloseable {
   public Communicator tp() { return tp; }
   public Communicator pp() { return pp; }
   public Communicator dp() { return dp; }
+  /** The context-parallel group: the ranks that split one sequence (a solo group when cp = 1). */
+  public Communicator cp() { return cp; }
 
   @Override
   public void close() {
+    cp.close();
     dp.close();
     pp.close();
     tp.close();

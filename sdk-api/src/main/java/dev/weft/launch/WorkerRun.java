@@ -49,7 +49,7 @@ public final class WorkerRun {
     RankDevice placement = RankDevice.of(device.backend(), id.localRank(), backend.deviceCount());
     if (placement.cuda()) log.info("rank {} (local rank {}) trains on {}", id.rank(), id.localRank(), placement);
     backend.useDevice(placement);
-    try (Distributed dist = Distributed.start(id, new DeviceMesh(p.dp(), p.pp(), p.tp()), backend, placement, timeout)) {
+    try (Distributed dist = Distributed.start(id, new DeviceMesh(p.dp(), p.pp(), p.cp(), p.tp()), backend, placement, timeout)) {
       return TrainingLoop.run(spec, dist, runDir, listener);
     }
   }

@@ -13,6 +13,15 @@ final class EngineSupport {
 
   static void refuseUnsupported(TrainingSpec s) {
     ParallelSpec p = s.parallel();
+    if (p.cp() > 1) {
+      throw new SpecException("parallel.cp", "context parallelism is not built yet; use parallel.cp=1");
+    }
+    if (p.ep() > 1) {
+      throw new SpecException("parallel.ep", "expert parallelism is not built yet; use parallel.ep=1");
+    }
+    if (p.zeroShardSize() > 0) {
+      throw new SpecException("parallel.zeroShardSize", "hybrid sharding (HSDP) is not built yet; use parallel.zeroShardSize=0");
+    }
     if (p.sequenceParallel() && p.tp() == 1) {
       throw new SpecException("parallel.sequenceParallel", "needs tensor parallelism (it splits the sequence across the tp group); set parallel.tp > 1 or remove it");
     }

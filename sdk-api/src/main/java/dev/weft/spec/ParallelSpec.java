@@ -12,19 +12,27 @@ import java.util.List;
  * <p>ZeRO tuning: {@code zeroPrefetch} is how many gather groups ahead ZeRO-3 fetches parameters while
  * compute runs; {@code zeroBucketMiB} (ZeRO-2/3) the size of a gradient reduce-scatter bucket and the
  * least size of a gather group (consecutive layers whose parameters are gathered as one buffer).
+ *
+ * <p>The other dimensions: {@code cp} splits every sequence over that many ranks (context parallelism;
+ * {@code cpMethod} {@code ring} or {@code alltoall}); {@code ep} splits a mixture-of-experts layer's experts
+ * over that many ranks of the dp group (expert parallelism, inside dp); {@code zeroShardSize} &gt; 0 shards
+ * ZeRO-3 state within groups of that many dp ranks and replicates it across the groups (HSDP; 0 = all of dp).
  */
 public record ParallelSpec(int dp, int tp, int pp, int microBatches, String schedule, int zero,
                            boolean sequenceParallel, int virtualStages, List<Integer> stages,
                            // ZeRO tuning
-                           int zeroPrefetch, double zeroBucketMiB) {
+                           int zeroPrefetch, double zeroBucketMiB,
+                           // context, expert and hybrid-sharded data parallelism
+                           int cp, String cpMethod, int ep, int zeroShardSize) {
   public ParallelSpec {
     stages = stages == null ? List.of() : List.copyOf(stages);
+    cpMethod = cpMethod == null ? "ring" : cpMethod;
   }
 
   /** {@link #zeroBucketMiB} in fp32 elements (at least one). */
   public long zeroBucketElements() { return Math.max(1, (long) (zeroBucketMiB * (1 << 20) / 4)); }
 
-  public int worldSize() { return dp * tp * pp; }
+  public int worldSize() { return dp * cp * tp * pp; }
 
   /** Model chunks per pipeline rank under the chosen schedule. */
   public int chunksPerStage() { return PipelineSchedule.INTERLEAVED.spelling().equals(schedule) ? virtualStages : 1; }

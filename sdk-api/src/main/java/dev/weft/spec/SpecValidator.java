@@ -29,6 +29,8 @@ public final class SpecValidator {
     ParallelSpec p = mesh(s).parallel();
     require(SpecChoice.find(PipelineSchedule.class, p.schedule()).isPresent(), "parallel.schedule",
         "'" + p.schedule() + "' is not a schedule; use one of " + SpecChoice.spellings(PipelineSchedule.class));
+    require(p.cpMethod().equals("ring") || p.cpMethod().equals("alltoall"), "parallel.cpMethod",
+        "'" + p.cpMethod() + "' is not a context-parallel method; use ring or alltoall");
     require(p.zero() >= 0 && p.zero() <= 3, "parallel.zero", p.zero() + " is not a ZeRO stage; use 0, 1, 2 or 3");
     require(p.zeroPrefetch() >= 0 && p.zeroPrefetch() <= 64, "parallel.zeroPrefetch",
         p.zeroPrefetch() + " groups ahead is out of range; use 0 (gather on use) to 64");
@@ -119,6 +121,9 @@ public final class SpecValidator {
     positive(p.dp(), "parallel.dp");
     positive(p.tp(), "parallel.tp");
     positive(p.pp(), "parallel.pp");
+    positive(p.cp(), "parallel.cp");
+    positive(p.ep(), "parallel.ep");
+    require(p.zeroShardSize() >= 0, "parallel.zeroShardSize", p.zeroShardSize() + " is not a group size; use 0 (all of dp) or a divisor of parallel.dp");
     positive(p.microBatches(), "parallel.microBatches");
     return s;
   }
@@ -127,10 +132,12 @@ public final class SpecValidator {
   public static TrainingSpec validate(TrainingSpec s, int nproc) {
     ParallelSpec p = s.parallel();
     if (p.worldSize() != nproc) {
-      String field = p.tp() == 1 && p.pp() == 1 ? "parallel.dp" : "parallel";
-      throw new SpecException(field, "dp × tp × pp = " + p.dp() + " × " + p.tp() + " × " + p.pp() + " = " + p.worldSize()
+      String field = p.tp() == 1 && p.pp() == 1 && p.cp() == 1 ? "parallel.dp" : "parallel";
+      String sizes = p.cp() == 1 ? "dp × tp × pp = " + p.dp() + " × " + p.tp() + " × " + p.pp()
+          : "dp × cp × tp × pp = " + p.dp() + " × " + p.cp() + " × " + p.tp() + " × " + p.pp();
+      throw new SpecException(field, sizes + " = " + p.worldSize()
           + " ranks, but the process count (--nproc) is " + nproc + "; set --nproc " + p.worldSize()
-          + " or change parallel.dp/tp/pp so that their product is " + nproc);
+          + " or change parallel.dp/cp/tp/pp so that their product is " + nproc);
     }
     return validate(s);
   }
