@@ -34,6 +34,16 @@ public interface Communicator extends AutoCloseable {
 
   default void reduceScatter(Tensor out, Tensor in) { reduceScatterAsync(out, in).await(); }
 
+  /**
+   * Each rank sends rows of {@code in} (dim 0, in order) to every rank: {@code inSplits[j]} rows to rank j; and
+   * receives {@code outSplits[j]} rows from rank j into {@code out}, in rank order. Counts may differ between ranks
+   * and be zero (a dropless expert dispatch); every rank's {@code inSplits[j]} must equal rank j's {@code outSplits}
+   * entry for it.
+   */
+  PendingOp allToAllAsync(Tensor out, Tensor in, long[] outSplits, long[] inSplits);
+
+  default void allToAll(Tensor out, Tensor in, long[] outSplits, long[] inSplits) { allToAllAsync(out, in, outSplits, inSplits).await(); }
+
   void broadcast(Tensor t, int root);
 
   PendingOp sendAsync(Tensor t, int dst, int tag);

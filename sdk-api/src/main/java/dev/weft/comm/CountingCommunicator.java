@@ -51,6 +51,14 @@ public final class CountingCommunicator implements Communicator {
     return inner.reduceScatterAsync(out, in);
   }
 
+  /** Counted as the input size (what this rank sends, its own rows included). */
+  @Override
+  public PendingOp allToAllAsync(Tensor out, Tensor in, long[] outSplits, long[] inSplits) {
+    calls.incrementAndGet();
+    otherBytes.addAndGet(bytes(in));
+    return inner.allToAllAsync(out, in, outSplits, inSplits);
+  }
+
   @Override
   public void broadcast(Tensor t, int root) {
     calls.incrementAndGet();

@@ -27,6 +27,12 @@ public final class SoloCommunicator implements Communicator {
     return PendingOp.DONE;
   }
 
+  @Override
+  public PendingOp allToAllAsync(Tensor out, Tensor in, long[] outSplits, long[] inSplits) {
+    out.copy_(in.reshape(out.sizes()));
+    return PendingOp.DONE;
+  }
+
   @Override public void broadcast(Tensor t, int root) {}
 
   @Override

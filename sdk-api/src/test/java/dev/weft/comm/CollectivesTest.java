@@ -30,6 +30,12 @@ class CollectivesTest {
     });
   }
 
+  private static double[] toDoubles(float[] f) {
+    double[] d = new double[f.length];
+    for (int i = 0; i < f.length; i++) d[i] = f[i];
+    return d;
+  }
+
   private static Tensor full(float v, long n) { return torch.full(new long[] {n}, new Scalar(v)); }
 
   @ParameterizedTest
@@ -63,6 +69,31 @@ class CollectivesTest {
       for (int i = 0; i < 3 * world; i++) assertThat(gathered[i]).isEqualTo(10f * (i / 3));
       float base = 100f * world * (world - 1) / 2;
       assertThat(got.get(r)[1]).containsExactly(base + world * (2f * r), base + world * (2f * r + 1));
+    }
+  }
+
+  /** Rank r sends (r + j) % 3 rows to rank j (zero rows included), each row 2 wide and stamped 100·r + j. */
+  @ParameterizedTest
+  @ValueSource(ints = {2, 3})
+  void allToAllWithUnevenAndZeroCounts(int world) {
+    List<float[]> got = withGroup(world, c -> {
+      int r = c.rank();
+      long[] send = new long[world], recv = new long[world];
+      for (int j = 0; j < world; j++) { send[j] = (r + j) % 3; recv[j] = (j + r) % 3; }
+      long rows = java.util.Arrays.stream(send).sum(), back = java.util.Arrays.stream(recv).sum();
+      float[] in = new float[(int) rows * 2];
+      int k = 0;
+      for (int j = 0; j < world; j++) for (long i = 0; i < send[j] * 2; i++) in[k++] = 100 * r + j;
+      Tensor out = torch.zeros(back, 2);
+      c.allToAll(out, Tensors.ofDoubles(toDoubles(in)).to(torch.ScalarType.Float).reshape(rows, 2), recv, send);
+      return Tensors.toFloats(out);
+    });
+    for (int r = 0; r < world; r++) {
+      java.util.List<Float> want = new java.util.ArrayList<>();
+      for (int j = 0; j < world; j++) for (int i = 0; i < ((j + r) % 3) * 2; i++) want.add(100f * j + r);
+      float[] g = got.get(r);
+      assertThat(g).hasSize(want.size());
+      for (int i = 0; i < g.length; i++) assertThat(g[i]).isEqualTo(want.get(i));
     }
   }
 

@@ -13,6 +13,7 @@ import org.bytedeco.javacpp.chrono.Milliseconds;
 import org.bytedeco.pytorch.AllreduceOptions;
 import org.bytedeco.pytorch.BroadcastOptions;
 import org.bytedeco.pytorch.GlooDeviceVector;
+import org.bytedeco.pytorch.LongVector;
 import org.bytedeco.pytorch.ProcessGroupGloo;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
@@ -98,6 +99,19 @@ public final class GlooCommunicator implements Communicator {
       return PendingOp.DONE;
     }
     return pending("reduceScatter", call("reduceScatter", () -> pg._reduce_scatter_base(out, in)), out, in);
+  }
+
+  @Override
+  public PendingOp allToAllAsync(Tensor out, Tensor in, long[] outSplits, long[] inSplits) {
+    if (outSplits.length != size || inSplits.length != size) {
+      throw new CommException("allToAll on " + name + ": " + inSplits.length + " send and " + outSplits.length
+          + " receive counts for a group of " + size);
+    }
+    if (size == 1) {
+      out.copy_(in.reshape(out.sizes()));
+      return PendingOp.DONE;
+    }
+    return pending("allToAll", call("allToAll", () -> pg.alltoall_base(out, in, new LongVector(outSplits), new LongVector(inSplits))), out, in);
   }
 
   @Override

@@ -86,6 +86,13 @@ public final class NcclCommunicator implements Communicator {
         () -> comm.reduceScatter(src, dst, out.numel(), type(in), ReduceOp.SUM, stream.handle())), hostOut, out);
   }
 
+  /** NCCL's all-to-all is a group of sends and receives, which the shim does not expose yet. */
+  @Override
+  public PendingOp allToAllAsync(Tensor out, Tensor in, long[] outSplits, long[] inSplits) {
+    throw new CommException("all-to-all on " + name() + " is not available on the CUDA backend yet (expert parallelism and"
+        + " cpMethod alltoall need it); use device: cpu, or parallel.ep=1 and parallel.cpMethod=ring");
+  }
+
   @Override
   public void broadcast(Tensor host, int root) {
     Tensor t = stage(host);
