@@ -3,6 +3,7 @@ package dev.weft.dist;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.checkpoint.CheckpointLayout;
 import dev.weft.k8s.PodEnvironment;
 import dev.weft.k8s.PodEnvironment.Pod;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -120,11 +122,67 @@ class ImagePodsHostsTest {
     }
   }
 
+  /**
+   * The same through an elastic three-pod PyTorchJob ({@code elasticPolicy} 2–3 replicas, c10d on pod 0): SIGTERM
+   * to pod 2's entrypoint at a random step of the three-node generation is a planned leave: pod 2 exits 0, pods 0
+   * and 1 re-form from the emergency checkpoint at once and finish, with {@code restarts} 0 and every step once in
+   * the run record on the shared claim.
+   */
+  @Test
+  void sigtermToOneElasticPodOfThreeIsAPlannedLeave(@TempDir Path dir) throws Exception {
+    int steps = 24;
+    try (NetHosts hosts = NetHosts.create(3)) {
+      Pods pods = startPods(Target.PYTORCHJOB, dir, hosts, List.of("deployment.nodes=2:3", "parallel.dp=3", "elastic.standby=0", "elastic.failureTimeoutSeconds=20",
+          "train.globalBatch=24", "parallel.microBatches=2", "train.steps=" + steps, "checkpoint.every=1000", "train.logEvery=1"));
+      int at = ThreadLocalRandom.current().nextInt(3, 7);
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(6);
+      // rank 0's progress, once pod 2 is in a generation of three
+      while (!(Files.readString(pods.logs().get(2)).contains("mesh dp=3") && pods.logged("step " + at + "/" + steps))) {
+        for (Process p : pods.processes()) assertThat(p.isAlive()).as("a pod ended early\n" + pods.tails()).isTrue();
+        assertThat(System.nanoTime() < deadline).as("step " + at + " on three pods\n" + pods.tails()).isTrue();
+        Thread.sleep(200);
+      }
+      long t0 = System.nanoTime();
+      new ProcessBuilder("kill", "-TERM", String.valueOf(pods.processes().get(2).pid())).start().waitFor(10, TimeUnit.SECONDS);
+      assertThat(pods.processes().get(2).waitFor(2, TimeUnit.MINUTES)).as("the leaving pod exits\n" + pods.tails()).isTrue();
+      double leftS = (System.nanoTime() - t0) / 1e9;
+      assertThat(pods.processes().get(2).exitValue()).as(pods.tails()).isZero();
+      List<Integer> codes = hosts.awaitAll(Duration.ofMinutes(5));
+      assertThat(codes).as(pods.tails()).containsExactly(0, 0, 0);
+      Path record = runRecord(pods.claim());
+      JsonNode s = MetricsJson.MAPPER.readTree(record.resolve("summary.json").toFile());
+      assertThat(s.get("status").asText()).isEqualTo("completed");
+      assertThat(s.get("restarts").asInt()).as("a planned leave is no failure").isZero();
+      assertThat(MetricsJson.MAPPER.readerFor(JsonNode.class).<JsonNode>readValues(record.resolve("metrics.jsonl").toFile()).readAll()
+          .stream().filter(n -> n.has("loss")).mapToLong(n -> n.get("step").asLong()).toArray()).as("every step once")
+          .containsExactly(LongStream.rangeClosed(1, steps).toArray());
+      JsonNode after = null;
+      for (JsonNode g : s.path("elastic").path("generations")) if ("leave".equals(g.path("cause").asText())) after = g;
+      assertThat(after).as("a generation after the planned leave: " + s.path("elastic") + "\n" + pods.tails()).isNotNull();
+      assertThat(after.get("world_size").asInt()).isEqualTo(2);
+      System.out.printf("PYTORCHJOB elastic: SIGTERM to pod 2 at step >= %d, it exited 0 after %.1f s; pods 0 and 1 finished %d steps%n",
+          at, leftS, steps);
+    }
+  }
+
+  /** The run record's directory on the claim ({@code run/} beside the checkpoints), or null while there is none. */
+  private static Path runRecord(Path claim) throws IOException {
+    try (var files = Files.walk(claim)) {
+      return files.filter(f -> f.getFileName().toString().equals("metrics.jsonl") && f.getParent().getFileName().toString().equals("run"))
+          .map(Path::getParent).findFirst().orElse(null);
+    }
+  }
+
   /** The pods of a run started on {@code hosts}: their processes, logs, scratch volumes, the shared checkpoint claim. */
   private record Pods(List<Process> processes, List<Path> logs, List<Path> scratch, Path claim) {
     Path runDir() { return scratch.get(0).resolve(WorkerPod.RUN_DIR.substring(WorkerPod.SCRATCH_PATH.length() + 1)); }
 
     String tails() { return logs.stream().map(l -> NetHosts.tail(l, 30)).collect(Collectors.joining("\n")); }
+
+    boolean logged(String text) throws IOException {
+      for (Path l : logs) if (Files.isRegularFile(l) && Files.readString(l).contains(text)) return true;
+      return false;
+    }
   }
 
   /** Renders the tiny spec (two pods of one process) for {@code target} and starts each pod on its host. */
