@@ -31,7 +31,7 @@ class LayersTest {
       List.of("models.hf", "models.gpt", "models.decoder", "models.llama", "models.qwen2", "models.qwen3",
           "models.mistral"),                                            // Hugging Face formats, the decoder, its families
       List.of("parallel.tensor", "parallel.pipeline", "parallel.data"), // TP, PP schedules, ZeRO
-      List.of("plan", "tracking"),                                      // spec check, memory plan; TensorBoard, lineage
+      List.of("plan", "tracking", "tracking.progress"),                 // spec check, memory plan; TensorBoard, lineage, TrainJob progress
       List.of("train"),                                                 // one rank's training loop
       List.of("launch", "metrics.prometheus"),                          // ranks as threads or processes
       List.of("elastic"),                                               // agents over restarts

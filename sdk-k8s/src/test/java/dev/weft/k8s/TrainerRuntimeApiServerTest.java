@@ -86,4 +86,44 @@ class TrainerRuntimeApiServerTest {
     for (Manifest m : RuntimeRenderer.render(TestSpecs.tiny("name=rt-tiny")).manifests()) createAndRead(Yaml.tree(m.body()));
     createAndRead(Yaml.tree(RuntimeTrainJob.of("rt-tiny-run", "default", "rt-tiny", true, 2, null, null)));
   }
+
+  @Test
+  void statusShowsATrainJobsProgressAndDeleteRemovesEveryNewKind() {
+    System.setProperty("kubeconfig", server.kubeconfig.toString()); // for the CLI's own client
+    String run = "k8s-kinds";
+    var search = new KatibRenderer.Search(List.of(SearchParameter.parse("train.lr=1e-4:1e-3")), "loss", "minimize", null, "random",
+        2, 1, 1);
+    java.util.Set<String> created = new java.util.HashSet<>(); // the OptimizationJob's render holds the runtime again
+    for (var r : List.of(RuntimeRenderer.render(TestSpecs.tiny("name=" + run)), WorkflowRenderer.render(TestSpecs.tiny("name=" + run),
+        "models/" + run), OptimizationJobRenderer.render(TestSpecs.tiny("name=" + run), search))) {
+      for (Manifest m : r.manifests()) {
+        if (m.body() instanceof dev.weft.k8s.crd.CustomObject && created.add(m.kind() + "/" + m.name())) createAndRead(Yaml.tree(m.body()));
+      }
+    }
+    // a TrainJob of three fields, as a user submits it (no Weft label), with the progress rank 0 reported (KEP-2779)
+    createAndRead(Yaml.tree(RuntimeTrainJob.of(run + "-job", "default", run, true, 2, null, null)));
+    var jobs = server.client.genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob").inNamespace("default");
+    GenericKubernetesResource job = jobs.withName(run + "-job").get();
+    job.setAdditionalProperty("status", java.util.Map.of("trainerStatus", java.util.Map.of("progressPercentage", 45,
+        "estimatedRemainingSeconds", 800, "lastUpdatedTime", "2026-12-03T04:30:00Z", "metrics", List.of(
+            java.util.Map.of("name", "loss", "value", "2.31"), java.util.Map.of("name", "current_step", "value", "450"),
+            java.util.Map.of("name", "total_steps", "value", "1000")))));
+    server.client.resource(job).inNamespace("default").updateStatus();
+
+    Cli status = Cli.run("status", run + "-job");
+    assertThat(status.code()).as(status.err()).isZero();
+    assertThat(status.out()).contains("TrainJob/" + run + "-job: no conditions yet",
+        "progress 45%, about 13m20s left, step 450/1000, loss=2.31 (at 2026-12-03T04:30:00Z)");
+    java.io.StringWriter kinds = new java.io.StringWriter();
+    new Cluster(server.client).status("default", run, new java.io.PrintWriter(kinds, true)); // not closed: the server's client
+    assertThat(kinds.toString()).contains("Workflow/" + run + ":", "OptimizationJob/" + run + ":", "ClusterTrainingRuntime/" + run,
+        "TrainingRuntime/" + run, "WorkflowTemplate/" + run);
+
+    Cli deleted = Cli.run("delete", run);
+    assertThat(deleted.code()).as(deleted.err()).isZero();
+    assertThat(deleted.out()).contains("deleted Workflow/" + run, "deleted OptimizationJob/" + run, "deleted TrainingRuntime/" + run,
+        "deleted ClusterTrainingRuntime/" + run, "deleted WorkflowTemplate/" + run);
+    assertThat(new Cluster(server.client).find("default", run)).isEmpty(); // not closed: the client is the server's
+    jobs.withName(run + "-job").delete();
+  }
 }

@@ -26,10 +26,14 @@ public final class Cluster implements AutoCloseable {
 
   /** Every kind a render may produce, with its current apiVersion (down-converted per server). */
   static final List<String[]> KINDS = List.of(
+      new String[] {"argoproj.io/v1alpha1", "Workflow"},
+      new String[] {"trainer.kubeflow.org/v1alpha1", "OptimizationJob"},
       new String[] {"kubeflow.org/v1beta1", "Experiment"},
       new String[] {"kubeflow.org/v1", "PyTorchJob"},
       new String[] {"trainer.kubeflow.org/v1alpha1", "TrainJob"},
       new String[] {"trainer.kubeflow.org/v1alpha1", "TrainingRuntime"},
+      new String[] {"trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime"},
+      new String[] {"argoproj.io/v1alpha1", "WorkflowTemplate"},
       new String[] {"jobset.x-k8s.io/v1alpha2", "JobSet"},
       new String[] {"batch/v1", "Job"},
       new String[] {"v1", "Service"},
@@ -38,7 +42,10 @@ public final class Cluster implements AutoCloseable {
       new String[] {"policy/v1", "PodDisruptionBudget"},
       new String[] {"networking.k8s.io/v1", "NetworkPolicy"},
       new String[] {"v1", "ConfigMap"});
-  private static final List<String> JOB_KINDS = List.of("Experiment", "PyTorchJob", "TrainJob", "JobSet", "Job");
+  private static final List<String> JOB_KINDS = List.of("Workflow", "OptimizationJob", "Experiment", "PyTorchJob", "TrainJob", "JobSet",
+      "Job");
+  /** Kinds without a namespace: found and deleted by the run's label across the cluster. */
+  private static final List<String> CLUSTER_KINDS = List.of("ClusterTrainingRuntime");
 
   private final KubernetesClient client;
   private final ApiCompat compat;
@@ -204,8 +211,9 @@ public final class Cluster implements AutoCloseable {
       String apiVersion = compat.apiVersion(new Manifest(k[0], k[1], name, stub(k[0], k[1])));
       if (!served.kind(apiVersion, k[1])) continue;
       try {
-        out.addAll(client.genericKubernetesResources(apiVersion, k[1]).inNamespace(namespace)
-            .withLabel(Labels.JOB, name).list().getItems());
+        var kind = client.genericKubernetesResources(apiVersion, k[1]);
+        out.addAll((CLUSTER_KINDS.contains(k[1]) ? kind.withLabel(Labels.JOB, name) : kind.inNamespace(namespace).withLabel(Labels.JOB, name))
+            .list().getItems());
       } catch (KubernetesClientException e) {
         if (e.getCode() != 404) throw e;
       }
@@ -219,37 +227,37 @@ public final class Cluster implements AutoCloseable {
     return n;
   }
 
+  /** A TrainJob named {@code name} without the run's label: one submitted by hand against a Weft runtime. */
+  private java.util.Optional<GenericKubernetesResource> unlabeledTrainJob(String namespace, String name,
+                                                                         List<GenericKubernetesResource> found) {
+    if (found.stream().anyMatch(r -> r.getKind().equals("TrainJob") && r.getMetadata().getName().equals(name))
+        || !served().kind("trainer.kubeflow.org/v1alpha1", "TrainJob")) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.ofNullable(client.genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob")
+        .inNamespace(namespace).withName(name).get());
+  }
+
   public List<Pod> pods(String namespace, String name) {
     return client.pods().inNamespace(namespace).withLabel(Labels.JOB, name).list().getItems();
   }
 
-  /** Prints the run's job object and its conditions, then each pod's phase. */
+  /** Prints the run's job objects with their true conditions (a TrainJob's reported progress too), then each pod's phase. */
   public void status(String namespace, String name, PrintWriter out) {
-    List<GenericKubernetesResource> found = find(namespace, name);
+    List<GenericKubernetesResource> found = new ArrayList<>(find(namespace, name));
+    unlabeledTrainJob(namespace, name, found).ifPresent(found::add);
     if (found.isEmpty()) {
       out.println("no run named " + name + " in namespace " + namespace);
       return;
     }
     for (GenericKubernetesResource r : found) {
       if (!JOB_KINDS.contains(r.getKind())) continue;
-      out.println(r.getKind() + "/" + r.getMetadata().getName() + ": " + conditions(r));
+      out.println(r.getKind() + "/" + r.getMetadata().getName() + ": " + JobStatus.line(r.getKind(), r.getAdditionalProperties().get("status")));
     }
     out.println("objects: " + found.stream().map(r -> r.getKind() + "/" + r.getMetadata().getName()).toList());
     for (Pod p : pods(namespace, name)) {
       out.println("pod/" + p.getMetadata().getName() + ": " + p.getStatus().getPhase());
     }
-  }
-
-  private static String conditions(GenericKubernetesResource r) {
-    Object status = r.getAdditionalProperties().get("status");
-    if (!(status instanceof java.util.Map<?, ?> s) || !(s.get("conditions") instanceof List<?> cs) || cs.isEmpty()) {
-      return "no conditions yet (is its operator running?)";
-    }
-    List<String> out = new ArrayList<>();
-    for (Object c : cs) {
-      if (c instanceof java.util.Map<?, ?> m && "True".equals(m.get("status"))) out.add(String.valueOf(m.get("type")));
-    }
-    return out.isEmpty() ? "no condition is true yet" : String.join(", ", out);
   }
 
   /** Prints every pod's log, each line prefixed with the pod name. */
@@ -267,7 +275,8 @@ public final class Cluster implements AutoCloseable {
   public List<String> delete(String namespace, String name) {
     List<String> deleted = new ArrayList<>();
     for (GenericKubernetesResource r : find(namespace, name)) {
-      client.resource(r).inNamespace(namespace).delete();
+      var one = client.resource(r);
+      (CLUSTER_KINDS.contains(r.getKind()) ? one : one.inNamespace(namespace)).delete();
       deleted.add(r.getKind() + "/" + r.getMetadata().getName());
     }
     return deleted;

@@ -28,7 +28,13 @@ final class RuntimePods {
 
   private RuntimePods() {}
 
-  /** The trainer's Job: ancestor {@code trainer}, container {@code node} (where the torch plugin puts PET_*). */
+  /**
+   * The trainer's Job: ancestor {@code trainer}, container {@code node} (where the torch plugin puts PET_*). The same
+   * ancestor is where Trainer's TrainJobStatus plugin, when its feature gate is on, injects the
+   * {@code KUBEFLOW_TRAINER_SERVER_*} variables and the token/CA volume (kubeflow/trainer
+   * {@code pkg/runtime/framework/plugins/trainjobstatus/trainjobstatus.go}); rank 0 reports progress there
+   * ({@code dev.weft.tracking.progress}), so the runtime renders nothing for it.
+   */
   static JobTemplateSpec node(K8sSpec ks, RuntimeInputs inputs) {
     PodTemplateSpec pod = WorkerPod.template(ks, new WorkerPod.Options(TrainingRuntime.NODE, "rendezvous",
         List.of(WorkerEnv.value(RuntimeScripts.SPEC_ENV, SupportObjects.workerSpecYaml(ks))), List.of(), "Never", null));
