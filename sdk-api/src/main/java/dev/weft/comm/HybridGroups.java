@@ -11,6 +11,8 @@ import java.util.List;
  * and the replicate group a solo one. Made after {@link Distributed}'s groups, shard group first, on every rank.
  */
 public final class HybridGroups implements AutoCloseable {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(HybridGroups.class);
+
   private final Communicator shard;
   private final Communicator replicate;
   private final boolean owned; // made here (otherwise the shard group is Distributed's dp group)
@@ -43,6 +45,7 @@ public final class HybridGroups implements AutoCloseable {
     int index = dist.coord().dp();
     Communicator shard = make(dist, "dpShard", shardRanks(group, index, shardSize), index % shardSize);
     Communicator replicate = make(dist, "dpReplicate", replicateRanks(group, index, shardSize), index / shardSize);
+    log.info("rank {}: ZeRO shards within {}, replicated across {}", dist.rank(), shard.name(), replicate.name());
     return new HybridGroups(shard, replicate, true);
   }
 
