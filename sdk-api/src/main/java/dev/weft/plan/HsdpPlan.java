@@ -23,13 +23,12 @@ public final class HsdpPlan {
     int perHost = spec.deployment().procsPerNode();
     boolean local = perHost % span == 0;
     String where = local
-        ? String.format(Locale.ROOT, "host-local (%d ranks per host); only the replicate all-reduce crosses hosts: %s per rank, %s per host",
-            perHost, Bytes.human(r.dpReplicateBytes()), Bytes.human(perHost * r.dpReplicateBytes()))
-        : String.format(Locale.ROOT, "crosses hosts too: a shard group spans %d consecutive ranks, a host runs %d"
+        ? String.format(Locale.ROOT, "shard groups host-local (%d ranks per host): only the replicate all-reduce crosses hosts,"
+            + " %s per host", perHost, Bytes.human(perHost * r.dpReplicateBytes()))
+        : String.format(Locale.ROOT, "shard groups cross hosts too: one spans %d consecutive ranks, a host runs %d"
             + " (deployment.procsPerNode); make that a multiple of %d", span, perHost, span);
     return Optional.of(String.format(Locale.ROOT, "HSDP: ZeRO-%d within %d shard groups of %d dp ranks, replicated across them;"
-        + " per rank and step the shard group sends %s (gathers and reductions), %s; the replicate group %s (all-reduce of the"
-        + " gradient shard)", p.zero(), p.dp() / p.zeroShardSize(), p.zeroShardSize(), Bytes.human(r.dpBytes()), where,
-        Bytes.human(r.dpReplicateBytes())));
+        + " per rank and step: shard group %s (gathers and reductions), replicate group %s (all-reduce of the gradient shard); %s",
+        p.zero(), p.dp() / p.zeroShardSize(), p.zeroShardSize(), Bytes.human(r.dpBytes()), Bytes.human(r.dpReplicateBytes()), where));
   }
 }
