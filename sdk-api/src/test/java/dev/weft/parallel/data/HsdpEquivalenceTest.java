@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * HSDP (ZeRO-3 sharded within groups of 2, replicated across 2 groups, four threaded ranks) trains like plain dp4
- * ZeRO-0, and its checkpoints load into dp4 ZeRO-0 and back.
+ * HSDP (ZeRO-3, and 1, sharded within groups of 2, replicated across 2 groups, four threaded ranks) trains like
+ * plain dp4 ZeRO-0, and its checkpoints load into dp4 ZeRO-0 and back.
  */
 class HsdpEquivalenceTest {
   @TempDir Path dir;
@@ -45,6 +45,11 @@ class HsdpEquivalenceTest {
       JsonNode z = MetricsJson.MAPPER.readTree(line).get("zero");
       assertThat(z.get("replicated_mib").asDouble()).isBetween(paramMib / 2, paramMib / 2 + 0.01);
       assertThat(z.get("reduced_mib").asDouble()).isBetween(paramMib, paramMib + 0.02);
+    }
+
+    for (int zero : new int[] {1}) { // stage 1 all-reduces its owned slice across replicas (2 takes stage 3's path)
+      RunResult z = small().zero(zero).zeroShardSize(2).checkpointEvery(0).runDir(dir.resolve("hsdp-z" + zero)).fit();
+      assertClose(z.losses(), ref.losses(), 1e-4);
     }
 
     RunResult hsdpToZ0 = small().resume(dir.resolve("ckh").resolve("step-000003").toString()).runDir(dir.resolve("h-z0")).fit();
