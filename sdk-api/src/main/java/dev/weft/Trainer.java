@@ -109,7 +109,7 @@ public final class Trainer {
   /** Expert parallelism: a MoE layer's experts split over {@code n} ranks of the dp group ({@code parallel.ep}). */
   public Trainer expertParallel(int n) { return set("parallel.ep", n); }
 
-  /** HSDP: ZeRO-3 sharded within groups of {@code n} dp ranks, replicated across them ({@code parallel.zeroShardSize}). */
+  /** HSDP: ZeRO-1/2/3 sharded within groups of {@code n} consecutive dp ranks, replicated across them ({@code parallel.zeroShardSize}). */
   public Trainer zeroShardSize(int n) { return set("parallel.zeroShardSize", n); }
   /** bf16 compute with fp32 master weights. */
   public Trainer mixedPrecision() { return precision("bf16"); }

@@ -2,6 +2,7 @@ package dev.weft.cli;
 
 import dev.weft.plan.SpecCheck;
 import dev.weft.plan.Bytes;
+import dev.weft.plan.HsdpPlan;
 import dev.weft.plan.MemoryPlan;
 import dev.weft.plan.Preflight;
 import dev.weft.plan.RankPlan;
@@ -42,7 +43,7 @@ final class PlanCommand implements Callable<Integer> {
     Map<List<Double>, Integer> seen = new LinkedHashMap<>();
     Map<List<Double>, RankPlan> firstOf = new LinkedHashMap<>();
     for (RankPlan r : ranks) {
-      List<Double> key = List.of(r.parameterCount(), r.total(), r.dpBytes(), r.tpBytes(), r.ppBytes());
+      List<Double> key = List.of(r.parameterCount(), r.total(), r.dpBytes() + r.dpReplicateBytes(), r.tpBytes(), r.ppBytes());
       seen.merge(key, 1, Integer::sum);
       firstOf.putIfAbsent(key, r);
       total += r.total();
@@ -50,13 +51,15 @@ final class PlanCommand implements Callable<Integer> {
     for (var e : firstOf.entrySet()) {
       RankPlan r = e.getValue();
       int same = seen.get(e.getKey());
-      int tpRank = r.rank() % p.tp(), ppRank = (r.rank() / p.tp()) % p.pp(), dpRank = r.rank() / (p.tp() * p.pp());
+      var at = new dev.weft.comm.DeviceMesh(p.dp(), p.pp(), p.cp(), p.tp()).coord(r.rank());
+      int tpRank = at.tp(), ppRank = at.pp(), dpRank = at.dp();
       System.out.printf(Locale.ROOT, "%-5s %-9s %10s %11s %11s %11s %11s %11s %11s   %s / %s / %s%n",
           r.rank() + (same > 1 ? "×" + same : ""), dpRank + "/" + ppRank + "/" + tpRank, count(r.parameterCount()),
           Bytes.human(r.parameters()), Bytes.human(r.gradients()), Bytes.human(r.optimizerState()), Bytes.human(r.activations()),
-          Bytes.human(r.runtime()), Bytes.human(r.total()), Bytes.human(r.dpBytes()), Bytes.human(r.tpBytes()), Bytes.human(r.ppBytes()));
+          Bytes.human(r.runtime()), Bytes.human(r.total()), Bytes.human(r.dpBytes() + r.dpReplicateBytes()), Bytes.human(r.tpBytes()), Bytes.human(r.ppBytes()));
     }
     System.out.printf("all %d ranks: %s%n", ranks.size(), Bytes.human(total));
+    HsdpPlan.line(spec, ranks).ifPresent(System.out::println);
     System.out.println(SaveTimePlan.of(spec, ranks, GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds())).line());
     return 0;
   }

@@ -23,6 +23,7 @@ public final class Distributed implements AutoCloseable {
   private final Communicator cp;
   private final Backend backend;
   private final RankDevice device;
+  private HybridGroups zeroGroups; // HSDP's sub-groups of dp, made on first use
 
   private Distributed(WorkerIdentity id, DeviceMesh mesh, Rendezvous store, Communicator world, Communicator tp,
                       Communicator pp, Communicator dp, Communicator cp, Backend backend, RankDevice device) {
@@ -88,8 +89,18 @@ public final class Distributed implements AutoCloseable {
   /** The context-parallel group: the ranks that split one sequence (a solo group when cp = 1). */
   public Communicator cp() { return cp; }
 
+  /**
+   * ZeRO's groups for {@code parallel.zeroShardSize} (HSDP's shard and replicate sub-groups of dp, made on the
+   * first call, which every rank makes at the same point; owned and closed here).
+   */
+  public synchronized HybridGroups zeroGroups(int shardSize) {
+    if (zeroGroups == null) zeroGroups = HybridGroups.of(this, shardSize);
+    return zeroGroups;
+  }
+
   @Override
   public void close() {
+    if (zeroGroups != null) zeroGroups.close();
     cp.close();
     dp.close();
     pp.close();

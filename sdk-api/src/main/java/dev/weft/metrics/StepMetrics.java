@@ -21,11 +21,13 @@ public record StepMetrics(long step, double loss, double lr, double gradNorm, lo
    * their parameters' all-gather (forward and backward's re-gather); {@code reduceWaitMs}: gradient
    * all-reduces / reduce-scatters still running when backward ended; {@code paramGatherWaitMs}: ZeRO-1/2
    * waiting for the updated parameters' all-gather. {@code gathers} and {@code gatheredMib}: parameter
-   * all-gathers issued and the MiB they brought in; {@code reductions}: gradient collectives issued.
+   * all-gathers issued and the MiB they brought in; {@code reductions}: gradient collectives issued and
+   * {@code reducedMib} their payload (in the shard group under HSDP); {@code replicatedMib}: HSDP's all-reduce
+   * payload of the gradient shards across the replicate group (the only one that crosses hosts).
    */
   public record ZeroComm(double gatherWaitMs, double reduceWaitMs, double paramGatherWaitMs, int gathers, double gatheredMib,
-                         int reductions) {
-    public static final ZeroComm NONE = new ZeroComm(0, 0, 0, 0, 0, 0);
+                         int reductions, double reducedMib, double replicatedMib) {
+    public static final ZeroComm NONE = new ZeroComm(0, 0, 0, 0, 0, 0, 0, 0);
 
     public double exposedMs() { return gatherWaitMs + reduceWaitMs + paramGatherWaitMs; }
   }

@@ -19,8 +19,11 @@ final class EngineSupport {
     if (p.ep() > 1) {
       throw new SpecException("parallel.ep", "expert parallelism is not built yet; use parallel.ep=1");
     }
-    if (p.zeroShardSize() > 0) {
-      throw new SpecException("parallel.zeroShardSize", "hybrid sharding (HSDP) is not built yet; use parallel.zeroShardSize=0");
+    int shard = p.zeroShardSize();
+    if (shard > 0 && (p.zero() == 0 || shard == 1 || shard >= p.dp() || p.dp() % shard != 0)) {
+      throw new SpecException("parallel.zeroShardSize", "HSDP shards ZeRO-1/2/3 state within groups of " + shard + " of the dp="
+          + p.dp() + " ranks: use a divisor of parallel.dp between 2 and dp/2 with parallel.zero ≥ 1 (got zero=" + p.zero()
+          + "), or 0 for plain ZeRO over all of dp");
     }
     if (p.sequenceParallel() && p.tp() == 1) {
       throw new SpecException("parallel.sequenceParallel", "needs tensor parallelism (it splits the sequence across the tp group); set parallel.tp > 1 or remove it");

@@ -1,5 +1,6 @@
 package dev.weft.plan;
 
+import dev.weft.comm.DeviceMesh;
 import dev.weft.models.LayerPartition;
 import dev.weft.models.ModelContext;
 import dev.weft.models.ModelFactories;
@@ -14,7 +15,8 @@ import java.util.Optional;
  * Per-rank memory and communication of a spec's layout, computed from the model's {@link ModelShape} before
  * any rank starts (pure; doubles throughout, so absurd sizes give absurd numbers instead of overflow).
  * Parameters are fp32 master weights; gradients fp32; Adam keeps two fp32 moments; ZeRO divides the
- * optimizer state (stage ≥ 1), gradients (≥ 2) and parameters (3) by dp; tensor parallelism splits
+ * optimizer state (stage ≥ 1), gradients (≥ 2) and parameters (3) by dp (by the shard group under HSDP, whose
+ * replicas all-reduce the gradient shard once a step); tensor parallelism splits
  * the matmul weights and the vocabulary; pipeline stages hold their layers, the first the embeddings,
  * the last the final norm and head (a tied head's weight is held there too when the stages differ).
  * Activations follow Korthikanti et al. (2022), in fp32 unless autocast runs in 16 bits.
@@ -36,16 +38,16 @@ public final class MemoryPlan {
     LayerPartition part = ModelContext.partitionFor(spec.parallel(), c.layers());
     ParallelSpec p = spec.parallel();
     List<RankPlan> out = new ArrayList<>();
-    for (int r = 0; r < p.worldSize(); r++) {
-      int stage = (r / p.tp()) % p.pp(); // tp fastest, then pp, then dp
-      out.add(rank(spec, c, part, r, stage));
-    }
+    DeviceMesh mesh = new DeviceMesh(p.dp(), p.pp(), p.cp(), p.tp());
+    for (int r = 0; r < p.worldSize(); r++) out.add(rank(spec, c, part, r, mesh.coord(r).pp()));
     return Optional.of(out);
   }
 
   private static RankPlan rank(TrainingSpec spec, ModelShape c, LayerPartition part, int rank, int stage) {
     ParallelSpec p = spec.parallel();
-    double h = c.hidden(), v = c.vocab(), s = spec.data().seqLen(), tp = p.tp(), dp = p.dp();
+    double h = c.hidden(), v = c.vocab(), s = spec.data().seqLen(), tp = p.tp();
+    double dp = p.zeroShardSize() > 0 ? p.zeroShardSize() : p.dp(); // what ZeRO shards over: HSDP's shard group
+    double replicas = p.dp() / dp;
     boolean first = part.virtualStage(stage, 0) == 0;
     boolean last = part.virtualStage(stage, part.chunks() - 1) == part.virtualStages() - 1;
     int layers = 0;
@@ -76,10 +78,12 @@ public final class MemoryPlan {
       case 2 -> ring * params * reduceBytes + ring * fp32;         // reduce-scatter, all-gather
       default -> ring * params * reduceBytes + 2 * ring * fp32;    // reduce-scatter, gathers for forward and backward
     };
+    // HSDP: the gradient shard all-reduced across the replicas (stage 1 keeps fp32 gradients, 2-3 send in the reduce dtype)
+    double replicateBytes = 2 * (replicas - 1) / replicas * params / dp * (zero == 1 ? 4 : reduceBytes);
     double tpRing = 2 * (tp - 1) / tp;
     double tpBytes = p.microBatches() * layers * 4 * tpRing * tokens * h * act; // 2 all-reduces forward, 2 backward per layer
     double ppBytes = p.pp() == 1 ? 0 : p.microBatches() * tokens * h * act * ((last ? 0 : 1) + (first ? 0 : 1));
     return new RankPlan(rank, p.dp(), p.tp(), p.pp(), params, parameters, gradients, optimizer, activations, RUNTIME_BYTES,
-        dpBytes, tpBytes, ppBytes);
+        dpBytes, tpBytes, ppBytes, replicateBytes);
   }
 }

@@ -5,10 +5,12 @@ package dev.weft.plan;
  * {@code gradients} and {@code optimizerState} are what {@code summary.json}'s {@code memory}
  * measures; {@code activations} is the peak of tensors saved for backward; {@code runtime} the fixed
  * cost of a worker JVM with libtorch. Communication is what this rank sends per optimizer step in each
- * dimension (ring algorithms).
+ * dimension (ring algorithms); under HSDP {@code dpBytes} is the shard group's and {@code dpReplicateBytes} the
+ * all-reduce of the gradient shard across the replicate group (zero without HSDP).
  */
 public record RankPlan(int rank, int dp, int tp, int pp, double parameterCount, double parameters, double gradients,
-                       double optimizerState, double activations, double runtime, double dpBytes, double tpBytes, double ppBytes) {
+                       double optimizerState, double activations, double runtime, double dpBytes, double tpBytes, double ppBytes,
+                       double dpReplicateBytes) {
   public double total() { return parameters + gradients + optimizerState + activations + runtime; }
-  public double communication() { return dpBytes + tpBytes + ppBytes; }
+  public double communication() { return dpBytes + tpBytes + ppBytes + dpReplicateBytes; }
 }

@@ -16,7 +16,7 @@ import java.util.List;
  * <p>The other dimensions: {@code cp} splits every sequence over that many ranks (context parallelism;
  * {@code cpMethod} {@code ring} or {@code alltoall}); {@code ep} splits a mixture-of-experts layer's experts
  * over that many ranks of the dp group (expert parallelism, inside dp); {@code zeroShardSize} &gt; 0 shards
- * ZeRO-3 state within groups of that many dp ranks and replicates it across the groups (HSDP; 0 = all of dp).
+ * ZeRO-1/2/3 state within groups of that many consecutive dp ranks and replicates it across the groups (HSDP; 0 = all of dp).
  */
 public record ParallelSpec(int dp, int tp, int pp, int microBatches, String schedule, int zero,
                            boolean sequenceParallel, int virtualStages, List<Integer> stages,

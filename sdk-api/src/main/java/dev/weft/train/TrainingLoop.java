@@ -1,6 +1,7 @@
 package dev.weft.train;
 
 import dev.weft.comm.Communicator;
+import dev.weft.comm.HybridGroups;
 import dev.weft.comm.Distributed;
 import dev.weft.comm.ReduceOp;
 import dev.weft.data.Batches;
@@ -71,9 +72,11 @@ public final class TrainingLoop {
     // ZeRO-3 needs every parameter in a layer unit; stages 1-2 gate per layer only when that holds
     boolean perLayer = model.layers() instanceof Zero3Layers z && (zero == 3 || z.units().length == params.size());
     int[] units = perLayer ? ((Zero3Layers) model.layers()).units() : new int[params.size()];
-    ShardedOptimizer opt = new ShardedOptimizer(zero, params, units, dp, dist.tp(), t,
+    HybridGroups zeroGroups = dist.zeroGroups(spec.parallel().zeroShardSize()); // HSDP: shard within, replicate across
+    ShardedOptimizer opt = new ShardedOptimizer(zero, params, units, zeroGroups.shard(), dist.tp(), t,
         precision.reduceDtype(), zero >= 2 ? spec.parallel().zeroBucketElements() : ALL_REDUCE_BUCKET_ELEMENTS,
         spec.parallel().zeroPrefetch(), ties.held(), ties.copies());
+    opt.replicateOver(zeroGroups.replicate());
     if (perLayer) ((Zero3Layers) model.layers()).bind(opt);
     dev.weft.models.Layers plain = model.layers() instanceof dev.weft.models.lora.LoraLayers l ? l.inner() : model.layers();
     TpOps tpOps = plain instanceof TensorParallelLayers tpl ? tpl.ops() : null;

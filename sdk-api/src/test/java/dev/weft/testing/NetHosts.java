@@ -150,6 +150,11 @@ public final class NetHosts implements AutoCloseable {
     return cmd;
   }
 
+  /** Bytes host {@code i} has sent to the other hosts: its cable's transmit counter (traffic inside a host stays on its loopback). */
+  public long sentBytes(int i) {
+    return Long.parseLong(run(List.of("ip", "netns", "exec", name(i), "cat", "/sys/class/net/eth0/statistics/tx_bytes")));
+  }
+
   /** Cuts host {@code i} off the bridge (a partition). */
   public void cut(int i) { run(List.of("ip", "-n", hub(), "link", "set", port(i), "down")); }
 

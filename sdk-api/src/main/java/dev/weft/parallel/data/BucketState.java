@@ -42,6 +42,8 @@ final class BucketState {
   Tensor incoming;      // stage 3: full parameters being fetched ahead of use
   PendingOp fetching;
   PendingOp paramGather; // stages 1-2: the updated parameters on their way into flat
+  Communicator replicate; // HSDP: the gradient shard is all-reduced across it after the shard group's reduction
+  private PendingOp replicating;
 
   BucketState(Bucket b, int rank, int stage, List<Param> params, Communicator dp, ScalarType reduceType, CommClock clock) {
     this.stage = stage;
@@ -111,10 +113,11 @@ final class BucketState {
         else dst.zero_();
         if (g.defined()) p.mutable_grad().reset(); // the flat buffer holds it now
       }
-      if (dp.size() > 1) full.mul_(new Scalar(1.0 / dp.size()));
+      int ranks = dp.size() * replicate.size(); // the mean over every data-parallel rank, replicas included
+      if (ranks > 1) full.mul_(new Scalar(1.0 / ranks));
     }
     Tensor wire = reduceType == ScalarType.Float ? full : full.to(reduceType);
-    clock.reductionIssued();
+    clock.reductionIssued(wire.numel() * wire.element_size());
     if (stage >= 2) {
       inflightShard = Tensors.emptyLike(wire, wire.scalar_type(), shardLen);
       pending = dp.reduceScatterAsync(inflightShard, wire);
@@ -150,11 +153,25 @@ final class BucketState {
     gathered = 0;
   }
 
+  /** Waits for the shard group's reduction; under HSDP starts the all-reduce of the shard across the replicate group. */
   void finish(int microBatch) {
     if (launchedFor != microBatch || pending == null) launch(microBatch);
     clock.await(CommClock.Wait.REDUCE, pending);
     pending = null;
     ready = 0;
+    if (replicate.size() > 1) {
+      Tensor shard = stage >= 2 ? inflightShard : grad.narrow(0, shardStart, shardLen); // stage 1 updates only its shard
+      replicating = replicate.allReduceAsync(shard, ReduceOp.SUM);
+      clock.replicationIssued(shard.numel() * shard.element_size());
+    }
+  }
+
+  /** After {@link #finish}: the shard is reduced over every replica; stages 2–3 add it to the accumulated gradients. */
+  void settleGradients() {
+    if (replicating != null) {
+      clock.await(CommClock.Wait.REDUCE, replicating);
+      replicating = null;
+    }
     if (stage >= 2) {
       grad.add_(inflightShard.to(ScalarType.Float));
       inflightShard = null;

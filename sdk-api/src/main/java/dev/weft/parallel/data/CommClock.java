@@ -15,6 +15,8 @@ final class CommClock {
   private int gathers;
   private long gatheredBytes;
   private int reductions;
+  private long reducedBytes;
+  private long replicatedBytes;
 
   /** Awaits {@code op}, charging the time blocked to {@code kind}. */
   void await(Wait kind, PendingOp op) {
@@ -31,18 +33,29 @@ final class CommClock {
     gatheredBytes += bytes;
   }
 
-  void reductionIssued() { reductions++; }
+  /** A gradient reduction in the (shard) group of {@code bytes} on the wire. */
+  void reductionIssued(long bytes) {
+    reductions++;
+    reducedBytes += bytes;
+  }
+
+  /** HSDP: a gradient shard's all-reduce across the replicate group. */
+  void replicationIssued(long bytes) { replicatedBytes += bytes; }
 
   /** The step so far, and starts the next. */
   ZeroComm take() {
-    ZeroComm z = new ZeroComm(ms(Wait.GATHER), ms(Wait.REDUCE), ms(Wait.PARAM_GATHER), gathers, gatheredBytes / (1024.0 * 1024.0),
-        reductions);
+    ZeroComm z = new ZeroComm(ms(Wait.GATHER), ms(Wait.REDUCE), ms(Wait.PARAM_GATHER), gathers, mib(gatheredBytes),
+        reductions, mib(reducedBytes), mib(replicatedBytes));
     java.util.Arrays.fill(waitNanos, 0);
     gathers = 0;
     gatheredBytes = 0;
     reductions = 0;
+    reducedBytes = 0;
+    replicatedBytes = 0;
     return z;
   }
+
+  private static double mib(long bytes) { return bytes / (1024.0 * 1024.0); }
 
   private double ms(Wait w) { return waitNanos[w.ordinal()] / 1e6; }
 }

@@ -17,14 +17,16 @@ final class ShardStateEntries {
 
   /**
    * Each slice is written by exactly one rank: data-parallel replicas by dp rank 0, tensors every tp rank
-   * holds whole by tp rank 0. The entries are views: loading into them restores in place.
+   * holds whole by tp rank 0, HSDP's replicated shards by the first replica. The entries are views: loading into them
+   * restores in place (every replica reads its shard).
    */
-  static List<StateEntry> of(List<BucketState> states, List<Param> params, int stage, boolean dpWriter, boolean tpWriter) {
+  static List<StateEntry> of(List<BucketState> states, List<Param> params, int stage, boolean dpWriter, boolean tpWriter,
+                             boolean replicaWriter) {
     List<StateEntry> out = new ArrayList<>();
     for (BucketState s : states) {
       for (Slot slot : s.b.slots()) {
         Param p = params.get(slot.param());
-        boolean tpWrites = p.isSharded() || tpWriter;
+        boolean tpWrites = (p.isSharded() || tpWriter) && replicaWriter;
         var box = TensorSlice.of(p);
         if (stage == 3) {
           owned(s, slot, box, "model/" + p.name(), s.master, tpWrites, out);

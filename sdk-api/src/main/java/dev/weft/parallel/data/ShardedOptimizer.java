@@ -2,6 +2,7 @@ package dev.weft.parallel.data;
 
 import dev.weft.checkpoint.StateEntry;
 import dev.weft.comm.Communicator;
+import dev.weft.comm.SoloCommunicator;
 import dev.weft.metrics.StepMetrics.ZeroComm;
 import dev.weft.models.Parameters.Param;
 import dev.weft.optim.AdamArgs;
@@ -48,6 +49,7 @@ public final class ShardedOptimizer implements AutoCloseable {
   private final Communicator dp;
   private final Communicator tp;
   private Communicator pp;
+  private Communicator replicate = new SoloCommunicator("dpReplicate"); // HSDP: dp is then the shard group
   private ShardStep shardStep = ShardStep.LIBTORCH;
   private final TrainSpec train;
   private final ScalarType reduceType;
@@ -105,6 +107,7 @@ public final class ShardedOptimizer implements AutoCloseable {
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Bucket b : layout.buckets()) {
         BucketState s = new BucketState(b, dp.rank(), stage, this.params, dp, reduceType, clock);
+        s.replicate = replicate;
         states.add(s);
         gathering.add(groupOfParam[b.slots().get(0).param()], s);
         if (hooks != null) for (Slot slot : b.slots()) hooks.add(slot.param(), s);
@@ -129,6 +132,16 @@ public final class ShardedOptimizer implements AutoCloseable {
   /** Stages 1–2: every bucket's updated parameters arrived (before reading or writing them wholesale). */
   private void settleAllParams() {
     for (BucketState s : states) s.settleParams();
+  }
+
+  /**
+   * HSDP: {@code dp} (given at construction) is the shard group and {@code group} the ranks holding the same
+   * shards; each gradient shard is all-reduced across it after the shard group's reduction, and only its
+   * first rank writes the shards to checkpoints. Call before the first backward.
+   */
+  public void replicateOver(Communicator group) {
+    this.replicate = group;
+    for (BucketState s : states) s.replicate = group;
   }
 
   /** Pipeline group: other stages hold other parameters, so the gradient norm sums over it too. */
@@ -164,6 +177,7 @@ public final class ShardedOptimizer implements AutoCloseable {
       return;
     }
     for (BucketState s : states) s.finish(micro);
+    for (BucketState s : states) s.settleGradients(); // HSDP: the replicas' all-reduces overlap the later buckets' waits
     if (stage == 3) gathering.drainFetches();
   }
 
@@ -259,7 +273,7 @@ public final class ShardedOptimizer implements AutoCloseable {
    */
   public List<StateEntry> stateEntries() {
     settleAllParams();
-    List<StateEntry> all = ShardStateEntries.of(states, params, stage, dp.rank() == 0, tp.rank() == 0);
+    List<StateEntry> all = ShardStateEntries.of(states, params, stage, dp.rank() == 0, tp.rank() == 0, replicate.rank() == 0);
     if (copies.isEmpty()) return all;
     return all.stream().map(e -> copies.contains(e.name().substring(e.name().lastIndexOf('/') + 1))
         ? new StateEntry(e.name(), e.data(), e.slice(), false) : e).toList();
