@@ -56,6 +56,10 @@ final class PlanCommand implements Callable<Integer> {
           Bytes.human(r.parameters()), Bytes.human(r.gradients()), Bytes.human(r.optimizerState()), Bytes.human(r.activations()),
           Bytes.human(r.runtime()), Bytes.human(r.total()), Bytes.human(r.dpBytes()), Bytes.human(r.tpBytes()), Bytes.human(r.ppBytes()));
     }
+    if (ranks.get(0).pendingGradients() > 0) {
+      System.out.printf("total includes %s of autograd's gradients per rank, alive beside the flat gradient buffer until backward"
+          + " ends (dp = 1)%n", Bytes.human(ranks.get(0).pendingGradients()));
+    }
     System.out.printf("all %d ranks: %s%n", ranks.size(), Bytes.human(total));
     System.out.println(SaveTimePlan.of(spec, ranks, GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds())).line());
     return 0;
