@@ -58,6 +58,10 @@ final class PlanCommand implements Callable<Integer> {
           Bytes.human(r.parameters()), Bytes.human(r.gradients()), Bytes.human(r.optimizerState()), Bytes.human(r.activations()),
           Bytes.human(r.runtime()), Bytes.human(r.total()), Bytes.human(r.dpBytes() + r.dpReplicateBytes()), Bytes.human(r.tpBytes()), Bytes.human(r.ppBytes()));
     }
+    if (ranks.get(0).pendingGradients() > 0) {
+      System.out.printf("total includes %s of autograd's gradients per rank, alive beside the flat gradient buffer until backward"
+          + " ends (dp = 1)%n", Bytes.human(ranks.get(0).pendingGradients()));
+    }
     System.out.printf("all %d ranks: %s%n", ranks.size(), Bytes.human(total));
     HsdpPlan.line(spec, ranks).ifPresent(System.out::println);
     System.out.println(SaveTimePlan.of(spec, ranks, GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds())).line());

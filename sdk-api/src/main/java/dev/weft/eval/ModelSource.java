@@ -34,6 +34,24 @@ public final class ModelSource {
 
   private ModelSource() {}
 
+  /**
+   * As {@link #open(Path, int)}, for evaluation under autocast in {@code precision} ("fp32", "bf16", "fp16"): a Hugging
+   * Face directory whose weights are stored in that 16-bit dtype keeps them as they are, memory-mapped (no fp32 copy;
+   * see {@link ModelBuilder#frozenWhole}); anything else loads as {@link #open(Path, int)} does.
+   */
+  public static Loaded open(Path path, int seqLen, String precision) {
+    boolean hf = Files.isDirectory(path) && !Files.isRegularFile(path.resolve(PeftAdapter.CONFIG))
+        && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG));
+    if (!hf || "fp32".equals(precision)) return open(path, seqLen);
+    var stored = HfCheckpoint.open(path, "MODEL").storedDtype();
+    if (!precision.equals(stored == dev.weft.checkpoint.DType.BF16 ? "bf16" : stored == dev.weft.checkpoint.DType.F16 ? "fp16" : "")) {
+      return open(path, seqLen);
+    }
+    TrainingSpec spec = hfSpec(path, seqLen).set("precision", precision).toSpec();
+    Preflight.checkWhole(spec, Preflight.machineBytes());
+    return new Loaded(ModelBuilder.frozenWhole(spec, stored.scalarType()), spec);
+  }
+
   public static Loaded open(Path path, int seqLen) {
     if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(PeftAdapter.CONFIG))) return peft(path, seqLen);
     if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG))) return huggingFace(path, seqLen);
@@ -43,10 +61,14 @@ public final class ModelSource {
   }
 
   private static Loaded huggingFace(Path dir, int seqLen) {
+    TrainingSpec spec = hfSpec(dir, seqLen).toSpec();
+    return new Loaded(build(spec), spec);
+  }
+
+  private static Trainer hfSpec(Path dir, int seqLen) {
     JsonNode config = HfCheckpoint.config(dir, "MODEL");
     String factory = HuggingFaceFormat.factoryFor(config.path("model_type").asText(""), "MODEL").name();
-    TrainingSpec spec = Trainer.model(factory).pretrained(dir).seqLen(seqLen).set("data.source", BuiltinSources.None.NAME).toSpec();
-    return new Loaded(build(spec), spec);
+    return Trainer.model(factory).pretrained(dir).seqLen(seqLen).set("data.source", BuiltinSources.None.NAME);
   }
 
   /** A PEFT LoRA adapter directory over the base its adapter_config.json names. */

@@ -8,6 +8,7 @@ import org.bytedeco.pytorch.Generator;
 import org.bytedeco.pytorch.GeneratorOptional;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorOptions;
+import org.bytedeco.pytorch.global.torch.ScalarType;
 
 /**
  * Deterministic initial weights. Each parameter draws from its own generator, seeded from the run
@@ -34,15 +35,18 @@ public final class Init {
    * Where a layer set's initial weights come from: drawn from the run seed ({@link #seeded}), or left
    * unset ({@link #unset}) when every one of them is overwritten next (a model built from
    * {@code model.pretrained}): allocating without drawing costs nothing per element, where drawing a
-   * billion normals costs tens of seconds and a transient fp32 copy of the model.
+   * billion normals costs tens of seconds and a transient fp32 copy of the model. {@code dtype} (null: fp32) is the
+   * unset weights' type: a model nothing trains keeps its file's 16-bit weights (see {@code ModelBuilder.frozenWhole}).
    */
-  public record Draws(long seed, boolean draw) {
-    public static Draws seeded(long seed) { return new Draws(seed, true); }
-    public static Draws unset(long seed) { return new Draws(seed, false); }
+  public record Draws(long seed, boolean draw, ScalarType dtype) {
+    public static Draws seeded(long seed) { return new Draws(seed, true, null); }
+    public static Draws unset(long seed) { return new Draws(seed, false, null); }
+    public static Draws unset(long seed, ScalarType dtype) { return new Draws(seed, false, dtype); }
 
     /** A full tensor of {@code shape}: N(0, std²) from {@code name}'s generator, or uninitialised. */
     public Tensor normal(String name, double std, long... shape) {
-      return draw ? normalFull(seed, name, std, shape) : empty(shape);
+      if (draw) return normalFull(seed, name, std, shape);
+      return dtype == null ? empty(shape) : dev.weft.util.Tensors.empty(dtype, shape);
     }
   }
 

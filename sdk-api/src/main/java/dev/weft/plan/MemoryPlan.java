@@ -83,7 +83,8 @@ public final class MemoryPlan {
     double tpRing = 2 * (tp - 1) / tp;
     double tpBytes = p.microBatches() * layers * 4 * tpRing * tokens * h * act; // 2 all-reduces forward, 2 backward per layer
     double ppBytes = p.pp() == 1 ? 0 : p.microBatches() * tokens * h * act * ((last ? 0 : 1) + (first ? 0 : 1));
+    double pending = p.dp() == 1 ? fp32 : 0; // dp > 1: a bucket at a time, which the plan neglects
     return new RankPlan(rank, p.dp(), p.tp(), p.pp(), params, parameters, gradients, optimizer, activations, RUNTIME_BYTES,
-        dpBytes, tpBytes, ppBytes, replicateBytes);
+        dpBytes, tpBytes, ppBytes, replicateBytes, pending);
   }
 }

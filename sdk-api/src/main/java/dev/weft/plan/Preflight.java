@@ -35,10 +35,12 @@ public final class Preflight {
     if (total <= machineBytes) return;
     String fields = String.join(", ", drivers(spec, state >= act));
     throw new SpecException(fields, String.format(Locale.ROOT,
-        "the %d rank(s) on this machine need about %s (rank %d: parameters %s, gradients %s, optimizer state %s, activations %s)"
+        "the %d rank(s) on this machine need about %s (rank %d: parameters %s, gradients %s, optimizer state %s, activations %s%s)"
             + " but it has %s; lower %s, or spread the model with parallel.tp/pp or parallel.zero (weft plan shows the figures)",
         ranks.size(), Bytes.human(total), biggest.rank(), Bytes.human(biggest.parameters()), Bytes.human(biggest.gradients()),
-        Bytes.human(biggest.optimizerState()), Bytes.human(biggest.activations()), Bytes.human(machineBytes), fields));
+        Bytes.human(biggest.optimizerState()), Bytes.human(biggest.activations()), biggest.pendingGradients() > 0
+            ? ", autograd's gradients until the optimizer copies them " + Bytes.human(biggest.pendingGradients()) : "",
+        Bytes.human(machineBytes), fields));
   }
 
   /**

@@ -10,7 +10,11 @@ package dev.weft.plan;
  */
 public record RankPlan(int rank, int dp, int tp, int pp, double parameterCount, double parameters, double gradients,
                        double optimizerState, double activations, double runtime, double dpBytes, double tpBytes, double ppBytes,
-                       double dpReplicateBytes) {
-  public double total() { return parameters + gradients + optimizerState + activations + runtime; }
+                       double dpReplicateBytes, double pendingGradients) {
+  /**
+   * {@code pendingGradients}: autograd's own gradients still alive beside the optimizer's flat gradient buffer. At dp = 1
+   * no hook copies a bucket as it fills, so every one of them lives until backward ends (the whole model's again).
+   */
+  public double total() { return parameters + gradients + pendingGradients + optimizerState + activations + runtime; }
   public double communication() { return dpBytes + tpBytes + ppBytes + dpReplicateBytes; }
 }

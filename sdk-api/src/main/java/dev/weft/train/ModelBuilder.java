@@ -86,6 +86,17 @@ public final class ModelBuilder {
     return model;
   }
 
+  /**
+   * The whole model for evaluation alone, its matmul weights kept in {@code dtype} (16-bit, the file's): each is the
+   * file's memory map, not a copy (norms stay fp32). Run it under autocast of that dtype; nothing may train it.
+   */
+  public static LanguageModel frozenWhole(TrainingSpec spec, org.bytedeco.pytorch.global.torch.ScalarType dtype) {
+    if (!spec.model().hasPretrained() || spec.train().lora().enabled()) {
+      throw new IllegalArgumentException("frozenWhole builds a model.pretrained directory without LoRA");
+    }
+    return buildWith(spec, new DenseLayers(Init.Draws.unset(spec.train().seed(), dtype)), 0);
+  }
+
   /** The whole model in this process, unsplit (evaluation, generation, export). */
   public static LanguageModel whole(TrainingSpec spec) {
     return build(spec, null, 0);

@@ -2,6 +2,7 @@ package dev.weft.models.hf;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.weft.checkpoint.DType;
 import dev.weft.checkpoint.SafetensorsFile;
 import dev.weft.spec.SpecException;
 import dev.weft.util.BoundedFiles;
@@ -108,6 +109,16 @@ public final class HfCheckpoint {
   public JsonNode config() { return config; }
   public Set<String> names() { return fileOf.keySet(); }
   public boolean has(String name) { return fileOf.containsKey(name); }
+
+  /** The dtype most of the weights' bytes are stored in (its 16-bit matmul weights in a bf16 or fp16 file). */
+  public DType storedDtype() {
+    Map<DType, Long> bytes = new java.util.EnumMap<>(DType.class);
+    for (Map.Entry<String, SafetensorsFile> n : fileOf.entrySet()) {
+      SafetensorsFile.Entry e = n.getValue().entry(n.getKey());
+      bytes.merge(e.dtype(), e.end() - e.begin(), Long::sum);
+    }
+    return bytes.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(DType.F32);
+  }
 
   /** The shape the file's header gives tensor {@code name}. */
   public long[] shape(String name) { return fileOf.get(name).entry(name).shape(); }

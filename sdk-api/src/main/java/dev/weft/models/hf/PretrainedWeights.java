@@ -62,6 +62,17 @@ public final class PretrainedWeights {
     }
     Tensor mine = p.isSharded() ? full.narrow(p.shardDim(), p.shardIndex() * (shape[p.shardDim()] / p.shardCount()),
         shape[p.shardDim()] / p.shardCount()) : full;
-    p.tensor().copy_(mine);
+    if (adopts(p.tensor(), mine)) p.tensor().set_(mine);
+    else p.tensor().copy_(mine);
+  }
+
+  /**
+   * A 16-bit parameter (only a model nothing trains has one: {@code ModelBuilder.frozenWhole}) takes a tensor of its
+   * own dtype and layout as it is: it then holds the file's memory map, so loading copies nothing and touches no
+   * fresh memory (on a VM, first-touch page faults, not the bytes, were most of a copy's cost); the map is private.
+   */
+  private static boolean adopts(Tensor param, Tensor t) {
+    int type = param.scalar_type().value; // compare values: libtorch hands back distinct enum objects
+    return type != org.bytedeco.pytorch.global.torch.ScalarType.Float.value && type == t.scalar_type().value && t.is_contiguous();
   }
 }
