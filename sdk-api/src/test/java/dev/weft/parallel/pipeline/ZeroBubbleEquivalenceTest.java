@@ -1,8 +1,11 @@
 package dev.weft.parallel.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.Trainer;
+import dev.weft.plan.SpecCheck;
+import dev.weft.spec.SpecException;
 import dev.weft.train.RunResult;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,6 +35,14 @@ class ZeroBubbleEquivalenceTest {
     assertExact(run("zb-h1-dp2zero1", t -> dp.apply(t).schedule("zb-h1")), run("1f1b-dp2zero1", dp));
     UnaryOperator<Trainer> lora = t -> t.pipeline(2).lora(4, 8);
     assertExact(run("zbv-lora", t -> lora.apply(t).schedule("zbv")), run("1f1b-lora", lora));
+  }
+
+  @Test
+  void whatTheSplitBackwardCannotRunIsRefusedByField() {
+    assertThatThrownBy(() -> SpecCheck.validate(tied().pipeline(2).schedule("zb-h1").recompute().toSpec()))
+        .isInstanceOf(SpecException.class).hasMessageContaining("train.recompute");
+    assertThatThrownBy(() -> SpecCheck.validate(tied().pipeline(2).tensorParallel(2).schedule("zbv").toSpec()))
+        .isInstanceOf(SpecException.class).hasMessageContaining("tensor parallelism");
   }
 
   private List<Double> run(String name, UnaryOperator<Trainer> layout) {
