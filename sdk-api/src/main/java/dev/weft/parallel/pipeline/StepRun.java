@@ -59,6 +59,8 @@ final class StepRun {
     for (int i = 0; i < actions.size(); i++) {
       if (actions.get(i).kind().producesWeightGradient()) lastBackwardOfChunk[actions.get(i).chunk()] = i;
     }
+    // a V puts the embedding and a tied head (one parameter) in two chunks of stage 0: a per-chunk count would see it twice
+    if (s.layout() == ChunkLayout.V) Arrays.fill(lastBackwardOfChunk, Arrays.stream(lastBackwardOfChunk).max().orElse(0));
   }
 
   StepResult run() {
