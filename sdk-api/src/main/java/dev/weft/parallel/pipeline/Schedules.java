@@ -16,7 +16,7 @@ public final class Schedules {
 
   private Schedules() {}
 
-  /** The schedule called {@code name}; {@code virtualStages} (chunks per stage) above 1 needs interleaved-1f1b. */
+  /** The schedule called {@code name}; {@code virtualStages} (chunks per stage) above 1 needs interleaved-1f1b, and zbv exactly 2. */
   public static Schedule of(String name, int stages, int microBatches, int virtualStages) {
     requirePositive(stages, microBatches, virtualStages);
     String n = name == null ? "" : name.strip().toLowerCase(java.util.Locale.ROOT);
