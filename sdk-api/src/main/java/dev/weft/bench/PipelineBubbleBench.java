@@ -35,7 +35,8 @@ public final class PipelineBubbleBench {
    * busy machine stretches some computes many times, and the stretch shows up as idle elsewhere).
    */
   public record Measurement(String schedule, int stages, int microBatches, int virtualStages, boolean recompute,
-                            double[] bubblePerStage, double theory, long peakKeptBytesStage0, double forwardSpread) {
+                            double[] bubblePerStage, double theory, long peakKeptBytesStage0, double forwardSpread,
+                            double medianStepSeconds) {
     public double meanBubble() { return Arrays.stream(bubblePerStage).average().orElse(0); }
 
     @Override
@@ -61,6 +62,7 @@ public final class PipelineBubbleBench {
           .activationShape(ActivationShape.fixed(batch, hidden)).recompute(recompute).build();
       List<Double> bubbles = new ArrayList<>();
       List<Double> forwards = new ArrayList<>();
+      List<Double> spans = new ArrayList<>();
       long peak = 0;
       for (int step = 0; step <= steps; step++) {
         pp.barrier();
@@ -68,17 +70,18 @@ public final class PipelineBubbleBench {
         zeroGrads(stack.parameters());
         if (step > 0) {
           bubbles.add(r.timeline().bubble());
+          spans.add(r.timeline().spanNanos() / 1e9);
           r.timeline().events().stream().filter(e -> e.action().kind() == Action.Kind.FORWARD).forEach(e -> forwards.add((double) e.nanos()));
         }
         peak = r.peakKeptBytes();
       }
       pp.barrier();
       double spread = forwards.stream().mapToDouble(Double::doubleValue).max().orElse(1) / Median.of(forwards);
-      return new double[] {Median.of(bubbles), peak, spread};
+      return new double[] {Median.of(bubbles), peak, spread, Median.of(spans)};
     });
     double[] bubble = perRank.stream().mapToDouble(r -> r[0]).toArray();
     return new Measurement(name, stages, m, v, recompute, bubble, Simulation.theoreticalBubble(stages, m, v), (long) perRank.get(0)[1],
-        perRank.stream().mapToDouble(r -> r[2]).max().orElse(1));
+        perRank.stream().mapToDouble(r -> r[2]).max().orElse(1), perRank.stream().mapToDouble(r -> r[3]).max().orElse(0));
   }
 
   private static void zeroGrads(Parameters params) {

@@ -5,10 +5,14 @@ import java.util.List;
 /**
  * Which transformer layers each virtual stage holds: contiguous ranges covering every layer once,
  * as even as possible (earlier stages take the remainder) or as given. Virtual stage k lives on
- * pipeline rank k mod p as its chunk k div p (Megatron's interleaving). Pure arithmetic.
+ * pipeline rank k mod p as its chunk k div p (Megatron's interleaving), or, {@code vShaped} (two chunks,
+ * the zbv schedule), on rank k for k &lt; p and rank 2p−1−k after. Pure arithmetic.
  */
-public record LayerPartition(int layers, int stages, int chunks, List<Integer> counts) {
+public record LayerPartition(int layers, int stages, int chunks, List<Integer> counts, boolean vShaped) {
+  public LayerPartition(int layers, int stages, int chunks, List<Integer> counts) { this(layers, stages, chunks, counts, false); }
+
   public LayerPartition {
+    if (vShaped && chunks != 2) throw new IllegalArgumentException("a V-shaped partition has 2 chunks per stage, got " + chunks);
     counts = List.copyOf(counts);
     if (counts.size() != stages * chunks) {
       throw new IllegalArgumentException("parallel.stages lists " + counts.size() + " stages but pp × virtual stages = "
@@ -36,7 +40,12 @@ public record LayerPartition(int layers, int stages, int chunks, List<Integer> c
     return new LayerPartition(layers, stages, chunks, List.of(counts));
   }
 
-  public int virtualStage(int stage, int chunk) { return chunk * stages + stage; }
+  public int virtualStage(int stage, int chunk) {
+    return vShaped && chunk == 1 ? 2 * stages - 1 - stage : chunk * stages + stage;
+  }
+
+  /** The same split, its chunks placed in a V (the zbv schedule). */
+  public LayerPartition inV() { return new LayerPartition(layers, stages, chunks, counts, true); }
 
   public int virtualStages() { return stages * chunks; }
 

@@ -19,8 +19,9 @@ public record ModelContext(long seed, Layers layers, ParallelSpec parallel, int 
   public static LayerPartition partitionFor(ParallelSpec p, int layerCount) {
     int chunks = p.pp() > 1 ? p.chunksPerStage() : 1;
     try {
-      return p.stages().isEmpty() ? LayerPartition.even(layerCount, p.pp(), chunks)
+      LayerPartition part = p.stages().isEmpty() ? LayerPartition.even(layerCount, p.pp(), chunks)
           : new LayerPartition(layerCount, p.pp(), chunks, p.stages());
+      return p.vShaped() ? part.inV() : part;
     } catch (IllegalArgumentException e) {
       throw new SpecException(p.stages().isEmpty() ? "parallel.pp" : "parallel.stages", e.getMessage());
     }

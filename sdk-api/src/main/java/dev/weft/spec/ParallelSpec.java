@@ -35,5 +35,11 @@ public record ParallelSpec(int dp, int tp, int pp, int microBatches, String sche
   public int worldSize() { return dp * cp * tp * pp; }
 
   /** Model chunks per pipeline rank under the chosen schedule. */
-  public int chunksPerStage() { return PipelineSchedule.INTERLEAVED.spelling().equals(schedule) ? virtualStages : 1; }
+  public int chunksPerStage() {
+    if (PipelineSchedule.ZBV.spelling().equals(schedule)) return 2; // the two arms of the V
+    return PipelineSchedule.INTERLEAVED.spelling().equals(schedule) ? virtualStages : 1;
+  }
+
+  /** Whether virtual stage k's chunk on rank k mod pp (looped) or, under {@code zbv}, the V's two arms. */
+  public boolean vShaped() { return pp > 1 && PipelineSchedule.ZBV.spelling().equals(schedule); }
 }

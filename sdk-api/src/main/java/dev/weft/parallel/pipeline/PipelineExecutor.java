@@ -11,7 +11,9 @@ import org.bytedeco.pytorch.global.torch.ScalarType;
  * Runs this rank's action list of a {@link Schedule} with real transfers over the pipeline group
  * ({@code pp.rank()} is the stage). One {@link #step()} forwards and backwards every micro-batch:
  * each backward adds loss/m's gradients into the parameters' {@code .grad()}, so after the step the
- * gradients equal one backward over the whole batch. Zeroing gradients, data-parallel reduction
+ * gradients equal one backward over the whole batch. Under a zero-bubble schedule a B action computes
+ * only the stage input's gradient (autograd.grad, graph retained) and sends it; the W action of the
+ * same micro-batch later runs the retained graph's backward, filling the parameter gradients. Zeroing gradients, data-parallel reduction
  * and the optimizer step belong to the caller, after {@code step()} returns.
  */
 public final class PipelineExecutor {
@@ -40,6 +42,10 @@ public final class PipelineExecutor {
     if (pp.size() != schedule.stages()) {
       throw new WeftException("the schedule has " + schedule.stages() + " stages but the pipeline group " + pp.name()
           + " has " + pp.size() + " ranks; build the schedule with parallel.pp=" + pp.size());
+    }
+    if (recompute && schedule.actions(stage()).stream().anyMatch(a -> a.kind() == Action.Kind.BACKWARD_WEIGHT)) {
+      throw new WeftException("schedule " + schedule.name() + " splits the backward, which keeps each graph until its weight"
+          + " gradient; it cannot recompute activations: turn recomputation off or use parallel.schedule=1f1b");
     }
     if (stage() == 0 && inputs == null) throw new WeftException("stage 0 feeds the pipeline: call .inputs(microBatch -> tensor)");
     if (schedule.stages() > 1 && shape == null) {

@@ -13,8 +13,10 @@ import java.util.Set;
  * never blocks (it is posted and awaited at the end of the step), a receive blocks until the
  * matching send was posted. Checks that each receive meets the next send on its channel (same
  * micro-batch, adjacent virtual stage), that each compute has its input (forward before backward,
- * activation or gradient received first), that every micro-batch and chunk is forwarded and
- * backwarded exactly once per stage, and that nothing is left unreceived. A state where no stage
+ * B before W, activation or gradient received first), that every micro-batch and chunk is forwarded,
+ * and has its input and weight gradients computed, exactly once per stage (a whole backward does
+ * both), and that nothing is left unreceived. A micro-batch counts as in flight from its forward
+ * until its weight gradient: the executor keeps its graph until then. A state where no stage
  * can move is a deadlock, reported with each stuck stage's next action.
  */
 public final class ScheduleSimulator {
@@ -39,7 +41,8 @@ public final class ScheduleSimulator {
     int inFlight;
     int peak;
     final Set<Key> forwarded = new HashSet<>();
-    final Set<Key> backwarded = new HashSet<>();
+    final Set<Key> backwarded = new HashSet<>(); // input gradient computed (by B or a whole backward)
+    final Set<Key> weighted = new HashSet<>(); // weight gradient computed (by W or a whole backward)
     final Set<Key> activationsIn = new HashSet<>();
     final Set<Key> gradientsIn = new HashSet<>();
     final List<Simulation.Timed> timeline = new ArrayList<>();
@@ -100,20 +103,25 @@ public final class ScheduleSimulator {
         case FORWARD -> {
           if (!x.forwarded.add(key)) fail(stage, a, "forwards this micro-batch a second time");
           boolean hasInput = vs == 0
-              || (s.ownerOf(vs - 1) == stage ? x.forwarded.contains(new Key(a.microBatch(), a.chunk() - 1)) : x.activationsIn.remove(key));
+              || (s.ownerOf(vs - 1) == stage ? x.forwarded.contains(new Key(a.microBatch(), s.chunkOf(vs - 1))) : x.activationsIn.remove(key));
           if (!hasInput) fail(stage, a, "runs before its input activation arrived");
           x.peak = Math.max(x.peak, ++x.inFlight);
           end = start + costs.forward();
         }
-        case BACKWARD -> {
+        case BACKWARD, BACKWARD_INPUT -> {
           if (!x.forwarded.contains(key)) fail(stage, a, "runs before the forward of the same micro-batch");
           if (!x.backwarded.add(key)) fail(stage, a, "backwards this micro-batch a second time");
           int last = s.totalVirtualStages() - 1;
           boolean hasGrad = vs == last
-              || (s.ownerOf(vs + 1) == stage ? x.backwarded.contains(new Key(a.microBatch(), a.chunk() + 1)) : x.gradientsIn.remove(key));
+              || (s.ownerOf(vs + 1) == stage ? x.backwarded.contains(new Key(a.microBatch(), s.chunkOf(vs + 1))) : x.gradientsIn.remove(key));
           if (!hasGrad) fail(stage, a, "runs before its output gradient arrived");
-          x.inFlight--;
-          end = start + costs.backward();
+          if (a.kind() == Action.Kind.BACKWARD) weighted(stage, a, x, key);
+          end = start + costs.of(a.kind());
+        }
+        case BACKWARD_WEIGHT -> {
+          if (!x.backwarded.contains(key)) fail(stage, a, "runs before the input-gradient part (B) of the same micro-batch");
+          weighted(stage, a, x, key);
+          end = start + costs.of(a.kind());
         }
         case SEND_ACT, SEND_GRAD -> {
           boolean act = a.kind() == Action.Kind.SEND_ACT;
@@ -150,12 +158,20 @@ public final class ScheduleSimulator {
       return true;
     }
 
+    /** The micro-batch's graph is held from its forward until its weight gradient is computed. */
+    private void weighted(int stage, Action a, StageState x, Key key) {
+      if (!x.weighted.add(key)) fail(stage, a, "computes this micro-batch's weight gradient a second time");
+      x.inFlight--;
+    }
+
     private void checkComplete() {
       int expected = s.microBatches() * s.virtualStages();
       for (int stage = 0; stage < st.length; stage++) {
-        if (st[stage].forwarded.size() != expected || st[stage].backwarded.size() != expected) {
-          throw new ScheduleException(s.name() + ": stage " + stage + " forwards " + st[stage].forwarded.size() + " and backwards "
-              + st[stage].backwarded.size() + " (micro-batch, chunk) pairs; every one of the " + expected + " needs both");
+        StageState x = st[stage];
+        if (x.forwarded.size() != expected || x.backwarded.size() != expected || x.weighted.size() != expected) {
+          throw new ScheduleException(s.name() + ": stage " + stage + " forwards " + x.forwarded.size() + ", backwards "
+              + x.backwarded.size() + " and computes the weight gradients of " + x.weighted.size()
+              + " (micro-batch, chunk) pairs; every one of the " + expected + " needs all three");
         }
       }
       channels.forEach((c, q) -> {

@@ -11,16 +11,21 @@ public final class Schedules {
   public static final String GPIPE = PipelineSchedule.GPIPE.spelling();
   public static final String ONE_F_ONE_B = PipelineSchedule.ONE_F_ONE_B.spelling();
   public static final String INTERLEAVED = PipelineSchedule.INTERLEAVED.spelling();
+  public static final String ZB_H1 = PipelineSchedule.ZB_H1.spelling();
+  public static final String ZBV = PipelineSchedule.ZBV.spelling();
 
   private Schedules() {}
 
-  /** The schedule called {@code name}; {@code virtualStages} (chunks per stage) above 1 needs interleaved-1f1b. */
+  /** The schedule called {@code name}; {@code virtualStages} (chunks per stage) above 1 needs interleaved-1f1b, and zbv exactly 2. */
   public static Schedule of(String name, int stages, int microBatches, int virtualStages) {
     requirePositive(stages, microBatches, virtualStages);
     String n = name == null ? "" : name.strip().toLowerCase(java.util.Locale.ROOT);
     PipelineSchedule kind = SpecChoice.find(PipelineSchedule.class, n).orElseThrow(() -> new ScheduleException(
         "unknown parallel.schedule '" + name + "'; use one of " + SpecChoice.spellings(PipelineSchedule.class)));
-    if (kind != PipelineSchedule.INTERLEAVED && virtualStages != 1) {
+    if (kind == PipelineSchedule.ZBV) {
+      if (virtualStages != 2) throw new ScheduleException("schedule " + ZBV + " runs two chunks per stage in a V, but "
+          + virtualStages + " virtual stages were asked for; use 2");
+    } else if (kind != PipelineSchedule.INTERLEAVED && virtualStages != 1) {
       throw new ScheduleException("schedule " + n + " runs one chunk per stage, but " + virtualStages
           + " virtual stages were asked for; use parallel.schedule=" + INTERLEAVED + " or 1 virtual stage");
     }
@@ -28,6 +33,8 @@ public final class Schedules {
       case GPIPE -> gpipe(stages, microBatches);
       case ONE_F_ONE_B -> oneFOneB(stages, microBatches);
       case INTERLEAVED -> interleaved(stages, microBatches, virtualStages);
+      case ZB_H1 -> zbH1(stages, microBatches);
+      case ZBV -> zbv(stages, microBatches);
     };
   }
 
@@ -94,6 +101,20 @@ public final class Schedules {
     }, s -> Math.min(total, warmOf.apply(s) + 1));
   }
 
+  /** ZB-H1: 1F1B with the backward split into B and W and the W's held back to fill the cool-down ({@link ZeroBubble#h1}). */
+  public static Schedule zbH1(int stages, int microBatches) {
+    requirePositive(stages, microBatches, 1);
+    return build(ZB_H1, stages, microBatches, 1, ChunkLayout.LOOPED, s -> ZeroBubble.h1(s, stages, microBatches),
+        s -> Math.min(stages, microBatches));
+  }
+
+  /** ZBV: two chunks per stage in a V, B/W split, ordered greedily in unit time ({@link ZeroBubble#v}). */
+  public static Schedule zbv(int stages, int microBatches) {
+    requirePositive(stages, microBatches, 1);
+    List<List<Action>> orders = ZeroBubble.v(stages, microBatches);
+    return build(ZBV, stages, microBatches, 2, ChunkLayout.V, orders::get, s -> Math.min(2 * stages, 2 * microBatches));
+  }
+
   /** Micro-step k of a stage handles micro-batch (k / group) * stages + k % stages. */
   private static int groupMicroBatch(int k, int stages, int group) {
     return (k / group) * stages + k % stages;
@@ -101,13 +122,18 @@ public final class Schedules {
 
   private static Schedule build(String name, int stages, int microBatches, int virtualStages,
                                 IntFunction<List<Action>> computeOrder, IntFunction<Integer> promise) {
+    return build(name, stages, microBatches, virtualStages, ChunkLayout.LOOPED, computeOrder, promise);
+  }
+
+  private static Schedule build(String name, int stages, int microBatches, int virtualStages, ChunkLayout layout,
+                                IntFunction<List<Action>> computeOrder, IntFunction<Integer> promise) {
     List<List<Action>> lists = new ArrayList<>();
     List<Integer> promises = new ArrayList<>();
     for (int s = 0; s < stages; s++) {
-      lists.add(Transfers.around(computeOrder.apply(s), s, stages, virtualStages));
+      lists.add(Transfers.around(computeOrder.apply(s), s, stages, virtualStages, layout));
       promises.add(promise.apply(s));
     }
-    return new Schedule(name, stages, microBatches, virtualStages, lists, promises);
+    return new Schedule(name, stages, microBatches, virtualStages, layout, lists, promises);
   }
 
   private static void requirePositive(int stages, int microBatches, int virtualStages) {

@@ -15,6 +15,8 @@ import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorArrayRefOptional;
+import org.bytedeco.pytorch.TensorVector;
+import org.bytedeco.pytorch.global.torch;
 
 /** One step of one stage: the mutable state of running an action list. Used once. */
 final class StepRun {
@@ -26,6 +28,9 @@ final class StepRun {
 
   private record Posted(Tensor tensor, PendingOp op) {}
 
+  /** A backward's start: what the forward kept, the graph's root, the gradient seeding it (null for the loss). */
+  private record Seed(Kept kept, Tensor root, Tensor grad) {}
+
   private final PipelineExecutor x;
   private final Schedule s;
   private final int stage;
@@ -34,6 +39,7 @@ final class StepRun {
   private final Map<Key, Tensor> inbox = new HashMap<>();
   private final Map<Key, Tensor> outbox = new HashMap<>();
   private final Map<Key, Kept> kept = new HashMap<>();
+  private final Map<Key, Seed> awaitingWeights = new HashMap<>(); // B done, W to come: the graph is retained
   private final Map<Integer, Posted> receives = new HashMap<>();
   private final List<Posted> sends = new ArrayList<>();
   private final Map<Action.Kind, Integer> nextReceive = new EnumMap<>(Action.Kind.class);
@@ -51,8 +57,10 @@ final class StepRun {
     this.losses = new Double[s.microBatches()];
     this.lastBackwardOfChunk = new int[s.virtualStages()];
     for (int i = 0; i < actions.size(); i++) {
-      if (actions.get(i).kind() == Action.Kind.BACKWARD) lastBackwardOfChunk[actions.get(i).chunk()] = i;
+      if (actions.get(i).kind().producesWeightGradient()) lastBackwardOfChunk[actions.get(i).chunk()] = i;
     }
+    // a V puts the embedding and a tied head (one parameter) in two chunks of stage 0: a per-chunk count would see it twice
+    if (s.layout() == ChunkLayout.V) Arrays.fill(lastBackwardOfChunk, Arrays.stream(lastBackwardOfChunk).max().orElse(0));
   }
 
   StepResult run() {
@@ -117,7 +125,18 @@ final class StepRun {
       case FORWARD -> forward(a.microBatch(), a.chunk());
       case BACKWARD -> {
         x.backwardListener.beforeBackward(a.microBatch(), a.chunk(), lastBackwardOfChunk[a.chunk()] == i);
-        backward(a.microBatch(), a.chunk());
+        Seed seed = seed(a.microBatch(), a.chunk());
+        fill(seed);
+        sendInputGradient(a.microBatch(), a.chunk(), seed.kept().input().grad());
+        release(seed);
+      }
+      case BACKWARD_INPUT -> inputGradient(a.microBatch(), a.chunk());
+      case BACKWARD_WEIGHT -> {
+        // the parameters receive their gradients here: data-parallel buckets count this, not B
+        x.backwardListener.beforeBackward(a.microBatch(), a.chunk(), lastBackwardOfChunk[a.chunk()] == i);
+        Seed seed = awaitingWeights.remove(new Key(true, a.microBatch(), a.chunk()));
+        fill(seed);
+        release(seed);
       }
       default -> throw new IllegalStateException(a.toString());
     }
@@ -155,8 +174,8 @@ final class StepRun {
     }
   }
 
-  private void backward(int mb, int chunk) {
-    int vs = s.virtualStage(stage, chunk);
+  /** The backward's root and seed: the loss over the micro-batch count on the last virtual stage, else the output and its received gradient. */
+  private Seed seed(int mb, int chunk) {
     Kept k = kept.remove(new Key(true, mb, chunk));
     Tensor out = k.output();
     if (x.recompute) {
@@ -164,24 +183,49 @@ final class StepRun {
       long recomputed = out.nbytes() + x.module.savedBytes(chunk, k.input().sizes().vec().get());
       peakBytes = Math.max(peakBytes, keptBytes + recomputed);
     }
-    if (s.isLast(stage, chunk)) {
-      out.div(new Scalar((double) s.microBatches())).backward();
-    } else {
-      Tensor grad = take(new Key(false, mb, chunk));
-      out.backward(grad, new BoolOptional(), false, new TensorArrayRefOptional());
-      held.drop(grad);
-    }
-    keptBytes -= k.bytes();
-    if (vs > 0) {
-      Tensor g = k.input().grad();
-      if (!g.defined()) {
-        throw new WeftException("chunk " + chunk + " of stage " + stage + " did not use its input: no gradient to send upstream; "
-            + "the module's forward must compute its output from the input it is given");
+    if (s.isLast(stage, chunk)) return new Seed(k, held.keep(out.div(new Scalar((double) s.microBatches()))), null);
+    return new Seed(k, out, take(new Key(false, mb, chunk)));
+  }
+
+  /** Runs the whole backward from the seed: parameter gradients accumulate, the graph is freed. */
+  private void fill(Seed seed) {
+    if (seed.grad() == null) seed.root().backward();
+    else seed.root().backward(seed.grad(), new BoolOptional(), false, new TensorArrayRefOptional());
+  }
+
+  /**
+   * B: only the gradient of the stage input, sent upstream at once; the graph is retained for W, which
+   * runs the whole backward later (the input-gradient chain again, then every parameter gradient).
+   */
+  private void inputGradient(int mb, int chunk) {
+    Seed seed = seed(mb, chunk);
+    if (s.virtualStage(stage, chunk) > 0) {
+      try (TensorVector roots = new TensorVector(seed.root()); TensorVector inputs = new TensorVector(seed.kept().input());
+           TensorVector seeds = seed.grad() == null ? new TensorVector() : new TensorVector(seed.grad())) {
+        TensorVector g = torch.grad(roots, inputs, seeds, new BoolOptional(true), false, false);
+        sendInputGradient(mb, chunk, g.get(0));
       }
-      handOn(false, mb, chunk, vs - 1, g.detach());
     }
-    held.drop(k.input());
-    held.drop(k.output());
+    awaitingWeights.put(new Key(true, mb, chunk), seed);
+  }
+
+  private void sendInputGradient(int mb, int chunk, Tensor g) {
+    int vs = s.virtualStage(stage, chunk);
+    if (vs == 0) return;
+    if (g == null || !g.defined()) {
+      throw new WeftException("chunk " + chunk + " of stage " + stage + " did not use its input: no gradient to send upstream; "
+          + "the module's forward must compute its output from the input it is given");
+    }
+    handOn(false, mb, chunk, vs - 1, g.detach());
+  }
+
+  /** The micro-batch's backward is over on this chunk: its activations and seed go. */
+  private void release(Seed seed) {
+    keptBytes -= seed.kept().bytes();
+    held.drop(seed.grad());
+    held.drop(seed.kept().input());
+    held.drop(seed.kept().output());
+    if (seed.grad() == null) held.drop(seed.root());
   }
 
   /** The module's forward, followed on the last virtual stage by the loss hook. */
