@@ -14,6 +14,8 @@ import dev.weft.metrics.StepMetrics;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.Parameters.Param;
 import dev.weft.models.StagedModel;
+import dev.weft.parallel.context.ContextLayers;
+import dev.weft.parallel.context.Zigzag;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.data.Zero3Layers;
 import dev.weft.parallel.pipeline.StageTies;
@@ -61,7 +63,7 @@ public final class TrainingLoop {
     int seqLen = spec.data().seqLen();
     Communicator dp = dist.dp();
 
-    LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.coord().pp());
+    LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.cp(), dist.coord().pp());
     List<Param> all = model.parameters().list();
     Placement.moveParameters(all, dist.device()); // before the optimizer's flat buffers take their device from them
     StageTies ties = StageTies.find(model.parameters(), dist.pp()); // tied embeddings split over pipeline stages
@@ -76,6 +78,8 @@ public final class TrainingLoop {
         spec.parallel().zeroPrefetch(), ties.held(), ties.copies());
     if (perLayer) ((Zero3Layers) model.layers()).bind(opt);
     dev.weft.models.Layers plain = model.layers() instanceof dev.weft.models.lora.LoraLayers l ? l.inner() : model.layers();
+    ContextLayers context = plain instanceof ContextLayers c ? c : null;
+    if (context != null) plain = context.inner();
     TpOps tpOps = plain instanceof TensorParallelLayers tpl ? tpl.ops() : null;
     opt.pipelineGroup(dist.pp());
     opt.shardStep(dist.backend().shardStep());
@@ -85,7 +89,7 @@ public final class TrainingLoop {
     LrSchedule schedule = new LrSchedule(t.lr(), t.minLr(), t.warmup(), t.steps());
     TokenSource data = TokenSource.of(spec.data(), t.seed());
     DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
-    StepData stepData = new StepData(data, sampler, seqLen, dist.device());
+    StepData stepData = new StepData(data, sampler, seqLen, dist.device(), new Zigzag(dist.cp().size(), dist.cp().rank()));
     MicroBatches passes = t.dpoObjective() ? DpoMicroBatches.of(spec, model, opt, dist) : microBatches(spec, model, opt, stepData, dist);
     long tokensPerStep = (long) t.globalBatch() * seqLen;
     if (leader) {
@@ -130,7 +134,7 @@ public final class TrainingLoop {
         try (PointerScope scope = new PointerScope()) {
           List<Batches.Batch> host = stepData.hostBatches(step);
           LossNormalizer norm = passes instanceof DpoMicroBatches ? DpoMicroBatches.pairs(t.globalBatch(), dp.size())
-              : LossNormalizer.of(host, dp); // the one count of the global batch's targets (DPO: of its pairs)
+              : LossNormalizer.of(host, dp).contextParallel(dist.cp().size()); // the one count of the global batch's targets (DPO: of its pairs)
           noTargets = norm.empty();
           if (noTargets) {
             loss = gradNorm = Double.NaN;
@@ -144,7 +148,9 @@ public final class TrainingLoop {
               commNs += tpOps.takeWaitNanos(); // tensor-parallel collectives the step waited for
               tpOps.dropPendingHooks();
             }
+            if (context != null) commNs += context.takeWaitNanos(); // ring exchanges attention did not hide
             long p0 = System.nanoTime();
+            sumOverCp(opt, params, dist.cp());
             opt.sumOverTp(model.parameters().partialGradParams());
             for (String tied : ties.held()) opt.sumOwned(java.util.Set.of(tied), g -> ties.sum(tied, g));
             commNs += System.nanoTime() - p0;
@@ -274,9 +280,20 @@ public final class TrainingLoop {
           + spec.model().factory() + " builds a model that does not implement dev.weft.models.StagedModel;"
           + " implement it to use pipeline stages or recomputation");
     }
-    int seqPerRank = spec.data().seqLen() / (p.sequenceParallel() ? p.tp() : 1);
+    int seqPerRank = spec.data().seqLen() / (p.sequenceParallel() ? p.tp() : 1) / p.cp();
     return new PipelinedMicroBatches(staged, opt, data, spec.precision().dtype(), p.pp() > 1 ? p.schedule() : "1f1b", dist.pp(),
         spec.train().recompute(), seqPerRank);
+  }
+
+  /**
+   * Context-parallel ranks hold the same parameters but each saw only its part of every sample: their
+   * gradients (already reduced over data parallelism, on the elements this rank owns) are summed.
+   */
+  private static void sumOverCp(ShardedOptimizer opt, List<Param> params, Communicator cp) {
+    if (cp.size() == 1) return;
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (Param p : params) names.add(p.name());
+    opt.sumOwned(names, g -> cp.allReduce(g, ReduceOp.SUM));
   }
 
   private static long globalParameterCount(LanguageModel model, Distributed dist) {
