@@ -32,8 +32,8 @@ final class PlanCommand implements Callable<Integer> {
           spec.model().factory());
       return 0;
     }
-    System.out.printf(Locale.ROOT, "%s: dp=%d tp=%d pp=%d, zero %d, %s, %d × %d tokens per step; this machine has %s%n",
-        spec.name(), p.dp(), p.tp(), p.pp(), p.zero(), spec.precision().dtype(), spec.train().globalBatch(), spec.data().seqLen(),
+    System.out.printf(Locale.ROOT, "%s: dp=%d tp=%d pp=%d%s, zero %d, %s, %d × %d tokens per step; this machine has %s%n",
+        spec.name(), p.dp(), p.tp(), p.pp(), p.cp() > 1 ? " cp=" + p.cp() + " (" + p.cpMethod() + ")" : "", p.zero(), spec.precision().dtype(), spec.train().globalBatch(), spec.data().seqLen(),
         Bytes.human(Preflight.machineBytes()));
     System.out.printf("%-5s %-9s %10s %11s %11s %11s %11s %11s %11s   %s%n", "rank", "dp/pp/tp", "params", "parameters", "gradients",
         "optimizer", "activations", "runtime", "total", "sent per step: dp / tp / pp");
@@ -42,7 +42,7 @@ final class PlanCommand implements Callable<Integer> {
     Map<List<Double>, Integer> seen = new LinkedHashMap<>();
     Map<List<Double>, RankPlan> firstOf = new LinkedHashMap<>();
     for (RankPlan r : ranks) {
-      List<Double> key = List.of(r.parameterCount(), r.total(), r.dpBytes(), r.tpBytes(), r.ppBytes());
+      List<Double> key = List.of(r.parameterCount(), r.total(), r.dpBytes(), r.tpBytes(), r.ppBytes(), r.cpBytes());
       seen.merge(key, 1, Integer::sum);
       firstOf.putIfAbsent(key, r);
       total += r.total();
@@ -50,11 +50,13 @@ final class PlanCommand implements Callable<Integer> {
     for (var e : firstOf.entrySet()) {
       RankPlan r = e.getValue();
       int same = seen.get(e.getKey());
-      int tpRank = r.rank() % p.tp(), ppRank = (r.rank() / p.tp()) % p.pp(), dpRank = r.rank() / (p.tp() * p.pp());
-      System.out.printf(Locale.ROOT, "%-5s %-9s %10s %11s %11s %11s %11s %11s %11s   %s / %s / %s%n",
+      var at = new dev.weft.comm.DeviceMesh(p.dp(), p.pp(), p.cp(), p.tp()).coord(r.rank());
+      int tpRank = at.tp(), ppRank = at.pp(), dpRank = at.dp();
+      System.out.printf(Locale.ROOT, "%-5s %-9s %10s %11s %11s %11s %11s %11s %11s   %s / %s / %s%s%n",
           r.rank() + (same > 1 ? "×" + same : ""), dpRank + "/" + ppRank + "/" + tpRank, count(r.parameterCount()),
           Bytes.human(r.parameters()), Bytes.human(r.gradients()), Bytes.human(r.optimizerState()), Bytes.human(r.activations()),
-          Bytes.human(r.runtime()), Bytes.human(r.total()), Bytes.human(r.dpBytes()), Bytes.human(r.tpBytes()), Bytes.human(r.ppBytes()));
+          Bytes.human(r.runtime()), Bytes.human(r.total()), Bytes.human(r.dpBytes()), Bytes.human(r.tpBytes()), Bytes.human(r.ppBytes()),
+          r.cp() > 1 ? " / cp " + Bytes.human(r.cpBytes()) : "");
     }
     System.out.printf("all %d ranks: %s%n", ranks.size(), Bytes.human(total));
     System.out.println(SaveTimePlan.of(spec, ranks, GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds())).line());
