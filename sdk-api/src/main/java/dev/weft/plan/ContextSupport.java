@@ -11,8 +11,12 @@ final class ContextSupport {
   static void refuseUnsupported(TrainingSpec s) {
     ParallelSpec p = s.parallel();
     if (p.cp() == 1) return;
-    if (!"ring".equals(p.cpMethod())) {
-      throw new SpecException("parallel.cpMethod", "cpMethod " + p.cpMethod() + " is not built yet; use parallel.cpMethod=ring");
+    if ("alltoall".equals(p.cpMethod())) {
+      double heads = dev.weft.models.ModelFactories.lookup(s.model().factory()).shape(s).map(m -> m.heads()).orElse(0.0);
+      if (heads > 0 && (heads / p.tp()) % p.cp() != 0) {
+        throw new SpecException("parallel.cpMethod", "alltoall splits each rank's " + (long) (heads / p.tp()) + " attention heads over cp="
+            + p.cp() + ", which does not divide them; use parallel.cpMethod=ring or a cp that divides the heads");
+      }
     }
     int split = 2 * p.cp() * (p.sequenceParallel() ? p.tp() : 1);
     if (s.data().seqLen() % split != 0) {

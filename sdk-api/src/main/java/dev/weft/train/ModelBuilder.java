@@ -39,7 +39,7 @@ public final class ModelBuilder {
   public static Layers layersFor(TrainingSpec spec, Communicator tp, Communicator cp) {
     var p = spec.parallel();
     Layers layers = plainLayers(spec, tp);
-    if (cp != null && cp.size() > 1) layers = new ContextLayers(layers, cp);
+    if (cp != null && cp.size() > 1) layers = new ContextLayers(layers, cp, p.cpMethod());
     if (spec.train().lora().enabled()) layers = new LoraLayers(layers, spec.train().lora(), spec.train().seed()); // a LoRA linear is one ZeRO unit
     return p.zero() >= 1 ? new Zero3Layers(layers, p.zero() == 3) : layers;
   }

@@ -9,16 +9,19 @@ import org.bytedeco.pytorch.Tensor;
 
 /**
  * The layers of a context-parallel rank: {@code inner}'s (plain or tensor-parallel) with attention replaced
- * by ring attention over the cp group. Every other layer is per token, so it runs on this rank's part of the
+ * by ring attention (or Ulysses' all-to-all) over the cp group. Every other layer is per token, so it runs on this rank's part of the
  * sequence unchanged; the batch arrives already cut ({@link ContextSplit}).
  */
 public final class ContextLayers implements Layers {
   private final Layers inner;
   private final RingAttention ring;
+  private final UlyssesAttention ulysses;
 
-  public ContextLayers(Layers inner, Communicator cp) {
+  /** {@code method}: {@code ring} (ring attention) or {@code alltoall} (Ulysses: heads ↔ sequence). */
+  public ContextLayers(Layers inner, Communicator cp, String method) {
     this.inner = inner;
     this.ring = new RingAttention(cp);
+    this.ulysses = "alltoall".equals(method) ? new UlyssesAttention(cp) : null;
   }
 
   public Layers inner() { return inner; }
@@ -30,7 +33,9 @@ public final class ContextLayers implements Layers {
   public long takeBytes() { return ring.shift().takeBytes(); }
 
   @Override
-  public Tensor attention(Tensor q, Tensor k, Tensor v, AttentionMask mask) { return ring.apply(q, k, v, mask); }
+  public Tensor attention(Tensor q, Tensor k, Tensor v, AttentionMask mask) {
+    return ulysses != null ? ulysses.apply(q, k, v, mask) : ring.apply(q, k, v, mask);
+  }
 
   @Override
   public Linear columns(List<String> names, long in, long[] outs, double std, boolean bias) { return inner.columns(names, in, outs, std, bias); }

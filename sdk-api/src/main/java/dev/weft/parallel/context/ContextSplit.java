@@ -27,4 +27,12 @@ public final class ContextSplit {
     Tensor pos = z.positions(seqLen, like).view(1, -1).expand(batch, -1).contiguous();
     return new PackedDocuments(pos, torch.zeros_like(pos));
   }
+
+  /** Every cp rank's document ids [B, T/cp] → [cp·B, T/cp], rank r's in rows r·B to (r+1)·B. */
+  static Tensor gatherIds(dev.weft.comm.Communicator cp, Tensor local) {
+    Tensor mine = local.contiguous();
+    Tensor all = dev.weft.util.Tensors.emptyLike(mine, mine.scalar_type(), cp.size() * mine.size(0), mine.size(1));
+    cp.allGather(all, mine);
+    return all;
+  }
 }

@@ -2,7 +2,6 @@ package dev.weft.parallel.context;
 
 import dev.weft.comm.Communicator;
 import dev.weft.models.AttentionMask;
-import dev.weft.util.Tensors;
 import org.bytedeco.pytorch.LongOptional;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
@@ -34,7 +33,7 @@ final class RingAttention {
   Tensor apply(Tensor q, Tensor k, Tensor v, AttentionMask mask) {
     int n = cp.size(), r = cp.rank();
     long c = zig.chunkLength(q.size(2) * n);
-    Tensor ids = mask.documents() == null ? null : gatherIds(mask.documents());
+    Tensor ids = mask.documents() == null ? null : ContextSplit.gatherIds(cp, mask.documents());
     BlockSoftmax[] acc = {new BlockSoftmax(q.size(3)), new BlockSoftmax(q.size(3))};
     Tensor block = torch.stack(new TensorVector(k, v), 0);
     for (int s = 0; s < n; s++) {
@@ -85,13 +84,5 @@ final class RingAttention {
     Tensor qid = ids.narrow(0, cp.rank() * b, b).narrow(1, qLocal * c, c);
     Tensor kid = ids.narrow(0, src * b, b).narrow(1, seen[0] ? 0 : c, n);
     return qid.view(b, 1, c, 1).eq(kid.view(b, 1, 1, n)).logical_and(m.view(1, 1, c, n));
-  }
-
-  /** Every rank's document ids [B, T/cp] → [cp·B, T/cp], rank r's in rows r·B to (r+1)·B. */
-  private Tensor gatherIds(Tensor local) {
-    Tensor mine = local.contiguous();
-    Tensor all = Tensors.emptyLike(mine, mine.scalar_type(), cp.size() * mine.size(0), mine.size(1));
-    cp.allGather(all, mine);
-    return all;
   }
 }
