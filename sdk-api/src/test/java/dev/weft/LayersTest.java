@@ -30,7 +30,7 @@ class LayersTest {
       List.of("checkpoint"),                                            // sharded checkpoints, safetensors
       List.of("models.hf", "models.gpt", "models.decoder", "models.llama", "models.qwen2", "models.qwen3",
           "models.mistral"),                                            // Hugging Face formats, the decoder, its families
-      List.of("parallel.tensor", "parallel.pipeline", "parallel.data"), // TP, PP schedules, ZeRO
+      List.of("parallel.tensor", "parallel.pipeline", "parallel.data", "parallel.context"), // TP, PP schedules, ZeRO, CP
       List.of("plan", "tracking", "tracking.progress"),                 // spec check, memory plan; TensorBoard, lineage, TrainJob progress
       List.of("train"),                                                 // one rank's training loop
       List.of("launch", "metrics.prometheus"),                          // ranks as threads or processes

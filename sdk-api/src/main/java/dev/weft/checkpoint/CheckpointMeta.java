@@ -14,9 +14,18 @@ import java.util.Map;
  * hold JSON values only (strings, numbers, booleans, lists, maps).
  */
 public record CheckpointMeta(long step, Mesh mesh, int zeroStage, JsonNode spec, Map<String, Object> state) {
-  /** The data-, tensor- and pipeline-parallel sizes the checkpoint was saved with. */
-  public record Mesh(int dp, int tp, int pp) {
-    public int worldSize() { return dp * tp * pp; }
+  /**
+   * The data-, tensor-, pipeline- and context-parallel sizes the checkpoint was saved with ({@code cp} is 1 in
+   * manifests written before it existed). cp ranks hold the same slices, so a resume may change cp freely.
+   */
+  public record Mesh(int dp, int tp, int pp, int cp) {
+    public Mesh {
+      if (cp == 0) cp = 1; // absent from older manifests
+    }
+
+    public Mesh(int dp, int tp, int pp) { this(dp, tp, pp, 1); }
+
+    public int worldSize() { return dp * tp * pp * cp; }
   }
 
   public CheckpointMeta {
@@ -26,7 +35,7 @@ public record CheckpointMeta(long step, Mesh mesh, int zeroStage, JsonNode spec,
 
   /** Mesh and ZeRO stage taken from {@code spec}. */
   public static CheckpointMeta of(long step, TrainingSpec spec, Map<String, Object> state) {
-    return new CheckpointMeta(step, new Mesh(spec.parallel().dp(), spec.parallel().tp(), spec.parallel().pp()),
+    return new CheckpointMeta(step, new Mesh(spec.parallel().dp(), spec.parallel().tp(), spec.parallel().pp(), spec.parallel().cp()),
         spec.parallel().zero(), SpecIO.jsonMapper().valueToTree(spec), state);
   }
 

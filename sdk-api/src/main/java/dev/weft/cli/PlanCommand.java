@@ -33,8 +33,8 @@ final class PlanCommand implements Callable<Integer> {
           spec.model().factory());
       return 0;
     }
-    System.out.printf(Locale.ROOT, "%s: dp=%d tp=%d pp=%d, zero %d, %s, %d × %d tokens per step; this machine has %s%n",
-        spec.name(), p.dp(), p.tp(), p.pp(), p.zero(), spec.precision().dtype(), spec.train().globalBatch(), spec.data().seqLen(),
+    System.out.printf(Locale.ROOT, "%s: dp=%d tp=%d pp=%d%s, zero %d, %s, %d × %d tokens per step; this machine has %s%n",
+        spec.name(), p.dp(), p.tp(), p.pp(), p.cp() > 1 ? " cp=" + p.cp() + " (" + p.cpMethod() + ")" : "", p.zero(), spec.precision().dtype(), spec.train().globalBatch(), spec.data().seqLen(),
         Bytes.human(Preflight.machineBytes()));
     System.out.printf("%-5s %-9s %10s %11s %11s %11s %11s %11s %11s   %s%n", "rank", "dp/pp/tp", "params", "parameters", "gradients",
         "optimizer", "activations", "runtime", "total", "sent per step: dp / tp / pp");
@@ -43,7 +43,7 @@ final class PlanCommand implements Callable<Integer> {
     Map<List<Double>, Integer> seen = new LinkedHashMap<>();
     Map<List<Double>, RankPlan> firstOf = new LinkedHashMap<>();
     for (RankPlan r : ranks) {
-      List<Double> key = List.of(r.parameterCount(), r.total(), r.dpBytes() + r.dpReplicateBytes(), r.tpBytes(), r.ppBytes());
+      List<Double> key = List.of(r.parameterCount(), r.total(), r.dpBytes() + r.dpReplicateBytes(), r.tpBytes(), r.ppBytes(), r.cpBytes());
       seen.merge(key, 1, Integer::sum);
       firstOf.putIfAbsent(key, r);
       total += r.total();
@@ -53,10 +53,11 @@ final class PlanCommand implements Callable<Integer> {
       int same = seen.get(e.getKey());
       var at = new dev.weft.comm.DeviceMesh(p.dp(), p.pp(), p.cp(), p.tp()).coord(r.rank());
       int tpRank = at.tp(), ppRank = at.pp(), dpRank = at.dp();
-      System.out.printf(Locale.ROOT, "%-5s %-9s %10s %11s %11s %11s %11s %11s %11s   %s / %s / %s%n",
+      System.out.printf(Locale.ROOT, "%-5s %-9s %10s %11s %11s %11s %11s %11s %11s   %s / %s / %s%s%n",
           r.rank() + (same > 1 ? "×" + same : ""), dpRank + "/" + ppRank + "/" + tpRank, count(r.parameterCount()),
           Bytes.human(r.parameters()), Bytes.human(r.gradients()), Bytes.human(r.optimizerState()), Bytes.human(r.activations()),
-          Bytes.human(r.runtime()), Bytes.human(r.total()), Bytes.human(r.dpBytes() + r.dpReplicateBytes()), Bytes.human(r.tpBytes()), Bytes.human(r.ppBytes()));
+          Bytes.human(r.runtime()), Bytes.human(r.total()), Bytes.human(r.dpBytes() + r.dpReplicateBytes()), Bytes.human(r.tpBytes()),
+          Bytes.human(r.ppBytes()), r.cp() > 1 ? " / cp " + Bytes.human(r.cpBytes()) : "");
     }
     if (ranks.get(0).pendingGradients() > 0) {
       System.out.printf("total includes %s of autograd's gradients per rank, alive beside the flat gradient buffer until backward"

@@ -13,9 +13,7 @@ final class EngineSupport {
 
   static void refuseUnsupported(TrainingSpec s) {
     ParallelSpec p = s.parallel();
-    if (p.cp() > 1) {
-      throw new SpecException("parallel.cp", "context parallelism is not built yet; use parallel.cp=1");
-    }
+    ContextSupport.refuseUnsupported(s);
     if (p.ep() > 1) {
       throw new SpecException("parallel.ep", "expert parallelism is not built yet; use parallel.ep=1");
     }

@@ -62,10 +62,11 @@ public final class MemoryPlan {
     double optimizer = 2 * (zero >= 1 ? fp32 / dp : fp32);
 
     double micro = (double) spec.train().globalBatch() / (p.dp() * p.microBatches());
-    double tokens = micro * s;
+    double cp = p.cp();
+    double tokens = micro * s / cp; // context parallelism: this rank's 1/cp of each sequence
     double act = "fp32".equals(spec.precision().dtype()) ? 4 : 2;
     double layerAct = spec.train().recompute() ? tokens * h * act
-        : act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * s * tokens;
+        : act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * micro * scores(s, p.cp());
     double inFlight = p.pp() == 1 ? 1 : "gpipe".equals(p.schedule()) ? p.microBatches() : Math.min(p.microBatches(), p.pp() - stage);
     double logits = last ? 3 * 4 * tokens * v / tp : 0; // logits, softmax and their gradient, fp32
     double activations = inFlight * layers * layerAct + logits;
@@ -84,7 +85,22 @@ public final class MemoryPlan {
     double tpBytes = p.microBatches() * layers * 4 * tpRing * tokens * h * act; // 2 all-reduces forward, 2 backward per layer
     double ppBytes = p.pp() == 1 ? 0 : p.microBatches() * tokens * h * act * ((last ? 0 : 1) + (first ? 0 : 1));
     double pending = p.dp() == 1 ? fp32 : 0; // dp > 1: a bucket at a time, which the plan neglects
+    // ring attention: K and V (at most as wide as the hidden size; grouped-query heads send less) passed cp − 1 times
+    // per layer and micro-batch, their gradients as many times back; then the owned gradients summed over cp
+    double kv = 2 * tokens * h / tp * act;
+    double owned = zero >= 1 ? params / dp : params;
+    double cpBytes = cp == 1 ? 0 : p.microBatches() * layers * 2 * (cp - 1) * kv + 2 * (cp - 1) / cp * owned * 4;
     return new RankPlan(rank, p.dp(), p.tp(), p.pp(), params, parameters, gradients, optimizer, activations, RUNTIME_BYTES,
-        dpBytes, tpBytes, ppBytes, replicateBytes, pending);
+        dpBytes, tpBytes, ppBytes, replicateBytes, pending, p.cp(), cpBytes);
+  }
+
+  /**
+   * Attention scores one sample keeps per head on a rank: s² in one piece, or under ring attention the chunk
+   * pairs not skipped (a rank's two zigzag chunks of c = s/2cp tokens see 2cp + 1 chunks of keys between them).
+   */
+  static double scores(double s, int cp) {
+    if (cp == 1) return s * s;
+    double c = s / (2.0 * cp);
+    return (2.0 * cp + 1) * c * c;
   }
 }

@@ -61,6 +61,7 @@ final class Divergence {
     Tensor t = Tensors.ofDoubles(terms);
     dist.pp().allReduce(t, ReduceOp.SUM);
     dist.dp().allReduce(t, ReduceOp.SUM);
+    if (dist.cp().size() > 1) dist.cp().allReduce(t, ReduceOp.SUM); // each cp rank holds part of its samples' loss
     if (dist.tp().size() > 1) dist.tp().allReduce(t, ReduceOp.MAX); // tp peers hold the same loss terms; their flags differ
     out[0] = Tensors.toDoubles(t);
     return mean(out[0]);

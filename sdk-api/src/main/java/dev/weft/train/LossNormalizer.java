@@ -17,8 +17,11 @@ import org.bytedeco.pytorch.Tensor;
  *
  * @param globalTargets targets of the step's global batch
  * @param dp data-parallel ranks the gradients are averaged over
+ * @param cp context-parallel ranks, each holding part of every sample's loss (their gradients are summed)
  */
-record LossNormalizer(long globalTargets, int dp) {
+record LossNormalizer(long globalTargets, int dp, int cp) {
+  LossNormalizer(long globalTargets, int dp) { this(globalTargets, dp, 1); }
+
   /** Counts the targets of this rank's micro-batches (host tensors: no device read-back) and sums them over {@code dp}, once. */
   static LossNormalizer of(List<Batches.Batch> hostBatches, Communicator dp) {
     long local = 0;
@@ -34,6 +37,12 @@ record LossNormalizer(long globalTargets, int dp) {
   /** What multiplies a micro-batch's summed loss before its backward (times the fp16 loss scale). */
   double weight() { return (double) dp / globalTargets; }
 
-  /** This rank's part of the step's loss, such that the mean over the data-parallel ranks is the global mean. */
-  double reported(double localSum) { return localSum * weight(); }
+  /**
+   * This rank's part of the step's loss, such that the mean over the data- and context-parallel ranks is the
+   * global mean (a cp rank's sum covers 1/cp of its samples' tokens).
+   */
+  double reported(double localSum) { return localSum * weight() * cp; }
+
+  /** The same count for a run whose samples are split over {@code ranks} context-parallel ranks. */
+  LossNormalizer contextParallel(int ranks) { return new LossNormalizer(globalTargets, dp, ranks); }
 }

@@ -17,6 +17,7 @@ import dev.weft.models.lora.LoraLayers;
 import java.util.List;
 import dev.weft.models.layers.DenseLayers;
 import dev.weft.parallel.data.Zero3Layers;
+import dev.weft.parallel.context.ContextLayers;
 import dev.weft.parallel.tensor.TensorParallelLayers;
 import dev.weft.parallel.tensor.TpOps;
 import dev.weft.spec.SpecException;
@@ -32,9 +33,13 @@ public final class ModelBuilder {
   private ModelBuilder() {}
 
   /** Layers for this rank: split over {@code tp} when it has more than one rank, gathered (ZeRO-3) or awaited (ZeRO-1/2) per layer. */
-  public static Layers layersFor(TrainingSpec spec, Communicator tp) {
+  public static Layers layersFor(TrainingSpec spec, Communicator tp) { return layersFor(spec, tp, null); }
+
+  /** As {@link #layersFor(TrainingSpec, Communicator)}, with ring attention over {@code cp} when it has more than one rank. */
+  public static Layers layersFor(TrainingSpec spec, Communicator tp, Communicator cp) {
     var p = spec.parallel();
     Layers layers = plainLayers(spec, tp);
+    if (cp != null && cp.size() > 1) layers = new ContextLayers(layers, cp, p.cpMethod());
     if (spec.train().lora().enabled()) layers = new LoraLayers(layers, spec.train().lora(), spec.train().seed()); // a LoRA linear is one ZeRO unit
     return p.zero() >= 1 ? new Zero3Layers(layers, p.zero() == 3) : layers;
   }
@@ -51,6 +56,11 @@ public final class ModelBuilder {
   /** This rank's part of the model, with pretrained weights when the spec names them. */
   public static LanguageModel build(TrainingSpec spec, Communicator tp, int ppRank) {
     return buildWith(spec, layersFor(spec, tp), ppRank);
+  }
+
+  /** This rank's part of the model whose sequence is split over {@code cp} (context parallelism). */
+  public static LanguageModel build(TrainingSpec spec, Communicator tp, Communicator cp, int ppRank) {
+    return buildWith(spec, layersFor(spec, tp, cp), ppRank);
   }
 
   /**

@@ -4,6 +4,8 @@ import dev.weft.comm.RankDevice;
 import dev.weft.data.Batches;
 import dev.weft.data.DistributedSampler;
 import dev.weft.data.TokenSource;
+import dev.weft.parallel.context.ContextSplit;
+import dev.weft.parallel.context.Zigzag;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,7 +13,12 @@ import java.util.List;
  * This rank's micro-batches of a step: which samples (the sampler) turned into tensors (the source), placed on the
  * rank's device (from pinned host memory, without blocking, on CUDA).
  */
-record StepData(TokenSource source, DistributedSampler sampler, int seqLen, RankDevice device) {
+record StepData(TokenSource source, DistributedSampler sampler, int seqLen, RankDevice device, Zigzag context) {
+  /** Without context parallelism. */
+  StepData(TokenSource source, DistributedSampler sampler, int seqLen, RankDevice device) {
+    this(source, sampler, seqLen, device, new Zigzag(1, 0));
+  }
+
   int microBatches() { return sampler.microBatches(); }
 
   int microBatchSize() { return sampler.microBatchSize(); }
@@ -25,10 +32,10 @@ record StepData(TokenSource source, DistributedSampler sampler, int seqLen, Rank
     return out;
   }
 
-  /** {@code batches} on this rank's device. */
+  /** {@code batches} on this rank's device, cut to this rank's tokens under context parallelism. */
   List<Batches.Batch> place(List<Batches.Batch> batches) {
     List<Batches.Batch> out = new ArrayList<>(batches.size());
-    for (Batches.Batch b : batches) out.add(place(b, device));
+    for (Batches.Batch b : batches) out.add(place(ContextSplit.of(b, context), device));
     return out;
   }
 

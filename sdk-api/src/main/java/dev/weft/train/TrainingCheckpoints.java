@@ -138,8 +138,8 @@ final class TrainingCheckpoints implements AutoCloseable {
       scaler.restore(state.lossScale(), state.goodSteps());
       if (saver != null) saver.resumedFrom(state.step());
       String from = "latest".equals(c.resume()) ? source.locationOf(meta.step()) : c.resume();
-      log.info("resumed from {} (step {}, saved with dp={} tp={} pp={} zero={})", from, meta.step(),
-          meta.mesh().dp(), meta.mesh().tp(), meta.mesh().pp(), meta.zeroStage());
+      log.info("resumed from {} (step {}, saved with dp={} tp={} pp={} cp={} zero={})", from, meta.step(),
+          meta.mesh().dp(), meta.mesh().tp(), meta.mesh().pp(), meta.mesh().cp(), meta.zeroStage());
       return state.step();
     }
     if (!c.initWeights().isBlank()) {

@@ -15,6 +15,8 @@ import dev.weft.metrics.StepMetrics;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.Parameters.Param;
 import dev.weft.models.StagedModel;
+import dev.weft.parallel.context.ContextLayers;
+import dev.weft.parallel.context.Zigzag;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.data.Zero3Layers;
 import dev.weft.parallel.pipeline.StageTies;
@@ -62,7 +64,7 @@ public final class TrainingLoop {
     int seqLen = spec.data().seqLen();
     Communicator dp = dist.dp();
 
-    LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.coord().pp());
+    LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.cp(), dist.coord().pp());
     List<Param> all = model.parameters().list();
     Placement.moveParameters(all, dist.device()); // before the optimizer's flat buffers take their device from them
     StageTies ties = StageTies.find(model.parameters(), dist.pp()); // tied embeddings split over pipeline stages
@@ -79,6 +81,8 @@ public final class TrainingLoop {
     opt.replicateOver(zeroGroups.replicate());
     if (perLayer) ((Zero3Layers) model.layers()).bind(opt);
     dev.weft.models.Layers plain = model.layers() instanceof dev.weft.models.lora.LoraLayers l ? l.inner() : model.layers();
+    ContextLayers context = plain instanceof ContextLayers c ? c : null;
+    if (context != null) plain = context.inner();
     TpOps tpOps = plain instanceof TensorParallelLayers tpl ? tpl.ops() : null;
     opt.pipelineGroup(dist.pp());
     opt.shardStep(dist.backend().shardStep());
@@ -88,7 +92,7 @@ public final class TrainingLoop {
     LrSchedule schedule = new LrSchedule(t.lr(), t.minLr(), t.warmup(), t.steps());
     TokenSource data = TokenSource.of(spec.data(), t.seed());
     DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
-    StepData stepData = new StepData(data, sampler, seqLen, dist.device());
+    StepData stepData = new StepData(data, sampler, seqLen, dist.device(), new Zigzag(dist.cp().size(), dist.cp().rank()));
     MicroBatches passes = t.dpoObjective() ? DpoMicroBatches.of(spec, model, opt, dist) : microBatches(spec, model, opt, stepData, dist);
     long tokensPerStep = (long) t.globalBatch() * seqLen;
     if (leader) {
@@ -133,7 +137,7 @@ public final class TrainingLoop {
         try (PointerScope scope = new PointerScope()) {
           List<Batches.Batch> host = stepData.hostBatches(step);
           LossNormalizer norm = passes instanceof DpoMicroBatches ? DpoMicroBatches.pairs(t.globalBatch(), dp.size())
-              : LossNormalizer.of(host, dp); // the one count of the global batch's targets (DPO: of its pairs)
+              : LossNormalizer.of(host, dp).contextParallel(dist.cp().size()); // the one count of the global batch's targets (DPO: of its pairs)
           noTargets = norm.empty();
           if (noTargets) {
             loss = gradNorm = Double.NaN;
@@ -147,7 +151,9 @@ public final class TrainingLoop {
               commNs += tpOps.takeWaitNanos(); // tensor-parallel collectives the step waited for
               tpOps.dropPendingHooks();
             }
+            if (context != null) commNs += context.takeWaitNanos(); // ring exchanges attention did not hide
             long p0 = System.nanoTime();
+            sumOverCp(opt, params, dist.cp());
             opt.sumOverTp(model.parameters().partialGradParams());
             for (String tied : ties.held()) opt.sumOwned(java.util.Set.of(tied), g -> ties.sum(tied, g));
             commNs += System.nanoTime() - p0;
@@ -227,6 +233,7 @@ public final class TrainingLoop {
       mesh.put("dp", dist.mesh().dp());
       mesh.put("tp", dist.mesh().tp());
       mesh.put("pp", dist.mesh().pp());
+      if (dist.mesh().cp() > 1) mesh.put("cp", dist.mesh().cp());
       // the whole run, not this attempt: the last step reached, and step 1's loss from the metrics of earlier attempts
       double lastLoss = losses.isEmpty() ? Double.NaN : losses.get(losses.size() - 1); // NaN: every step was without targets
       double initialLoss = resumedAt == 0 && !losses.isEmpty() ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(lastLoss);
@@ -277,9 +284,20 @@ public final class TrainingLoop {
           + spec.model().factory() + " builds a model that does not implement dev.weft.models.StagedModel;"
           + " implement it to use pipeline stages or recomputation");
     }
-    int seqPerRank = spec.data().seqLen() / (p.sequenceParallel() ? p.tp() : 1);
+    int seqPerRank = spec.data().seqLen() / (p.sequenceParallel() ? p.tp() : 1) / p.cp();
     return new PipelinedMicroBatches(staged, opt, data, spec.precision().dtype(), p.pp() > 1 ? p.schedule() : "1f1b", dist.pp(),
         spec.train().recompute(), seqPerRank);
+  }
+
+  /**
+   * Context-parallel ranks hold the same parameters but each saw only its part of every sample: their
+   * gradients (already reduced over data parallelism, on the elements this rank owns) are summed.
+   */
+  private static void sumOverCp(ShardedOptimizer opt, List<Param> params, Communicator cp) {
+    if (cp.size() == 1) return;
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (Param p : params) names.add(p.name());
+    opt.sumOwned(names, g -> cp.allReduce(g, ReduceOp.SUM));
   }
 
   private static long globalParameterCount(LanguageModel model, Distributed dist) {

@@ -1,5 +1,7 @@
 package dev.weft.train;
 
+import dev.weft.parallel.context.ContextSplit;
+import dev.weft.parallel.context.Zigzag;
 import dev.weft.comm.Distributed;
 import dev.weft.comm.ReduceOp;
 import dev.weft.data.Batches;
@@ -58,7 +60,7 @@ final class ValidationLoss {
       long first = dist.coord().dp() * perRank;
       for (long i = 0; i < perRank; i += batch) {
         Batches.Batch host = Batches.make(source, first + i, batch, seqLen);
-        Batches.Batch b = StepData.place(host, dist.device());
+        Batches.Batch b = StepData.place(ContextSplit.of(host, new Zigzag(dist.cp().size(), dist.cp().rank())), dist.device());
         Tensor l;
         try (Autocast ac = Autocast.of(dtype, dist.device().cuda())) {
           l = model.lossSum(b.tokens(), b.targets(), b.documents());
@@ -66,6 +68,9 @@ final class ValidationLoss {
         sums[0] += l.item_double();
         sums[1] += Targets.count(host.targets());
       }
+      Tensor part = Tensors.ofDoubles(sums[0]);
+      if (dist.cp().size() > 1) dist.cp().allReduce(part, ReduceOp.SUM); // a cp rank's loss covers its tokens only
+      sums[0] = Tensors.toDoubles(part)[0];
       Tensor t = Tensors.ofDoubles(sums);
       dist.dp().allReduce(t, ReduceOp.SUM);
       double[] total = Tensors.toDoubles(t);

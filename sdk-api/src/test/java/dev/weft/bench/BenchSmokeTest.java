@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every benchmark (comm, step, mfu, fit, tp, zero, pipeline, checkpoint, lora, packing; recovery is not quick) runs in --quick mode and
+ * Every benchmark (comm, step, mfu, fit, tp, zero, pipeline, checkpoint, lora, packing, cp; recovery is not quick) runs in --quick mode and
  * yields well-formed rows; no timing is asserted.
  */
 class BenchSmokeTest {
@@ -60,6 +60,8 @@ class BenchSmokeTest {
     // packing: one paired real-token throughput row; packing reads more conversation tokens per second than padding
     assertThat(rows.stream().filter(r -> r.benchmark().equals("packing"))).singleElement()
         .satisfies(r -> assertThat(r.ratio()).isGreaterThan(1.0));
+    // cp: one paired step-time row (cp=2 vs cp=1) and the exposed communication row
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("cp"))).hasSize(2);
     String table = BenchSuite.markdown(rows);
     assertThat(table.lines().count()).isEqualTo(rows.size() + 2L);
     assertThat(table.lines().skip(2)).allMatch(l -> l.startsWith("| ") && l.chars().filter(ch -> ch == '|').count() == 8);

@@ -77,6 +77,9 @@ final class Rotary {
   Tensor apply(Tensor x, Tensor positions) {
     long b = x.size(0), t = x.size(2);
     Tensor[] cs = tableFor(x, 0, t); // positions inside a sample of T tokens are below T
+    // a context-parallel rank holds T of the sample's tokens but their positions reach the whole sequence, which the
+    // table built for data.seqLen covers
+    if (!rope.dependsOnLength(t)) cs = new Tensor[] {cos, sin};
     Tensor at = positions.reshape(-1).to(cs[0].device(), ScalarType.Long);
     Tensor c = cs[0].index_select(0, at).view(b, 1, t, headDim), s = cs[1].index_select(0, at).view(b, 1, t, headDim);
     return rotate(x, c.to(x.scalar_type()), s.to(x.scalar_type()));

@@ -1,0 +1,35 @@
+package dev.weft.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.Trainer;
+import dev.weft.spec.TrainingSpec;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The plan of context parallelism: a llama-tiny-sized decoder at sequence 2048 keeps at most 0.6× the activations
+ * per rank at cp=2 that it keeps at cp=1 (half the tokens, and the ring's chunk pairs instead of all s² scores),
+ * the same model state, and sends K/V around the ring plus the cp gradient sum.
+ */
+class ContextPlanTest {
+  private static TrainingSpec spec(int cp) {
+    return Trainer.model("llama").set("model.config.hidden_size", 256).set("model.config.intermediate_size", 688)
+        .set("model.config.num_hidden_layers", 4).set("model.config.num_attention_heads", 8)
+        .set("model.config.num_key_value_heads", 8).seqLen(2048).globalBatch(1).microBatches(1).contextParallel(cp).toSpec();
+  }
+
+  @Test
+  void cp2HoldsAtMostSixTenthsOfTheActivations() {
+    RankPlan one = MemoryPlan.ranks(spec(1)).orElseThrow().get(0);
+    var two = MemoryPlan.ranks(spec(2)).orElseThrow();
+    assertThat(two).hasSize(2);
+    for (RankPlan r : two) {
+      assertThat(r.activations()).isLessThanOrEqualTo(0.6 * one.activations());
+      assertThat(r.parameters()).isEqualTo(one.parameters());
+      assertThat(r.cp()).isEqualTo(2);
+      assertThat(r.cpBytes()).isGreaterThan(0);
+    }
+    assertThat(one.cpBytes()).isZero();
+    assertThat(MemoryPlan.scores(2048, 2)).isEqualTo(5.0 / 16 * 2048 * 2048);
+  }
+}
