@@ -26,7 +26,7 @@ class HfMoeFamiliesTest {
   @TempDir Path dir;
 
   @ParameterizedTest
-  @CsvSource({"mixtral,false", "qwen2_moe,true", "qwen3_moe,false", "mixtral,true"})
+  @CsvSource({"mixtral,true", "qwen2_moe,false", "qwen3_moe,true"})
   void evalLossAndGreedyIdsMatchTheReference(String family, boolean fused) throws Exception {
     Path model = HfReference.writeFamily(family, dir.resolve(family), 17, false, fused);
     Path tokens = dir.resolve("t.npy");
