@@ -17,7 +17,8 @@ final class EngineSupport {
       throw new SpecException("parallel.cp", "context parallelism is not built yet; use parallel.cp=1");
     }
     if (p.ep() > 1) {
-      throw new SpecException("parallel.ep", "expert parallelism is not built yet; use parallel.ep=1");
+      throw new SpecException("parallel.ep", "expert parallelism is not wired into training yet (its layers, parallel.expert, are; the"
+          + " optimizer does not yet reduce experts over only their replicas); use parallel.ep=1");
     }
     if (p.zeroShardSize() > 0) {
       throw new SpecException("parallel.zeroShardSize", "hybrid sharding (HSDP) is not built yet; use parallel.zeroShardSize=0");
