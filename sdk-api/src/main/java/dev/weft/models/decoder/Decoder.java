@@ -35,6 +35,7 @@ public final class Decoder implements StagedModel, CausalLm {
   private final Layers.Linear norm;
   private final Layers.LmHead head;
   private final RouterLosses router;
+  private long[] stepLoad = new long[0];
 
   /** The whole model on one pipeline stage. */
   public Decoder(DecoderConfig cfg, DecoderNames names, Layers layers) {
@@ -98,7 +99,13 @@ public final class Decoder implements StagedModel, CausalLm {
   @Override
   public Tensor headLossSum(Tensor hidden, Tensor targets) {
     if (head == null) throw new IllegalStateException("pipeline stage " + stage + " does not hold the LM head");
+    if (router != null && GradMode.is_enabled() && partition.virtualStages() == 1) addLoad(router.counts());
     return withRouterLosses(head.lossSum(hidden, targets), targets);
+  }
+
+  private void addLoad(long[] counts) {
+    if (stepLoad.length == 0) stepLoad = new long[counts.length];
+    for (int e = 0; e < counts.length; e++) stepLoad[e] += counts[e];
   }
 
   @Override
@@ -127,6 +134,16 @@ public final class Decoder implements StagedModel, CausalLm {
 
   /** Token–expert assignments per expert of this stage's MoE layers in the last forward (empty: a dense model). */
   public long[] expertLoad() { return router == null ? new long[0] : router.counts(); }
+
+  /**
+   * Assignments per expert over the training forwards of a whole decoder (one stage) since the last call, summed
+   * over its MoE layers; empty for a dense model or a pipeline stage.
+   */
+  public long[] takeStepLoad() {
+    long[] out = stepLoad;
+    stepLoad = new long[0];
+    return out;
+  }
 
   /** Logits with a KV cache; learned positions end at data.seqLen, rotary ones do not. */
   @Override

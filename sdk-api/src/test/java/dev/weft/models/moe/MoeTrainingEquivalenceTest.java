@@ -10,7 +10,11 @@ import dev.weft.train.ModelBuilder;
 import dev.weft.train.RunResult;
 import dev.weft.train.TensorParallelEquivalenceTest;
 import dev.weft.util.Tensors;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Arrays;
 import java.util.Random;
 import org.bytedeco.pytorch.NoGradGuard;
@@ -22,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A tiny Mixtral trained 3 steps (router aux loss and z-loss on, so they are in every step's loss) reproduces its
  * one-rank run within 1e-4 per step under dp2 and tp2 (experts split like dense MLPs); pp2 (router losses off, as
  * pipeline stages require) reproduces its one-rank run too. Every token reaches its k experts: the experts' counts
- * sum to tokens × k per MoE layer.
+ * sum to tokens × k per MoE layer, and metrics.jsonl's per-expert load counts every assignment of each step.
  */
 class MoeTrainingEquivalenceTest {
   private static final int SEQ = 16;
@@ -42,6 +46,7 @@ class MoeTrainingEquivalenceTest {
     RunResult dp = mixtral(0.05, 0.01).dataParallel(2).microBatches(1).runDir(dir.resolve("dp")).fit();
     RunResult tp = mixtral(0.05, 0.01).tensorParallel(2).runDir(dir.resolve("tp")).fit();
     TensorParallelEquivalenceTest.assertClose(dp.losses(), one.losses(), 1e-4);
+    for (String run : List.of("one", "dp")) assertLoadCounted(dir.resolve(run));
     TensorParallelEquivalenceTest.assertClose(tp.losses(), one.losses(), 1e-4);
     RunResult without = mixtral(0, 0).runDir(dir.resolve("plain")).fit();
     assertThat(Math.abs(without.losses().get(0) - one.losses().get(0))).as("the router losses count").isGreaterThan(1e-4);
@@ -51,6 +56,22 @@ class MoeTrainingEquivalenceTest {
         .hasMessageContaining("router_aux_loss_coef");
     assertThatThrownBy(() -> mixtral(0.05, 0).tensorParallel(2).sequenceParallel().toSpec()).isInstanceOf(SpecException.class)
         .hasMessageContaining("parallel.sequenceParallel");
+  }
+
+  /** metrics.jsonl's expert_load_E per step: every assignment of the global batch (8 × 16 tokens × k 2 × 2 layers). */
+  private static void assertLoadCounted(Path run) {
+    try {
+      List<String> lines = Files.readAllLines(run.resolve("metrics.jsonl"));
+      assertThat(lines).hasSize(3);
+      for (String line : lines) {
+        JsonNode m = new ObjectMapper().readTree(line);
+        long sum = 0;
+        for (int e = 0; e < 4; e++) sum += m.get("expert_load_" + e).asLong();
+        assertThat(sum).as(run + ": " + line).isEqualTo(8L * SEQ * 2 * 2);
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test
