@@ -14,6 +14,15 @@ import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
+import dev.weft.Trainer;
+import dev.weft.checkpoint.Checkpoint;
+import dev.weft.checkpoint.CheckpointResolver;
+import dev.weft.checkpoint.ConsolidatedWeights;
+import dev.weft.checkpoint.DType;
+import dev.weft.models.hf.HfCheckpoint;
+import dev.weft.models.hf.HfExport;
+import dev.weft.models.hf.HfShards;
 
 /**
  * The MoE families against an independent NumPy implementation of their Hugging Face semantics (hf_reference.py),
@@ -47,5 +56,19 @@ class HfMoeFamiliesTest {
     for (int i = 0; i < want.length; i++) want[i] = ref.get("greedy").get(i).asLong();
     assertThat(ids).as(family).isEqualTo(want);
     assertThat(Files.exists(model.resolve("config.json"))).isTrue();
+  }
+
+  /** Fine-tuned one step from a fused Mixtral and exported: the experts come out fused, under the source's names. */
+  @Test
+  void exportKeepsTheSourcesExpertLayout() throws Exception {
+    Path source = HfReference.writeFamily("mixtral", dir.resolve("src"), 5, false, true);
+    Path ck = dir.resolve("ck");
+    Trainer.model("mixtral").pretrained(source).seqLen(16).globalBatch(2).steps(1).seed(3).checkpointEvery(1).checkpointDir(ck)
+        .runDir(dir.resolve("run")).fit();
+    Checkpoint c = CheckpointResolver.resolve(ck, "latest");
+    Path out = dir.resolve("out");
+    HfExport.write(ConsolidatedWeights.modelTensors(c), c.meta().trainingSpec(), out, new HfExport.Options(DType.F32, HfShards.DEFAULT_MAX_BYTES));
+    assertThat(HfCheckpoint.open(out, "x").names()).containsExactlyInAnyOrderElementsOf(HfCheckpoint.open(source, "x").names());
+    assertThat(HfCheckpoint.open(out, "x").shape("model.layers.0.mlp.experts.gate_up_proj")).containsExactly(4, 96, 32);
   }
 }
