@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A tiny Mixtral trained 3 steps (router aux loss and z-loss on, so they are in every step's loss) reproduces its
- * one-rank run within 1e-4 per step under dp2 and tp2 (experts split like dense MLPs); pp2 (router losses off, as
+ * one-rank run within 1e-4 per step under dp2, dp2 with ZeRO-3 and tp2 (experts split like dense MLPs); pp2 (router losses off, as
  * pipeline stages require) reproduces its one-rank run too. Every token reaches its k experts: the experts' counts
  * sum to tokens × k per MoE layer, and metrics.jsonl's per-expert load counts every assignment of each step.
  */
@@ -48,6 +48,8 @@ class MoeTrainingEquivalenceTest {
     TensorParallelEquivalenceTest.assertClose(dp.losses(), one.losses(), 1e-4);
     for (String run : List.of("one", "dp")) assertLoadCounted(dir.resolve(run));
     TensorParallelEquivalenceTest.assertClose(tp.losses(), one.losses(), 1e-4);
+    RunResult zero3 = mixtral(0.05, 0.01).dataParallel(2).microBatches(1).zero(3).runDir(dir.resolve("zero3")).fit();
+    TensorParallelEquivalenceTest.assertClose(zero3.losses(), one.losses(), 1e-4);
     RunResult without = mixtral(0, 0).runDir(dir.resolve("plain")).fit();
     assertThat(Math.abs(without.losses().get(0) - one.losses().get(0))).as("the router losses count").isGreaterThan(1e-4);
     RunResult pp = mixtral(0, 0).pipeline(2).runDir(dir.resolve("pp")).fit();
