@@ -29,8 +29,8 @@ class LayersTest {
       List.of("models", "models.layers", "models.lora"),               // model contracts, dense layers, LoRA adapters
       List.of("checkpoint"),                                            // sharded checkpoints, safetensors
       List.of("models.hf", "models.gpt", "models.decoder", "models.llama", "models.qwen2", "models.qwen3",
-          "models.mistral"),                                            // Hugging Face formats, the decoder, its families
-      List.of("parallel.tensor", "parallel.pipeline", "parallel.data", "parallel.context"), // TP, PP schedules, ZeRO, CP
+          "models.mistral", "models.moe", "models.mixtral", "models.qwen2moe", "models.qwen3moe"), // HF formats, the decoder, its families
+      List.of("parallel.tensor", "parallel.pipeline", "parallel.data", "parallel.context", "parallel.expert"), // TP, PP, ZeRO, CP, EP
       List.of("plan", "tracking", "tracking.progress"),                 // spec check, memory plan; TensorBoard, lineage, TrainJob progress
       List.of("train"),                                                 // one rank's training loop
       List.of("launch", "metrics.prometheus"),                          // ranks as threads or processes

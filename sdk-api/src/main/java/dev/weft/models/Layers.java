@@ -115,6 +115,16 @@ public interface Layers {
    */
   default Tensor attention(Tensor q, Tensor k, Tensor v, AttentionMask mask) { return Attention.plain(q, k, v, mask); }
 
+  /**
+   * {@code count} routed SwiGLU experts of intermediate size {@code hidden} over inputs of size {@code in}, their
+   * parameters named {@code prefix + e + "." + part} for parts (gate, up, down). The plain version runs every
+   * expert here ({@link LocalExperts}); an expert-parallel layout supplies one that dispatches tokens to the
+   * experts' ranks. Decorators of Layers forward it.
+   */
+  default Experts experts(String prefix, java.util.List<String> parts, int count, long in, long hidden, double std) {
+    return new LocalExperts(this, prefix, parts, 0, count, in, hidden, std);
+  }
+
   /** How many ways column and row layers split their features. */
   int splits();
 

@@ -15,7 +15,8 @@ final class EngineSupport {
     ParallelSpec p = s.parallel();
     ContextSupport.refuseUnsupported(s);
     if (p.ep() > 1) {
-      throw new SpecException("parallel.ep", "expert parallelism is not built yet; use parallel.ep=1");
+      throw new SpecException("parallel.ep", "expert parallelism is not wired into training yet (its layers, parallel.expert, are; the"
+          + " optimizer does not yet reduce experts over only their replicas); use parallel.ep=1");
     }
     int shard = p.zeroShardSize();
     if (shard > 0 && (p.zero() == 0 || shard == 1 || shard >= p.dp() || p.dp() % shard != 0)) {

@@ -177,6 +177,7 @@ public final class TrainingLoop {
             preempted = PreemptStop.agreed(summed[0]);
             lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
             if (passes instanceof DpoMicroBatches d) objective = d.metrics(dp);
+            objective = ExpertLoad.with(objective, model, dp);
             commNs += System.nanoTime() - c1;
           }
         }

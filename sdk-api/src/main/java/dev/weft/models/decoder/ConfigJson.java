@@ -81,6 +81,27 @@ public record ConfigJson(ObjectNode json, boolean pretrained, int seqLen) {
     throw new SpecException(field(key), key + " '" + v + "' must be a positive number");
   }
 
+  /** A number ≥ 0 (a loss coefficient). */
+  public double nonNegative(String key, double dflt) {
+    JsonNode v = json.path(key);
+    if (v.isMissingNode() || v.isNull()) return dflt;
+    if (v.isNumber() && v.asDouble() >= 0 && Double.isFinite(v.asDouble())) return v.asDouble();
+    throw new SpecException(field(key), key + " '" + v + "' must be a number >= 0");
+  }
+
+  /** A list of layer indices (absent or null: none). */
+  public java.util.Set<Integer> layers(String key) {
+    JsonNode v = json.path(key);
+    java.util.Set<Integer> out = new java.util.TreeSet<>();
+    if (v.isMissingNode() || v.isNull()) return out;
+    if (!v.isArray()) throw new SpecException(field(key), key + " " + v + " must be a list of layer indices");
+    v.forEach(e -> {
+      if (!e.canConvertToInt() || e.asInt() < 0) throw new SpecException(field(key), key + " " + v + " must hold layer indices >= 0");
+      out.add(e.asInt());
+    });
+    return out;
+  }
+
   public boolean bool(String key, boolean dflt) {
     JsonNode v = json.path(key);
     if (v.isMissingNode() || v.isNull()) return dflt;

@@ -7,6 +7,8 @@ import dev.weft.models.LayerPartition;
 import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
 import dev.weft.models.StagedModel;
+import dev.weft.models.moe.RouterLosses;
+import org.bytedeco.pytorch.GradMode;
 import java.util.ArrayList;
 import java.util.List;
 import org.bytedeco.pytorch.Scalar;
@@ -32,6 +34,8 @@ public final class Decoder implements StagedModel, CausalLm {
   private final List<List<DecoderLayer>> chunks = new ArrayList<>();
   private final Layers.Linear norm;
   private final Layers.LmHead head;
+  private final RouterLosses router;
+  private long[] stepLoad = new long[0];
 
   /** The whole model on one pipeline stage. */
   public Decoder(DecoderConfig cfg, DecoderNames names, Layers layers) {
@@ -40,7 +44,13 @@ public final class Decoder implements StagedModel, CausalLm {
 
   /** The part of the model pipeline rank {@code stage} holds. */
   public Decoder(DecoderConfig cfg, DecoderNames names, Layers layers, LayerPartition partition, int stage) {
+    this(cfg, names, layers, partition, stage, 0);
+  }
+
+  /** The part of the model pipeline rank {@code stage} holds; {@code seed} draws the routers' initial weights. */
+  public Decoder(DecoderConfig cfg, DecoderNames names, Layers layers, LayerPartition partition, int stage, long seed) {
     this.cfg = cfg;
+    this.router = cfg.moe() == null ? null : new RouterLosses(cfg.moe().experts());
     this.layers = layers;
     this.partition = partition;
     this.stage = stage;
@@ -53,7 +63,7 @@ public final class Decoder implements StagedModel, CausalLm {
     for (int c = 0; c < partition.chunks(); c++) {
       int k = partition.virtualStage(stage, c);
       List<DecoderLayer> blocks = new ArrayList<>();
-      for (int i = partition.start(k); i < partition.end(k); i++) blocks.add(new DecoderLayer(cfg, names, layers, rotary, i));
+      for (int i = partition.start(k); i < partition.end(k); i++) blocks.add(new DecoderLayer(cfg, names, layers, rotary, i, seed, router));
       chunks.add(blocks);
     }
     norm = !last ? null : cfg.norm() == DecoderConfig.Norm.RMS ? layers.rmsNorm(names.finalNorm(), cfg.hidden(), cfg.normEps())
@@ -72,6 +82,7 @@ public final class Decoder implements StagedModel, CausalLm {
 
   private Tensor forward(int chunk, Tensor input, KvCache cache, PackedDocuments docs) {
     int k = partition.virtualStage(stage, chunk);
+    if (router != null && chunk == 0) router.clear();
     Tensor x = k == 0 ? embed(input, cache == null ? 0 : cache.length(), docs) : input;
     for (DecoderLayer layer : chunks.get(chunk)) x = layer.forward(x, cache, docs);
     return k == partition.virtualStages() - 1 ? norm.forward(x) : x;
@@ -88,7 +99,13 @@ public final class Decoder implements StagedModel, CausalLm {
   @Override
   public Tensor headLossSum(Tensor hidden, Tensor targets) {
     if (head == null) throw new IllegalStateException("pipeline stage " + stage + " does not hold the LM head");
-    return head.lossSum(hidden, targets);
+    if (router != null && GradMode.is_enabled() && partition.virtualStages() == 1) addLoad(router.counts());
+    return withRouterLosses(head.lossSum(hidden, targets), targets);
+  }
+
+  private void addLoad(long[] counts) {
+    if (stepLoad.length == 0) stepLoad = new long[counts.length];
+    for (int e = 0; e < counts.length; e++) stepLoad[e] += counts[e];
   }
 
   @Override
@@ -101,6 +118,31 @@ public final class Decoder implements StagedModel, CausalLm {
   public Tensor lossSum(Tensor tokens, Tensor targets, PackedDocuments documents) {
     requireWhole();
     return headLossSum(forwardChunk(0, tokens, documents), targets);
+  }
+
+  /**
+   * Training (gradients on): the cross-entropy sum plus the routers' losses weighted by this batch's count of
+   * targets, so that the loop's division by the global count gives transformers' mean loss + coef · aux per batch.
+   * Evaluation sees the cross-entropy only, as transformers' default (output_router_logits false) does. Only a
+   * decoder whole on one stage adds them (MoeRules refuses the losses with pipeline stages).
+   */
+  private Tensor withRouterLosses(Tensor ceSum, Tensor targets) {
+    if (router == null || !cfg.moe().routerLosses() || !GradMode.is_enabled() || partition.virtualStages() != 1) return ceSum;
+    long count = dev.weft.models.Targets.count(targets);
+    return ceSum.add(router.loss(cfg.moe().auxCoef(), cfg.moe().zCoef()).mul(new Scalar((double) count)));
+  }
+
+  /** Token–expert assignments per expert of this stage's MoE layers in the last forward (empty: a dense model). */
+  public long[] expertLoad() { return router == null ? new long[0] : router.counts(); }
+
+  /**
+   * Assignments per expert over the training forwards of a whole decoder (one stage) since the last call, summed
+   * over its MoE layers; empty for a dense model or a pipeline stage.
+   */
+  public long[] takeStepLoad() {
+    long[] out = stepLoad;
+    stepLoad = new long[0];
+    return out;
   }
 
   /** Logits with a KV cache; learned positions end at data.seqLen, rotary ones do not. */

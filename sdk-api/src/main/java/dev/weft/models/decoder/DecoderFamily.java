@@ -7,6 +7,7 @@ import dev.weft.models.ModelFactories;
 import dev.weft.models.ModelFactory;
 import dev.weft.models.hf.HfCheckpoint;
 import dev.weft.models.hf.HuggingFaceFormat;
+import dev.weft.models.moe.FusedExperts;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.Json;
@@ -50,9 +51,12 @@ public abstract class DecoderFamily implements ModelFactory, HuggingFaceFormat {
   public void validate(TrainingSpec spec) {
     DecoderConfig c = config(spec);
     if (spec.model().hasPretrained()) {
-      TensorCheck.require(HfCheckpoint.open(Path.of(spec.model().pretrained()), "model.pretrained"), c.tensors(names()),
-          names().head() + ".weight", c.tied(), this::configKeyFor, configJson(spec));
+      HfCheckpoint hf = HfCheckpoint.open(Path.of(spec.model().pretrained()), "model.pretrained");
+      Map<String, long[]> expected = c.tensors(names());
+      if (c.moe() != null && FusedExperts.in(hf.names())) expected = FusedExperts.shapes(expected, c.moe().names());
+      TensorCheck.require(hf, expected, names().head() + ".weight", c.tied(), this::configKeyFor, configJson(spec));
     }
+    if (c.moe() != null) MoeRules.check(spec, c);
     if (c.heads() % c.kvHeads() != 0) {
       throw new SpecException("model.config.num_key_value_heads", c.kvHeads() + " does not divide num_attention_heads="
           + c.heads() + "; grouped-query attention shares each key/value head among a whole number of query heads");
@@ -69,6 +73,10 @@ public abstract class DecoderFamily implements ModelFactory, HuggingFaceFormat {
     m.put("num_attention_heads", c.heads());
     m.put("num_key_value_heads", c.kvHeads());
     m.put("intermediate_size", c.intermediate());
+    if (c.moe() != null) {
+      m.put("moe_intermediate_size", c.moe().expertHidden());
+      if (c.moe().shared()) m.put("shared_expert_intermediate_size", c.moe().sharedHidden());
+    }
     m.put("vocab_size", c.vocab());
     return m;
   }
@@ -81,18 +89,38 @@ public abstract class DecoderFamily implements ModelFactory, HuggingFaceFormat {
   @Override
   public LanguageModel create(TrainingSpec spec, ModelContext ctx) {
     DecoderConfig c = config(spec);
-    return new Decoder(c, names(), ctx.layers(), ctx.partition(c.layers()), ctx.ppRank());
+    return new Decoder(c, names(), ctx.layers(), ctx.partition(c.layers()), ctx.ppRank(), ctx.seed());
   }
 
-  /** Parameters carry the checkpoint's names; the tensor comes in the file's dtype (the copy into the parameter converts). */
+  /**
+   * Parameters carry the checkpoint's names; the tensor comes in the file's dtype (the copy into the parameter converts).
+   * An expert's weights from transformers 5's fused layout are its slice of the fused tensor.
+   */
   @Override
   public Tensor read(String name, long[] shape, HfCheckpoint hf) {
-    return hf.read(name);
+    if (hf.has(name) || !FusedExperts.in(hf.names())) return hf.read(name);
+    return FusedExperts.read(name, config(hf).names(), hf::read);
   }
 
-  /** The same names; a tied model has no head parameter, so none is written (transformers ties it back). */
+  private dev.weft.models.moe.MoeConfig config(HfCheckpoint hf) {
+    ObjectNode json = ((ObjectNode) hf.config()).deepCopy();
+    Set<String> keys = new HashSet<>(ConfigJson.COMMON_KEYS);
+    keys.addAll(extraKeys());
+    json.retain(keys);
+    return read(new ConfigJson(json, true, 1)).moe();
+  }
+
+  /**
+   * The same names; a tied model has no head parameter, so none is written (transformers ties it back). Experts are
+   * written in the layout the pretrained source had (fused as transformers 5 writes them, else per expert).
+   */
   @Override
   public Map<String, Tensor> toHf(Map<String, Tensor> weights, TrainingSpec spec) {
+    DecoderConfig c = config(spec);
+    if (c.moe() != null && spec.model().hasPretrained()
+        && FusedExperts.in(HfCheckpoint.open(Path.of(spec.model().pretrained()), "model.pretrained").names())) {
+      return FusedExperts.fuse(weights, c.moe().names());
+    }
     return new LinkedHashMap<>(weights);
   }
 

@@ -7,13 +7,15 @@ import dev.weft.data.PackedDocuments;
 import dev.weft.models.AttentionMask;
 import dev.weft.models.KvCache;
 import dev.weft.models.Layers;
+import dev.weft.models.moe.MoeBlock;
+import dev.weft.models.moe.RouterLosses;
 import java.util.List;
 import org.bytedeco.pytorch.Tensor;
 
 /**
  * One pre-norm block: norm → attention (q/k/v with optional biases, optional per-head q/k norm,
  * rotary positions, grouped-query heads, causal with an optional window) → residual, norm → MLP
- * (SwiGLU or GELU) → residual. This rank's heads and MLP columns are whatever its {@link Layers} split gives it.
+ * (SwiGLU or GELU, or a MoE block on the config's sparse layers) → residual. This rank's heads and MLP columns are whatever its {@link Layers} split gives it.
  */
 final class DecoderLayer {
   private final DecoderConfig cfg;
@@ -22,8 +24,10 @@ final class DecoderLayer {
   private final AttentionMask mask;
   private final int index, localHeads, localKv;
   private final Layers.Linear inNorm, qkv, o, qNorm, kNorm, postNorm, gateUp, down;
+  private final MoeBlock moe;
+  private final RouterLosses routerStats;
 
-  DecoderLayer(DecoderConfig cfg, DecoderNames n, Layers layers, Rotary rotary, int i) {
+  DecoderLayer(DecoderConfig cfg, DecoderNames n, Layers layers, Rotary rotary, int i, long seed, RouterLosses routerStats) {
     this.cfg = cfg;
     this.layers = layers;
     this.rotary = rotary;
@@ -40,6 +44,12 @@ final class DecoderLayer {
     qNorm = cfg.qkNorm() ? layers.headNorm(n.layer(i, n.qNorm()), cfg.headDim(), cfg.normEps()) : null;
     kNorm = cfg.qkNorm() ? layers.headNorm(n.layer(i, n.kNorm()), cfg.headDim(), cfg.normEps()) : null;
     postNorm = norm(n.layer(i, n.postNorm()));
+    this.routerStats = routerStats;
+    moe = cfg.sparse(i) ? new MoeBlock(cfg.moe(), n.layer(i, ""), layers, h, std, seed) : null;
+    if (moe != null) {
+      gateUp = down = null;
+      return;
+    }
     gateUp = cfg.mlp() == DecoderConfig.Mlp.SWIGLU
         ? layers.columns(List.of(n.layer(i, n.gate()), n.layer(i, n.up())), h, new long[] {f, f}, std, cfg.mlpBias())
         : layers.column(n.layer(i, n.up()), h, f, std, cfg.mlpBias());
@@ -79,7 +89,8 @@ final class DecoderLayer {
     }
     Tensor att = layers.attention(q, k, v, docs == null ? mask : mask.withDocuments(docs.ids()));
     x = x.add(o.forward(att.transpose(1, 2).reshape(b, -1, qw)));
-    return x.add(down.forward(mlp(gateUp.forward(postNorm.forward(x)))));
+    Tensor h = postNorm.forward(x);
+    return x.add(moe != null ? moe.forward(h, routerStats) : down.forward(mlp(gateUp.forward(h))));
   }
 
   private Tensor mlp(Tensor gu) {

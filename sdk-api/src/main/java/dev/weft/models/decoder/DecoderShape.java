@@ -20,7 +20,8 @@ final class DecoderShape {
       String part = e.getKey().substring(layer0.length());
       boolean rowBias = part.equals(n.o() + ".bias") || part.equals(n.down() + ".bias");
       boolean matmul = part.startsWith(n.q() + ".") || part.startsWith(n.k() + ".") || part.startsWith(n.v() + ".")
-          || part.startsWith(n.o() + ".") || part.startsWith(n.gate() + ".") || part.startsWith(n.up() + ".") || part.startsWith(n.down() + ".");
+          || part.startsWith(n.o() + ".") || part.startsWith(n.gate() + ".") || part.startsWith(n.up() + ".") || part.startsWith(n.down() + ".")
+          || part.contains(".experts.") || part.contains(".shared_expert."); // MoE experts split like dense MLPs
       if (matmul && !rowBias) split += numel(e.getValue());
       else replicated += numel(e.getValue());
     }

@@ -40,8 +40,13 @@ public final class HfReference {
 
   /** A tiny random Hugging Face directory of {@code family} written by hf_families.py (NumPy + safetensors). */
   public static Path writeFamily(String family, Path dir, long seed, boolean tied) throws Exception {
+    return writeFamily(family, dir, seed, tied, false);
+  }
+
+  /** As {@link #writeFamily(String, Path, long, boolean)}; {@code fused}: experts in transformers 5's fused layout. */
+  public static Path writeFamily(String family, Path dir, long seed, boolean tied, boolean fused) throws Exception {
     PythonRef.require("numpy", "safetensors");
-    runScript("hf_families.py", family, dir.toString(), String.valueOf(seed), tied ? "tied" : "untied");
+    runScript("hf_families.py", family, dir.toString(), String.valueOf(seed), tied ? "tied" : "untied", fused ? "fused" : "per-expert");
     return dir;
   }
 

@@ -1,4 +1,7 @@
-"""Independent NumPy reference of Hugging Face Llama, Qwen 2, Qwen 3, Mistral and GPT-2 checkpoints (float64), for Weft's tests.
+"""Independent NumPy reference of Hugging Face Llama, Qwen 2, Qwen 3, Mistral, Mixtral, Qwen 2 MoE, Qwen 3 MoE and GPT-2
+checkpoints (float64), for Weft's tests. MoE: softmax router, top-k (renormalised for Mixtral, with norm_topk_prob for
+Qwen), each token through its k experts token by token, Qwen 2 MoE's shared expert behind its sigmoid gate; experts
+read per expert or from transformers 5's fused gate_up_proj / down_proj.
 
 Reads config.json and model.safetensors (or shards via model.safetensors.index.json) with nothing
 but numpy and json, and prints JSON: the mean next-token cross-entropy over consecutive
@@ -44,6 +47,30 @@ def read_weights(d):
             w.update(read_safetensors(os.path.join(d, shard)))
         return w
     return read_safetensors(os.path.join(d, "model.safetensors"))
+
+
+def unfuse(w, kind, c):
+    """transformers 5's fused experts (and Mixtral's mlp module name there) back to the Hub's per-expert tensors."""
+    if not any(k.endswith(".experts.gate_up_proj") for k in w):
+        return w
+    mixtral = kind == "mixtral"
+    parts = ("w1", "w3", "w2") if mixtral else ("gate_proj", "up_proj", "down_proj")
+    block = ".block_sparse_moe." if mixtral else ".mlp."
+    out = {}
+    for name, a in w.items():
+        if name.endswith(".experts.gate_up_proj"):
+            base = name[: -len("mlp.experts.gate_up_proj")] + block[1:] + "experts."
+            half = a.shape[1] // 2
+            for e in range(a.shape[0]):
+                out[base + "%d.%s.weight" % (e, parts[0])] = a[e, :half]
+                out[base + "%d.%s.weight" % (e, parts[1])] = a[e, half:]
+        elif name.endswith(".experts.down_proj"):
+            base = name[: -len("mlp.experts.down_proj")] + block[1:] + "experts."
+            for e in range(a.shape[0]):
+                out[base + "%d.%s.weight" % (e, parts[2])] = a[e]
+        else:
+            out[name.replace(".mlp.gate.", block + "gate.") if mixtral else name] = a
+    return out
 
 
 def rope_inv_freq(c, hd, seq_len):
@@ -103,17 +130,52 @@ class Decoder:
         c = json.load(open(os.path.join(d, "config.json")))
         self.c = c
         self.kind = c["model_type"]
-        self.w = read_weights(d)
+        self.w = unfuse(read_weights(d), self.kind, c)
         self.layers = c["num_hidden_layers"]
         self.heads = c["num_attention_heads"]
         self.kv = c.get("num_key_value_heads", self.heads)
         self.hd = c.get("head_dim") or (128 if self.kind == "qwen3" else c["hidden_size"] // self.heads)
         self.eps = c.get("rms_norm_eps", 1e-6)
-        self.qkv_bias = self.kind == "qwen2" or c.get("attention_bias", False)
-        self.o_bias = self.kind != "qwen2" and c.get("attention_bias", False)
+        self.qkv_bias = (self.kind == "qwen2" or (self.kind == "qwen2_moe" and c.get("qkv_bias", True))
+                         or c.get("attention_bias", False))
+        self.o_bias = self.kind not in ("qwen2", "qwen2_moe") and c.get("attention_bias", False)
         self.mlp_bias = c.get("mlp_bias", False)
         self.window = c.get("sliding_window", 4096) if self.kind == "mistral" else None
         self.head = self.w["model.embed_tokens.weight"] if c.get("tie_word_embeddings", False) else self.w["lm_head.weight"]
+
+    def sparse(self, i):
+        c = self.c
+        if self.kind == "mixtral":
+            return True
+        if self.kind not in ("qwen2_moe", "qwen3_moe"):
+            return False
+        return i not in (c.get("mlp_only_layers") or []) and (i + 1) % c.get("decoder_sparse_step", 1) == 0
+
+    def swiglu(self, h, names):
+        g, u = h @ self.w[names[0]].T, h @ self.w[names[1]].T
+        return (g / (1 + np.exp(-g)) * u) @ self.w[names[2]].T
+
+    def moe(self, h, p):
+        c, mixtral = self.c, self.kind == "mixtral"
+        block = p + ("block_sparse_moe." if mixtral else "mlp.")
+        parts = ("w1", "w3", "w2") if mixtral else ("gate_proj", "up_proj", "down_proj")
+        k = c["num_experts_per_tok"]
+        z = h @ self.w[block + "gate.weight"].T
+        probs = np.exp(z - z.max(-1, keepdims=True))
+        probs = probs / probs.sum(-1, keepdims=True)
+        out = np.zeros_like(h)
+        for t in range(h.shape[0]):
+            chosen = np.argsort(-probs[t], kind="stable")[:k]
+            weights = probs[t][chosen]
+            if mixtral or c.get("norm_topk_prob", False):
+                weights = weights / weights.sum()
+            for e, wt in zip(chosen, weights):
+                out[t] += wt * self.swiglu(h[t], [block + "experts.%d.%s.weight" % (e, q) for q in parts])
+        if c.get("shared_expert_intermediate_size"):
+            s = self.swiglu(h, [block + "shared_expert.%s.weight" % q for q in parts])
+            gate = h @ self.w[block + "shared_expert_gate.weight"].T
+            out = out + s / (1 + np.exp(-gate))
+        return out
 
     def norm(self, x, name):
         return x / np.sqrt((x * x).mean(-1, keepdims=True) + self.eps) * self.w[name]
@@ -146,7 +208,7 @@ class Decoder:
             q = self.lin(h, p + "self_attn.q_proj", self.qkv_bias).reshape(t, self.heads, self.hd).transpose(1, 0, 2)
             k = self.lin(h, p + "self_attn.k_proj", self.qkv_bias).reshape(t, self.kv, self.hd).transpose(1, 0, 2)
             v = self.lin(h, p + "self_attn.v_proj", self.qkv_bias).reshape(t, self.kv, self.hd).transpose(1, 0, 2)
-            if self.kind == "qwen3":
+            if self.kind in ("qwen3", "qwen3_moe"):
                 q, k = self.norm(q, p + "self_attn.q_norm.weight"), self.norm(k, p + "self_attn.k_norm.weight")
             q, k = self.rope(q), self.rope(k)
             rep = self.heads // self.kv
@@ -156,6 +218,9 @@ class Decoder:
             a = (s / s.sum(-1, keepdims=True)) @ v
             x = x + self.lin(a.transpose(1, 0, 2).reshape(t, -1), p + "self_attn.o_proj", self.o_bias)
             h = self.norm(x, p + "post_attention_layernorm.weight")
+            if self.sparse(n):
+                x = x + self.moe(h, p)
+                continue
             g = self.lin(h, p + "mlp.gate_proj", self.mlp_bias)
             u = self.lin(h, p + "mlp.up_proj", self.mlp_bias)
             x = x + self.lin(g / (1 + np.exp(-g)) * u, p + "mlp.down_proj", self.mlp_bias)
