@@ -51,7 +51,7 @@ class BenchSmokeTest {
     assertThat(rows.stream().filter(r -> r.benchmark().equals("zero") && r.pairRatios() != null)).hasSize(6);
     List<BenchRow> kept = rows.stream().filter(r -> r.quantity().contains("peak kept activation bytes")).toList();
     assertThat(kept).hasSize(2).allMatch(r -> r.ratio() < 1);
-    assertThat(rows.stream().filter(r -> r.benchmark().equals("pipeline") && r.quantity().contains("bubble"))).hasSize(4);
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("pipeline") && r.quantity().contains("bubble"))).hasSize(5); // 4 schedules + ZB-H1 vs 1F1B
     assertThat(rows.stream().filter(r -> r.benchmark().equals("checkpoint") && r.pairRatios() != null)).hasSize(3);
     // LoRA: one paired step-time row, and its gradient + optimizer bytes below the full fine-tune's
     assertThat(rows.stream().filter(r -> r.benchmark().equals("lora") && r.pairRatios() != null)).hasSize(1);
