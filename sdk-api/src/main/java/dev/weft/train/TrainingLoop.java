@@ -105,7 +105,7 @@ public final class TrainingLoop {
     ValidationLoss validation = ValidationLoss.open(spec, model, dist);
     TrainingCheckpoints checkpoints = TrainingCheckpoints.open(spec, dist, runDir);
     long resumedAt = checkpoints.restore(opt, scaler, dist);
-    requireSameStart(resumedAt, dist);
+    AcrossRanks.requireSameStart(resumedAt, dist);
     if (resumedAt >= t.steps()) {
       throw new dev.weft.spec.SpecException("train.steps", "the checkpoint holds step " + resumedAt
           + ", the run asks for " + t.steps() + " steps in all; raise train.steps to train further");
@@ -240,7 +240,7 @@ public final class TrainingLoop {
       double initialLoss = resumedAt == 0 && !losses.isEmpty() ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(lastLoss);
       RunSummary summary = new RunSummary("completed", t.steps(), dist.mesh().worldSize(), mesh, initialLoss,
           lastLoss, tps, medianMs, tps * model.trainingFlopsPerToken(),
-          (System.nanoTime() - wallStart) / 1e9, consistent, globalParameterCount(model, dist), precision.dtype(), opt.stage(),
+          (System.nanoTime() - wallStart) / 1e9, consistent, AcrossRanks.globalParameterCount(model, dist), precision.dtype(), opt.stage(),
           new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes(),
               dist.backend().deviceMemory(dist.device()).orElse(null)),
           skipped, null, 0, null);
@@ -262,18 +262,6 @@ public final class TrainingLoop {
     boolean saved = checkpoints.maybeSave(step, opt, scaler);
     if (saved) listener.onCheckpointSaved(dist.rank(), step, java.time.Duration.ofNanos(System.nanoTime() - save0));
     return saved;
-  }
-
-  /** Every rank must continue from the same step; a rank that found another checkpoint (or none) would hang the first collective. */
-  private static void requireSameStart(long resumedAt, Distributed dist) {
-    Tensor hi = Tensors.ofLongs(resumedAt), lo = Tensors.ofLongs(-resumedAt);
-    dist.world().allReduce(hi, ReduceOp.MAX);
-    dist.world().allReduce(lo, ReduceOp.MAX);
-    long max = Tensors.toLongs(hi)[0], min = -Tensors.toLongs(lo)[0];
-    if (max != min) {
-      throw new dev.weft.spec.SpecException("checkpoint.dir", "the ranks start from different steps (" + min + " to " + max
-          + "): they do not see the same checkpoints; point checkpoint.dir at storage every node shares");
-    }
   }
 
   static MicroBatches microBatches(TrainingSpec spec, LanguageModel model, ShardedOptimizer opt, StepData data,
@@ -300,19 +288,4 @@ public final class TrainingLoop {
     for (Param p : params) names.add(p.name());
     opt.sumOwned(names, g -> cp.allReduce(g, ReduceOp.SUM));
   }
-
-  private static long globalParameterCount(LanguageModel model, Distributed dist) {
-    long sharded = 0, whole = 0;
-    for (Param p : model.parameters().list()) {
-      if (model.parameters().isTiedCopy(p.name())) continue; // counted on the stage holding the original
-      if (p.isSharded()) sharded += p.globalNumel() / p.shardCount();
-      else whole += p.globalNumel();
-    }
-    Tensor n = Tensors.ofLongs(sharded);
-    dist.tp().allReduce(n, ReduceOp.SUM);
-    Tensor stageTotal = Tensors.ofLongs(Tensors.toLongs(n)[0] + whole);
-    dist.pp().allReduce(stageTotal, ReduceOp.SUM);
-    return Tensors.toLongs(stageTotal)[0];
-  }
-
 }
