@@ -127,7 +127,7 @@ class PipelineEquivalenceTest {
 
   @Test
   void aWrongActivationShapeSaysWhatToChange() {
-    assertThatThrownBy(() -> PipelineRanks.run(2, (pp, rank) -> {
+    assertThatThrownBy(() -> PipelineRanks.run(2, java.time.Duration.ofSeconds(15), (pp, rank) -> {
       Schedule s = Schedules.oneFOneB(2, 2);
       TanhStack stack = new TanhStack(s, rank, 2, HIDDEN, SEED);
       return PipelineExecutor.builder(s, pp).module(stack).inputs(mb -> TanhStack.input(mb, BATCH, HIDDEN, SEED))
