@@ -19,9 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Expert parallelism in training: a tiny Mixtral (4 experts, top-2, router aux and z losses on) trained with its
  * experts split over ep=2 ranks reproduces the ep=1 run of the same global batch (one rank, the same micro-batches)
- * within 1e-4 per step, alone (ep2 = dp2) and inside dp4 with ZeRO-1 (two edp groups of 2); each expert's token
- * count per step, summed over ranks, equals the ep=1 count (dropless); an ep2 checkpoint resumes at ep=1 (experts
- * saved under their global index, optimizer moments resharded) on the uninterrupted run's losses.
+ * within 1e-4 per step (and so does the gradient norm, which Adam's updates would not show), alone (ep2 = dp2), with
+ * tp2, with ZeRO-2, and inside dp4 with ZeRO-1 (two edp groups of 2); each expert's token count per step, summed over
+ * ranks, equals the ep=1 count (dropless); an ep2 ZeRO-2 checkpoint resumes at ep=1 ZeRO-1 (experts saved under their
+ * global index, optimizer moments resharded) on the uninterrupted run's losses.
  */
 class ExpertParallelTrainingTest {
   @TempDir Path dir;
@@ -39,6 +40,10 @@ class ExpertParallelTrainingTest {
     // Adam hides a constant factor in the gradients; the norm shows it (the experts' mean over edp × ep)
     TensorParallelEquivalenceTest.assertClose(column(dir.resolve("ep2"), "grad_norm"), column(dir.resolve("one"), "grad_norm"), 1e-4);
 
+    RunResult tp2 = MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).dataParallel(2).expertParallel(2).tensorParallel(2).microBatches(1)
+        .runDir(dir.resolve("tp2")).fit();
+    TensorParallelEquivalenceTest.assertClose(tp2.losses(), one.losses(), 1e-4); // each expert split over tp as well
+
     RunResult four = MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).microBatches(4).runDir(dir.resolve("four")).fit();
     RunResult ep2dp4 = MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).dataParallel(4).expertParallel(2).microBatches(1).zero(1)
         .runDir(dir.resolve("ep2dp4")).fit();
@@ -51,8 +56,10 @@ class ExpertParallelTrainingTest {
   @Test
   void anExpertParallelCheckpointResumesAtOneExpertRank() {
     Path ck = dir.resolve("ck");
-    RunResult full = MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).dataParallel(2).expertParallel(2).microBatches(1).zero(1)
+    RunResult one = MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).runDir(dir.resolve("one")).fit();
+    RunResult full = MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).dataParallel(2).expertParallel(2).microBatches(1).zero(2)
         .checkpointEvery(2).checkpointDir(ck).runDir(dir.resolve("a")).fit();
+    TensorParallelEquivalenceTest.assertClose(full.losses(), one.losses(), 1e-4); // ZeRO-2: the experts reduce-scattered over edp
     RunResult resumed = MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).dataParallel(2).microBatches(1).zero(1)
         .resume(ck.resolve("step-000002").toString()).runDir(dir.resolve("b")).fit();
     assertThat(resumed.losses()).hasSize(1);
