@@ -179,7 +179,7 @@ public final class TrainingLoop {
             preempted = PreemptStop.agreed(summed[0]);
             lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
             if (passes instanceof DpoMicroBatches d) objective = d.metrics(dp);
-            objective = ExpertLoad.with(objective, model, dp);
+            objective = ExpertLoad.with(objective, model, dp, listener, dist.rank());
             commNs += System.nanoTime() - c1;
           }
         }

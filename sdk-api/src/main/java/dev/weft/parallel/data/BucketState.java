@@ -131,7 +131,7 @@ final class BucketState {
       if (ranks > 1) full.mul_(new Scalar(1.0 / ranks));
     }
     Tensor wire = reduceType == ScalarType.Float ? full : full.to(reduceType);
-    clock.reductionIssued(wire.numel() * wire.element_size());
+    if (dp.size() > 1) clock.reductionIssued(wire.numel() * wire.element_size()); // an expert's edp of one rank sends nothing
     if (stage >= 2) {
       inflightShard = Tensors.emptyLike(wire, wire.scalar_type(), shardLen);
       pending = dp.reduceScatterAsync(inflightShard, wire);

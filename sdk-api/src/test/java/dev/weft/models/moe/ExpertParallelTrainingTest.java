@@ -5,13 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.weft.metrics.StepMetrics;
 import dev.weft.spec.SpecException;
+import dev.weft.train.StepListener;
 import dev.weft.train.RunResult;
 import dev.weft.train.TensorParallelEquivalenceTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * within 1e-4 per step (and so does the gradient norm, which Adam's updates would not show), alone (ep2 = dp2), with
  * tp2, with ZeRO-2, and inside dp4 with ZeRO-1 (two edp groups of 2); each expert's token count per step, summed over
  * ranks, equals the ep=1 count (dropless); an ep2 ZeRO-2 checkpoint resumes at ep=1 ZeRO-1 (experts saved under their
- * global index, optimizer moments resharded) on the uninterrupted run's losses.
+ * global index, optimizer moments resharded) on the uninterrupted run's losses. The step's load reaches the listener
+ * (a worker's feeds the Prometheus gauge).
  */
 class ExpertParallelTrainingTest {
   @TempDir Path dir;
@@ -30,13 +34,20 @@ class ExpertParallelTrainingTest {
   @Test
   void expertParallelReproducesOneRank() {
     RunResult one = MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).runDir(dir.resolve("one")).fit();
+    double[][] gauge = new double[2][]; // what a rank hands its listener (a worker's: the Prometheus gauge)
+    StepListener loads = new StepListener() {
+      @Override public void onStep(StepMetrics m, long total) {}
+      @Override public void onExpertLoad(int rank, double[] load) { gauge[rank] = load; }
+    };
     RunResult ep2 = MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).dataParallel(2).expertParallel(2).microBatches(1)
-        .runDir(dir.resolve("ep2")).fit();
+        .onStep(loads).runDir(dir.resolve("ep2")).fit();
     TensorParallelEquivalenceTest.assertClose(ep2.losses(), one.losses(), 1e-4);
     assertThat(ep2.summary().replicasConsistent()).isTrue();
     assertThat(ep2.summary().parameters()).isEqualTo(one.summary().parameters());
     MoeTrainingEquivalenceTest.assertLoadCounted(dir.resolve("ep2"));
     assertThat(load(dir.resolve("ep2"))).isEqualTo(load(dir.resolve("one")));
+    List<Long> last = load(dir.resolve("ep2")).get(2);
+    assertThat(Arrays.stream(gauge[0]).mapToLong(v -> (long) v).boxed().toList()).isEqualTo(last); // fit() hands rank 0's on
     // Adam hides a constant factor in the gradients; the norm shows it (the experts' mean over edp × ep)
     TensorParallelEquivalenceTest.assertClose(column(dir.resolve("ep2"), "grad_norm"), column(dir.resolve("one"), "grad_norm"), 1e-4);
 

@@ -1,0 +1,30 @@
+package dev.weft.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weft.Trainer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * weft plan's MoE line: the routed experts' parameters, a rank's share at ep, and the all-to-all bytes per rank and
+ * step, worked by hand for a tiny Mixtral (2 MoE layers of 4 experts, h=32, experts of 64, top-2, 8 × 16 tokens, fp32).
+ */
+class ExpertPlanTest {
+  private static Trainer mixtral() {
+    return Trainer.model("mixtral").set("model.config.hidden_size", 32).set("model.config.intermediate_size", 64)
+        .set("model.config.num_hidden_layers", 2).set("model.config.num_attention_heads", 4).set("model.config.num_key_value_heads", 2)
+        .set("model.config.num_local_experts", 4).set("model.config.num_experts_per_tok", 2).seqLen(16).globalBatch(8)
+        .dataParallel(2).microBatches(1);
+  }
+
+  @Test
+  void theLineCountsTheExpertsAndTheAllToAll() {
+    // experts: 2 layers × 4 × 3·32·64 = 49152 parameters; ep2: 2 per rank, 24576 (× 16 B = 384 KiB of state)
+    // all-to-all: 2 layers × 4 passes × 1/2 leaving × (4 samples × 16 tokens) × k 2 × 32 × 4 B = 64 KiB
+    String ep2 = ExpertPlan.line(mixtral().expertParallel(2).toSpec()).orElseThrow();
+    assertThat(ep2).contains("4 per MoE layer × 2 layers, top-2, 49.2 k parameters").contains("a rank holds 2 per layer (24.6 k")
+        .contains("384.0 KiB").contains("sends 64.0 KiB per step");
+    assertThat(ExpertPlan.line(mixtral().toSpec()).orElseThrow()).contains("a rank holds 4 per layer").contains("sends 0 B");
+    assertThat(ExpertPlan.line(Trainer.model("llama").size("tiny").toSpec())).isEmpty();
+  }
+}
