@@ -20,23 +20,39 @@ public final class ExpertPlan {
 
   /** Empty for a model without MoE layers (or one the planner cannot read). */
   public static Optional<String> line(TrainingSpec spec) {
-    if (!(ModelFactories.lookup(spec.model().factory()) instanceof DecoderFamily family)) return Optional.empty();
-    DecoderConfig c = family.config(spec);
+    DecoderConfig c = moeConfig(spec);
+    if (c == null) return Optional.empty();
     MoeConfig m = c.moe();
-    if (m == null) return Optional.empty();
     ParallelSpec p = spec.parallel();
-    int sparse = 0;
-    for (int i = 0; i < c.layers(); i++) if (m.sparse(i)) sparse++;
-    double experts = (double) sparse * m.experts() * 3.0 * c.hidden() * m.expertHidden();
+    int sparse = sparseLayers(c);
+    double experts = routedParameters(spec);
     double perRank = experts / p.ep() / p.tp();
     double act = "fp32".equals(spec.precision().dtype()) ? 4 : 2;
     double tokens = (double) spec.train().globalBatch() / p.dp() * spec.data().seqLen(); // this rank's, all micro-batches
     double allToAll = sparse * 4.0 * (p.ep() - 1) / p.ep() * tokens * m.topK() * c.hidden() * act;
     return Optional.of(String.format(Locale.ROOT, "experts: %d per MoE layer × %d layers, top-%d, %s parameters; at ep=%d%s"
-            + " a rank holds %d per layer (%s parameters, %s with fp32 gradients and Adam moments before ZeRO; the table counts"
-            + " every expert on every rank) and sends %s per step by all-to-all (dispatch and combine, forward and backward)",
+            + " a rank holds %d per layer (%s parameters, %s with fp32 gradients and Adam moments before ZeRO, as the table"
+            + " counts them) and sends %s per step by all-to-all (dispatch and combine, forward and backward)",
         m.experts(), sparse, m.topK(), count(experts), p.ep(), p.tp() > 1 ? " tp=" + p.tp() : "", m.experts() / p.ep(),
         count(perRank), Bytes.human(16 * perRank), Bytes.human(allToAll)));
+  }
+
+  /** The routed experts' parameters of the whole model (0 for a dense one): what expert parallelism splits. */
+  static double routedParameters(TrainingSpec spec) {
+    DecoderConfig c = moeConfig(spec);
+    return c == null ? 0 : (double) sparseLayers(c) * c.moe().experts() * 3.0 * c.hidden() * c.moe().expertHidden();
+  }
+
+  private static DecoderConfig moeConfig(TrainingSpec spec) {
+    if (!(ModelFactories.lookup(spec.model().factory()) instanceof DecoderFamily family)) return null;
+    DecoderConfig c = family.config(spec);
+    return c.moe() == null ? null : c;
+  }
+
+  private static int sparseLayers(DecoderConfig c) {
+    int sparse = 0;
+    for (int i = 0; i < c.layers(); i++) if (c.moe().sparse(i)) sparse++;
+    return sparse;
   }
 
   private static String count(double n) {

@@ -26,5 +26,20 @@ class ExpertPlanTest {
         .contains("384.0 KiB").contains("sends 64.0 KiB per step");
     assertThat(ExpertPlan.line(mixtral().toSpec()).orElseThrow()).contains("a rank holds 4 per layer").contains("sends 0 B");
     assertThat(ExpertPlan.line(Trainer.model("llama").size("tiny").toSpec())).isEmpty();
+    // the guide's example plans
+    assertThat(ExpertPlan.line(Trainer.model("mixtral").set("model.config.num_local_experts", 8)
+        .dataParallel(4).expertParallel(2).zero(1).steps(100).toSpec())).get().asString().contains("a rank holds 4 per layer");
+  }
+
+  @Test
+  void theMemoryPlanHoldsAnEpRanksShareOfTheExperts() {
+    RankPlan ep1 = MemoryPlan.ranks(mixtral().zero(1).toSpec()).orElseThrow().get(0);
+    RankPlan ep2 = MemoryPlan.ranks(mixtral().zero(1).expertParallel(2).toSpec()).orElseThrow().get(0);
+    assertThat(ep1.parameterCount() - ep2.parameterCount()).isEqualTo(24576); // half of the 49152 expert parameters
+    // ZeRO-1: an expert's moments are sharded over the dp/ep ranks holding it, so a rank keeps as much state either way
+    assertThat(ep2.optimizerState()).isEqualTo(ep1.optimizerState());
+    assertThat(ep2.gradients()).isEqualTo(ep1.gradients() - 4 * 24576);
+    // at ep = dp no expert is reduced over dp: the 49152 expert parameters' all-reduce (2 × ½ × 4 B) and gather (½ × 4 B) are gone
+    assertThat(ep1.dpBytes() - ep2.dpBytes()).isEqualTo(0.5 * 49152 * 4 * 3);
   }
 }
