@@ -5,7 +5,7 @@ import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 
 /**
- * What expert parallelism runs with today (ep inside dp, with ZeRO-0/1/2 and tp); everything else is refused in one
+ * What expert parallelism runs with today (ep inside dp, with ZeRO-0/1/2, tp and LoRA); everything else is refused in one
  * line naming the field. The model's own rule (ep divides the experts) is the MoE decoder's.
  */
 final class ExpertSupport {
@@ -28,9 +28,10 @@ final class ExpertSupport {
     refuse(p.pp() > 1, "parallel.pp", "pipeline parallelism", "parallel.pp=1");
     refuse(p.cp() > 1, "parallel.cp", "context parallelism", "parallel.cp=1");
     refuse(s.train().recompute(), "train.recompute", "activation recomputation", "train.recompute off");
+    refuse(s.train().dpoObjective(), "train.objective", "DPO", "train.objective=lm");
   }
 
   private static void refuse(boolean when, String field, String what, String instead) {
-    if (when) throw new SpecException(field, what + " with expert parallelism has not been tested yet; use " + instead + " with parallel.ep > 1, or ep=1");
+    if (when) throw new SpecException(field, what + " with expert parallelism is not built yet; use " + instead + " with parallel.ep > 1, or ep=1");
   }
 }

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * within 1e-4 per step (and so does the gradient norm, which Adam's updates would not show), alone (ep2 = dp2), with
  * tp2, with ZeRO-2, and inside dp4 with ZeRO-1 (two edp groups of 2); each expert's token count per step, summed over
  * ranks, equals the ep=1 count (dropless); an ep2 ZeRO-2 checkpoint resumes at ep=1 ZeRO-1 (experts saved under their
- * global index, optimizer moments resharded) on the uninterrupted run's losses. The step's load reaches the listener
+ * global index, optimizer moments resharded) on the uninterrupted run's losses; LoRA over frozen experts split over ep
+ * reproduces its one-rank run. The step's load reaches the listener
  * (a worker's feeds the Prometheus gauge).
  */
 class ExpertParallelTrainingTest {
@@ -75,6 +76,12 @@ class ExpertParallelTrainingTest {
         .resume(ck.resolve("step-000002").toString()).runDir(dir.resolve("b")).fit();
     assertThat(resumed.losses()).hasSize(1);
     TensorParallelEquivalenceTest.assertClose(resumed.losses(), full.losses().subList(2, 3), 1e-4);
+    // LoRA on the attention over frozen experts split over ep
+    RunResult lora = MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).lora(4, 8).set("train.lora.targets", List.of("q_proj", "v_proj"))
+        .runDir(dir.resolve("lora1")).fit();
+    RunResult loraEp = MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).lora(4, 8).set("train.lora.targets", List.of("q_proj", "v_proj"))
+        .dataParallel(2).expertParallel(2).microBatches(1).zero(1).runDir(dir.resolve("lora2")).fit();
+    TensorParallelEquivalenceTest.assertClose(loraEp.losses(), lora.losses(), 1e-4);
     assertThatThrownBy(() -> MoeTrainingEquivalenceTest.mixtral(0, 0).dataParallel(4).microBatches(1).expertParallel(3).toSpec())
         .isInstanceOf(SpecException.class).hasMessageContaining("parallel.ep");
     assertThatThrownBy(() -> MoeTrainingEquivalenceTest.mixtral(0, 0).set("model.config.num_local_experts", 6)
