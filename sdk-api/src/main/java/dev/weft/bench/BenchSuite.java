@@ -14,7 +14,7 @@ import java.util.Set;
  * (for tests; its numbers are not meant to be quoted).
  */
 public final class BenchSuite {
-  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint", "recovery", "lora", "load", "packing", "cp");
+  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint", "recovery", "lora", "load", "packing", "cp", "moe");
   /** Benchmarks {@code all --quick} leaves out: minutes of real agents and JVMs even at their smallest. */
   public static final Set<String> NOT_QUICK = Set.of("recovery", "load");
 
@@ -58,6 +58,7 @@ public final class BenchSuite {
     if (sel.contains("packing")) rows.addAll(PackingBench.rows(PackingBench.measure(PackingBench.Config.of(quick))));
     if (sel.contains("load")) rows.addAll(LoadBench.rows(LoadBench.measure(LoadBench.Config.of(quick))));
     if (sel.contains("cp")) rows.addAll(CpBench.rows(CpBench.measure(CpBench.Config.of(quick))));
+    if (sel.contains("moe")) rows.addAll(MoeBench.rows(MoeBench.measure(MoeBench.Config.of(quick))));
     return rows;
   }
 

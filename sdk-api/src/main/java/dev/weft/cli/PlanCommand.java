@@ -65,6 +65,7 @@ final class PlanCommand implements Callable<Integer> {
     }
     System.out.printf("all %d ranks: %s%n", ranks.size(), Bytes.human(total));
     HsdpPlan.line(spec, ranks).ifPresent(System.out::println);
+    dev.weft.plan.ExpertPlan.line(spec).ifPresent(System.out::println);
     System.out.println(SaveTimePlan.of(spec, ranks, GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds())).line());
     return 0;
   }

@@ -24,6 +24,7 @@ public final class Distributed implements AutoCloseable {
   private final Backend backend;
   private final RankDevice device;
   private HybridGroups zeroGroups; // HSDP's sub-groups of dp, made on first use
+  private HybridGroups expertGroups; // expert parallelism's ep and edp sub-groups of dp, made on first use
 
   private Distributed(WorkerIdentity id, DeviceMesh mesh, Rendezvous store, Communicator world, Communicator tp,
                       Communicator pp, Communicator dp, Communicator cp, Backend backend, RankDevice device) {
@@ -98,8 +99,19 @@ public final class Distributed implements AutoCloseable {
     return zeroGroups;
   }
 
+  /**
+   * Expert parallelism's groups for {@code parallel.ep}: {@link HybridGroups#shard()} the ep group (experts split over
+   * it, tokens exchanged by all-to-all), {@link HybridGroups#replicate()} the edp group (the same experts, their
+   * gradients reduced over it). Made on the first call (before the model), at the same point on every rank.
+   */
+  public synchronized HybridGroups expertGroups(int ep) {
+    if (expertGroups == null) expertGroups = HybridGroups.experts(this, ep);
+    return expertGroups;
+  }
+
   @Override
   public void close() {
+    if (expertGroups != null) expertGroups.close();
     if (zeroGroups != null) zeroGroups.close();
     cp.close();
     dp.close();

@@ -9,6 +9,8 @@ import java.util.List;
  * and the replicate group (the ranks at the same place in every other block). ZeRO shards within the first and
  * all-reduces the shards across the second. With {@code shardSize} 0 or dp the shard group is the dp group itself
  * and the replicate group a solo one. Made after {@link Distributed}'s groups, shard group first, on every rank.
+ * Expert parallelism cuts dp the same way ({@link #experts}): the ep group is the block of ep consecutive dp ranks
+ * that split the experts, the edp group the ranks holding the same experts (torchtitan's and Megatron's ep inside dp).
  */
 public final class HybridGroups implements AutoCloseable {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(HybridGroups.class);
@@ -40,13 +42,31 @@ public final class HybridGroups implements AutoCloseable {
   public static HybridGroups of(Distributed dist, int shardSize) {
     int dp = dist.mesh().dp();
     if (shardSize == 0 || shardSize == dp) return new HybridGroups(dist.dp(), new SoloCommunicator("dpReplicate"), false);
-    if (dp % shardSize != 0) throw new IllegalArgumentException("shard size " + shardSize + " does not divide dp " + dp);
+    HybridGroups g = cut(dist, shardSize, "dpShard", "dpReplicate");
+    log.info("rank {}: ZeRO shards within {}, replicated across {}", dist.rank(), g.shard.name(), g.replicate.name());
+    return g;
+  }
+
+  /**
+   * Expert parallelism's groups: {@link #shard} is the ep group (ep consecutive dp ranks, each holding E/ep experts),
+   * {@link #replicate} the edp group (the dp/ep ranks holding the same experts, over which their gradients reduce).
+   */
+  public static HybridGroups experts(Distributed dist, int ep) {
+    if (ep == 1) return new HybridGroups(new SoloCommunicator("ep"), dist.dp(), false);
+    if (ep == dist.mesh().dp()) return new HybridGroups(dist.dp(), new SoloCommunicator("edp"), false);
+    HybridGroups g = cut(dist, ep, "ep", "edp");
+    log.info("rank {}: experts split over {}, replicated across {}", dist.rank(), g.shard.name(), g.replicate.name());
+    return g;
+  }
+
+  private static HybridGroups cut(Distributed dist, int size, String blockKind, String acrossKind) {
+    int dp = dist.mesh().dp();
+    if (dp % size != 0) throw new IllegalArgumentException(blockKind + " size " + size + " does not divide dp " + dp);
     List<Integer> group = dist.mesh().group(DeviceMesh.Dim.DP, dist.rank());
     int index = dist.coord().dp();
-    Communicator shard = make(dist, "dpShard", shardRanks(group, index, shardSize), index % shardSize);
-    Communicator replicate = make(dist, "dpReplicate", replicateRanks(group, index, shardSize), index / shardSize);
-    log.info("rank {}: ZeRO shards within {}, replicated across {}", dist.rank(), shard.name(), replicate.name());
-    return new HybridGroups(shard, replicate, true);
+    Communicator block = make(dist, blockKind, shardRanks(group, index, size), index % size);
+    Communicator across = make(dist, acrossKind, replicateRanks(group, index, size), index / size);
+    return new HybridGroups(block, across, true);
   }
 
   private static Communicator make(Distributed dist, String kind, List<Integer> ranks, int groupRank) {
@@ -63,7 +83,7 @@ public final class HybridGroups implements AutoCloseable {
 
   @Override
   public void close() {
-    replicate.close();
+    if (owned || replicate instanceof SoloCommunicator) replicate.close();
     if (owned) shard.close();
   }
 }

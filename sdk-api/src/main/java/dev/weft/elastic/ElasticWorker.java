@@ -82,6 +82,7 @@ public final class ElasticWorker implements StepListener {
   }
 
   @Override public void onDeviceMemory(int rank, dev.weft.metrics.DeviceMemory m) { next.onDeviceMemory(rank, m); }
+  @Override public void onExpertLoad(int rank, double[] load) { next.onExpertLoad(rank, load); }
 
   @Override public void onCheckpointSaved(int rank, long step, java.time.Duration took) {
     next.onCheckpointSaved(rank, step, took);

@@ -53,6 +53,7 @@ final class RankStop {
       @Override public void onRankStep(int rank, StepMetrics m, long totalSteps) { inner.onRankStep(rank, m, totalSteps); }
       @Override public void onMemory(int rank, long p, long g, long o) { inner.onMemory(rank, p, g, o); }
       @Override public void onDeviceMemory(int rank, dev.weft.metrics.DeviceMemory m) { inner.onDeviceMemory(rank, m); }
+      @Override public void onExpertLoad(int rank, double[] load) { inner.onExpertLoad(rank, load); }
       @Override public void onCheckpointSaved(int rank, long step, java.time.Duration took) { inner.onCheckpointSaved(rank, step, took); }
       @Override public void atStepBoundary(int rank, long step) {
         inner.atStepBoundary(rank, step);

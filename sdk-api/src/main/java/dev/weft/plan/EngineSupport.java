@@ -14,10 +14,7 @@ final class EngineSupport {
   static void refuseUnsupported(TrainingSpec s) {
     ParallelSpec p = s.parallel();
     ContextSupport.refuseUnsupported(s);
-    if (p.ep() > 1) {
-      throw new SpecException("parallel.ep", "expert parallelism is not wired into training yet (its layers, parallel.expert, are; the"
-          + " optimizer does not yet reduce experts over only their replicas); use parallel.ep=1");
-    }
+    ExpertSupport.refuseUnsupported(s);
     int shard = p.zeroShardSize();
     if (shard > 0 && (p.zero() == 0 || shard == 1 || shard >= p.dp() || p.dp() % shard != 0)) {
       throw new SpecException("parallel.zeroShardSize", "HSDP shards ZeRO-1/2/3 state within groups of " + shard + " of the dp="

@@ -16,7 +16,8 @@ import java.util.Optional;
  * any rank starts (pure; doubles throughout, so absurd sizes give absurd numbers instead of overflow).
  * Parameters are fp32 master weights; gradients fp32; Adam keeps two fp32 moments; ZeRO divides the
  * optimizer state (stage ≥ 1), gradients (≥ 2) and parameters (3) by dp (by the shard group under HSDP, whose
- * replicas all-reduce the gradient shard once a step); tensor parallelism splits
+ * replicas all-reduce the gradient shard once a step; a routed expert's by the dp/ep ranks holding it, each rank
+ * holding 1/ep of them under expert parallelism); tensor parallelism splits
  * the matmul weights and the vocabulary; pipeline stages hold their layers, the first the embeddings,
  * the last the final norm and head (a tied head's weight is held there too when the stages differ).
  * Activations follow Korthikanti et al. (2022), in fp32 unless autocast runs in 16 bits.
@@ -54,12 +55,14 @@ public final class MemoryPlan {
     for (int k = 0; k < part.chunks(); k++) layers += part.counts().get(part.virtualStage(stage, k));
     double perLayer = c.splitPerLayer() / tp + c.replicatedPerLayer();
     double head = c.tied() && first ? 0 : c.head() / tp;
-    double params = layers * perLayer + (first ? c.embedding() / tp + c.positions() : 0) + (last ? c.finalNorm() + head : 0);
-    double fp32 = 4 * params;
+    // expert parallelism (one stage: ep refuses pp): 1/ep of the routed experts here, sharded over the dp/ep holding them
+    double experts = p.ep() > 1 ? ExpertPlan.routedParameters(spec) / tp : 0, mine = experts / p.ep(), edp = dp / p.ep();
+    double params = layers * perLayer + (first ? c.embedding() / tp + c.positions() : 0) + (last ? c.finalNorm() + head : 0) - experts + mine;
+    double fp32 = 4 * params, sharded = 4 * ((params - mine) / dp + mine / edp);
     int zero = p.zero();
     double parameters = zero == 3 ? fp32 / dp : fp32;
-    double gradients = zero >= 2 ? fp32 / dp : fp32;
-    double optimizer = 2 * (zero >= 1 ? fp32 / dp : fp32);
+    double gradients = zero >= 2 ? sharded : fp32;
+    double optimizer = 2 * (zero >= 1 ? sharded : fp32);
 
     double micro = (double) spec.train().globalBatch() / (p.dp() * p.microBatches());
     double cp = p.cp();
@@ -73,12 +76,7 @@ public final class MemoryPlan {
 
     double reduceBytes = "fp32".equals(spec.precision().reduceDtype()) ? 4 : 2;
     double ring = (dp - 1) / dp;
-    double dpBytes = switch (zero) {
-      case 0 -> 2 * ring * params * reduceBytes;                   // all-reduce
-      case 1 -> 2 * ring * params * reduceBytes + ring * fp32;     // all-reduce, then all-gather of updated shards
-      case 2 -> ring * params * reduceBytes + ring * fp32;         // reduce-scatter, all-gather
-      default -> ring * params * reduceBytes + 2 * ring * fp32;    // reduce-scatter, gathers for forward and backward
-    };
+    double dpBytes = dpBytes(zero, ring, params - mine, reduceBytes) + dpBytes(zero, (edp - 1) / edp, mine, reduceBytes);
     // HSDP: the gradient shard all-reduced across the replicas (stage 1 keeps fp32 gradients, 2-3 send in the reduce dtype)
     double replicateBytes = 2 * (replicas - 1) / replicas * params / dp * (zero == 1 ? 4 : reduceBytes);
     double tpRing = 2 * (tp - 1) / tp;
@@ -92,6 +90,17 @@ public final class MemoryPlan {
     double cpBytes = cp == 1 ? 0 : p.microBatches() * layers * 2 * (cp - 1) * kv + 2 * (cp - 1) / cp * owned * 4;
     return new RankPlan(rank, p.dp(), p.tp(), p.pp(), params, parameters, gradients, optimizer, activations, RUNTIME_BYTES,
         dpBytes, tpBytes, ppBytes, replicateBytes, pending, p.cp(), cpBytes);
+  }
+
+  /** What a rank sends over a ring of ranks ({@code ring} = (n − 1)/n) to reduce, and under ZeRO regather, {@code n} parameters. */
+  private static double dpBytes(int zero, double ring, double n, double reduceBytes) {
+    double fp32 = 4 * n;
+    return switch (zero) {
+      case 0 -> 2 * ring * n * reduceBytes;                   // all-reduce
+      case 1 -> 2 * ring * n * reduceBytes + ring * fp32;     // all-reduce, then all-gather of updated shards
+      case 2 -> ring * n * reduceBytes + ring * fp32;         // reduce-scatter, all-gather
+      default -> ring * n * reduceBytes + 2 * ring * fp32;    // reduce-scatter, gathers for forward and backward
+    };
   }
 
   /**

@@ -24,13 +24,16 @@ final class AcrossRanks {
   }
 
 
-  /** The model's parameters over every stage and tp shard, each tied copy counted once. */
-  static long globalParameterCount(LanguageModel model, Distributed dist) {
+  /** The model's parameters over every stage, tp shard and ep rank (each holding its share of the experts), each tied copy counted once. */
+  static long globalParameterCount(LanguageModel model, Distributed dist, dev.weft.comm.Communicator ep) {
+    java.util.Set<String> experts = model.layers() instanceof dev.weft.parallel.expert.ExpertParallelLayers e
+        ? e.expertParameters() : java.util.Set.of();
     long sharded = 0, whole = 0;
     for (Param p : model.parameters().list()) {
       if (model.parameters().isTiedCopy(p.name())) continue; // counted on the stage holding the original
-      if (p.isSharded()) sharded += p.globalNumel() / p.shardCount();
-      else whole += p.globalNumel();
+      long times = experts.contains(p.name()) ? ep.size() : 1; // every ep rank holds as many experts
+      if (p.isSharded()) sharded += times * p.globalNumel() / p.shardCount();
+      else whole += times * p.globalNumel();
     }
     Tensor n = Tensors.ofLongs(sharded);
     dist.tp().allReduce(n, ReduceOp.SUM);

@@ -18,6 +18,7 @@ import java.util.List;
 import dev.weft.models.layers.DenseLayers;
 import dev.weft.parallel.data.Zero3Layers;
 import dev.weft.parallel.context.ContextLayers;
+import dev.weft.parallel.expert.ExpertParallelLayers;
 import dev.weft.parallel.tensor.TensorParallelLayers;
 import dev.weft.parallel.tensor.TpOps;
 import dev.weft.spec.SpecException;
@@ -36,12 +37,25 @@ public final class ModelBuilder {
   public static Layers layersFor(TrainingSpec spec, Communicator tp) { return layersFor(spec, tp, null); }
 
   /** As {@link #layersFor(TrainingSpec, Communicator)}, with ring attention over {@code cp} when it has more than one rank. */
-  public static Layers layersFor(TrainingSpec spec, Communicator tp, Communicator cp) {
+  public static Layers layersFor(TrainingSpec spec, Communicator tp, Communicator cp) { return layersFor(spec, tp, cp, null); }
+
+  /**
+   * As above, with a MoE layer's routed experts split over {@code ep} when it has more than one rank. Expert
+   * parallelism is the outermost decorator: it only decides where experts live, and builds this rank's own through
+   * the layers below it (so each expert linear is a ZeRO unit, split over tp, like any other).
+   */
+  public static Layers layersFor(TrainingSpec spec, Communicator tp, Communicator cp, Communicator ep) {
     var p = spec.parallel();
     Layers layers = plainLayers(spec, tp);
     if (cp != null && cp.size() > 1) layers = new ContextLayers(layers, cp, p.cpMethod());
     if (spec.train().lora().enabled()) layers = new LoraLayers(layers, spec.train().lora(), spec.train().seed()); // a LoRA linear is one ZeRO unit
-    return p.zero() >= 1 ? new Zero3Layers(layers, p.zero() == 3) : layers;
+    if (p.zero() >= 1) layers = new Zero3Layers(layers, p.zero() == 3);
+    return ep != null && ep.size() > 1 ? new ExpertParallelLayers(layers, ep) : layers;
+  }
+
+  /** The layers under expert parallelism's decorator (what ZeRO and the loop look into). */
+  public static Layers belowExperts(Layers layers) {
+    return layers instanceof ExpertParallelLayers e ? e.inner() : layers;
   }
 
   /** Plain or tensor-parallel layers, before adapters and ZeRO. */
@@ -61,6 +75,11 @@ public final class ModelBuilder {
   /** This rank's part of the model whose sequence is split over {@code cp} (context parallelism). */
   public static LanguageModel build(TrainingSpec spec, Communicator tp, Communicator cp, int ppRank) {
     return buildWith(spec, layersFor(spec, tp, cp), ppRank);
+  }
+
+  /** This rank's part of the model with its sequence split over {@code cp} and its experts over {@code ep}. */
+  public static LanguageModel build(TrainingSpec spec, Communicator tp, Communicator cp, Communicator ep, int ppRank) {
+    return buildWith(spec, layersFor(spec, tp, cp, ep), ppRank);
   }
 
   /**

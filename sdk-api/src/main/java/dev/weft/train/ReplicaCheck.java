@@ -40,6 +40,20 @@ public final class ReplicaCheck {
   }
 
   public static boolean consistent(List<Param> params, Communicator dp, Communicator world) {
+    return consistent(params, dp, world, dev.weft.parallel.data.ExpertGroups.none());
+  }
+
+  /** As above; under expert parallelism an expert is compared only within the edp group that holds it. */
+  public static boolean consistent(List<Param> params, Communicator dp, Communicator world, dev.weft.parallel.data.ExpertGroups experts) {
+    List<Param> dense = params.stream().filter(p -> !experts.names().contains(p.name())).toList();
+    List<Param> mine = params.stream().filter(p -> experts.names().contains(p.name())).toList();
+    boolean same = sameWithin(dense, dp) && (!experts.any() || sameWithin(mine, experts.edp()));
+    Tensor verdict = Tensors.ofLongs(same ? 1 : 0);
+    world.allReduce(verdict, ReduceOp.MIN);
+    return Tensors.toLongs(verdict)[0] == 1;
+  }
+
+  private static boolean sameWithin(List<Param> params, Communicator dp) {
     ByteBuffer h = ByteBuffer.wrap(hash(params));
     long[] mine = {h.getLong(), h.getLong(), h.getLong(), h.getLong()};
     Tensor all = Tensors.empty(org.bytedeco.pytorch.global.torch.ScalarType.Long, 4L * dp.size());
@@ -49,8 +63,6 @@ public final class ReplicaCheck {
     for (int r = 0; r < dp.size(); r++) {
       for (int i = 0; i < 4; i++) same &= got[4 * r + i] == mine[i];
     }
-    Tensor verdict = Tensors.ofLongs(same ? 1 : 0);
-    world.allReduce(verdict, ReduceOp.MIN);
-    return Tensors.toLongs(verdict)[0] == 1;
+    return same;
   }
 }

@@ -28,6 +28,12 @@ public interface StepListener {
   /** Every rank on a device with a caching allocator (CUDA), after every step: its allocated/reserved/peak bytes. */
   default void onDeviceMemory(int rank, dev.weft.metrics.DeviceMemory m) {}
 
+  /**
+   * Every rank of a mixture-of-experts run, after every step: token–expert assignments per expert of the step, summed
+   * over the MoE layers, micro-batches and dp ranks (metrics.jsonl's {@code expert_load_E}).
+   */
+  default void onExpertLoad(int rank, double[] load) {}
+
   /** Every rank, after each checkpoint save returned (the stall it caused this rank). */
   default void onCheckpointSaved(int rank, long step, java.time.Duration took) {}
 

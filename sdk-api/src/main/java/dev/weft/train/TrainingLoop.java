@@ -64,7 +64,9 @@ public final class TrainingLoop {
     int seqLen = spec.data().seqLen();
     Communicator dp = dist.dp();
 
-    LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.cp(), dist.coord().pp());
+    HybridGroups expertGroups = dist.expertGroups(spec.parallel().ep()); // ep: experts split within, replicated across
+    LanguageModel model = ModelBuilder.build(spec, dist.tp(), dist.cp(), expertGroups.shard(), dist.coord().pp());
+    dev.weft.models.Layers layers = ModelBuilder.belowExperts(model.layers());
     List<Param> all = model.parameters().list();
     Placement.moveParameters(all, dist.device()); // before the optimizer's flat buffers take their device from them
     StageTies ties = StageTies.find(model.parameters(), dist.pp()); // tied embeddings split over pipeline stages
@@ -72,15 +74,15 @@ public final class TrainingLoop {
     int zero = spec.parallel().zero();
     List<Param> params = model.parameters().trainable(); // a frozen base (LoRA) has no gradient and no optimizer state
     // ZeRO-3 needs every parameter in a layer unit; stages 1-2 gate per layer only when that holds
-    boolean perLayer = model.layers() instanceof Zero3Layers z && (zero == 3 || z.units().length == params.size());
-    int[] units = perLayer ? ((Zero3Layers) model.layers()).units() : new int[params.size()];
+    boolean perLayer = layers instanceof Zero3Layers z && (zero == 3 || z.units().length == params.size());
+    int[] units = perLayer ? ((Zero3Layers) layers).units() : new int[params.size()];
     HybridGroups zeroGroups = dist.zeroGroups(spec.parallel().zeroShardSize()); // HSDP: shard within, replicate across
     ShardedOptimizer opt = new ShardedOptimizer(zero, params, units, zeroGroups.shard(), dist.tp(), t,
         precision.reduceDtype(), zero >= 2 ? spec.parallel().zeroBucketElements() : ALL_REDUCE_BUCKET_ELEMENTS,
-        spec.parallel().zeroPrefetch(), ties.held(), ties.copies());
+        spec.parallel().zeroPrefetch(), ties.held(), ties.copies(), ExpertShards.of(model, expertGroups));
     opt.replicateOver(zeroGroups.replicate());
-    if (perLayer) ((Zero3Layers) model.layers()).bind(opt);
-    dev.weft.models.Layers plain = model.layers() instanceof dev.weft.models.lora.LoraLayers l ? l.inner() : model.layers();
+    if (perLayer) ((Zero3Layers) layers).bind(opt);
+    dev.weft.models.Layers plain = layers instanceof dev.weft.models.lora.LoraLayers l ? l.inner() : layers;
     ContextLayers context = plain instanceof ContextLayers c ? c : null;
     if (context != null) plain = context.inner();
     TpOps tpOps = plain instanceof TensorParallelLayers tpl ? tpl.ops() : null;
@@ -177,7 +179,7 @@ public final class TrainingLoop {
             preempted = PreemptStop.agreed(summed[0]);
             lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
             if (passes instanceof DpoMicroBatches d) objective = d.metrics(dp);
-            objective = ExpertLoad.with(objective, model, dp);
+            objective = ExpertLoad.with(objective, model, dp, listener, dist.rank());
             commNs += System.nanoTime() - c1;
           }
         }
@@ -225,7 +227,7 @@ public final class TrainingLoop {
       }
       ShardedOptimizer.Memory mem = opt.memory();
       opt.gatherAll();
-      boolean consistent = ReplicaCheck.consistent(all, dp, dist.world());
+      boolean consistent = ReplicaCheck.consistent(all, dp, dist.world(), ExpertShards.of(model, expertGroups));
       List<dev.weft.models.Weights.Slice> trained = dev.weft.models.Weights.snapshot(model.parameters());
       opt.releaseAll();
       double medianMs = stepMs.isEmpty() ? 0 : Median.of(stepMs);
@@ -240,7 +242,7 @@ public final class TrainingLoop {
       double initialLoss = resumedAt == 0 && !losses.isEmpty() ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(lastLoss);
       RunSummary summary = new RunSummary("completed", t.steps(), dist.mesh().worldSize(), mesh, initialLoss,
           lastLoss, tps, medianMs, tps * model.trainingFlopsPerToken(),
-          (System.nanoTime() - wallStart) / 1e9, consistent, AcrossRanks.globalParameterCount(model, dist), precision.dtype(), opt.stage(),
+          (System.nanoTime() - wallStart) / 1e9, consistent, AcrossRanks.globalParameterCount(model, dist, expertGroups.shard()), precision.dtype(), opt.stage(),
           new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes(),
               dist.backend().deviceMemory(dist.device()).orElse(null)),
           skipped, null, 0, null);

@@ -62,6 +62,10 @@ class BenchSmokeTest {
         .satisfies(r -> assertThat(r.ratio()).isGreaterThan(1.0));
     // cp: one paired step-time row (cp=2 vs cp=1) and the exposed communication row
     assertThat(rows.stream().filter(r -> r.benchmark().equals("cp"))).hasSize(2);
+    // moe: one paired step-time row (ep=2 vs ep=1) and the dp gradient bytes, fewer at ep=2 (no expert reduced)
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("moe") && r.pairRatios() != null)).hasSize(1);
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("moe") && r.unit().equals("MiB"))).singleElement()
+        .satisfies(r -> assertThat(r.ratio()).isBetween(0.0, 1.0));
     String table = BenchSuite.markdown(rows);
     assertThat(table.lines().count()).isEqualTo(rows.size() + 2L);
     assertThat(table.lines().skip(2)).allMatch(l -> l.startsWith("| ") && l.chars().filter(ch -> ch == '|').count() == 8);

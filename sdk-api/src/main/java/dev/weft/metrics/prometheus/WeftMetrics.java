@@ -20,7 +20,7 @@ import java.time.Duration;
  * <p>The training loop feeds it through {@link #listener(StepListener)} (loss, LR, grad norm,
  * throughput, time split, peak RSS, world size, loss scale and skipped steps come with each step;
  * the bytes held per rank, ZeRO shards counted as they are, once the optimizer exists; each checkpoint
- * save's stall). Restarts come from the elastic agent ({@code WEFT_RESTARTS}); 0 without one.
+ * save's stall; a MoE model's per-expert load). Restarts come from the elastic agent ({@code WEFT_RESTARTS}); 0 without one.
  * MFU is NaN until the peak FLOP/s of one rank is known ({@link #setPeakFlopsPerRank}, or the
  * environment variable {@code WEFT_PEAK_FLOPS}).
  */
@@ -30,7 +30,7 @@ public final class WeftMetrics {
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final String optimizer;
   private final Gauge step, totalSteps, loss, lr, gradNorm, tokensPerS, modelFlops, mfu, lastStep, memory, deviceMemory, peakRss,
-      lossScale, restarts, worldSize;
+      lossScale, restarts, worldSize, expertLoad;
   private final Info info;
   private final Counter steps, tokens, time, skipped;
   private final Histogram checkpointSave;
@@ -56,6 +56,9 @@ public final class WeftMetrics {
     deviceMemory = Gauge.builder().name("weft_device_memory_bytes")
         .help("CUDA caching allocator of this rank's device: allocated, reserved, peak_allocated (absent on CPU).")
         .labelNames("kind").constLabels(constant).register(registry);
+    expertLoad = Gauge.builder().name("weft_expert_load")
+        .help("Mixture of experts: token-expert assignments of the last step per expert, over MoE layers, micro-batches and dp ranks (absent for a dense model).")
+        .labelNames("expert").constLabels(constant).register(registry);
     peakRss = gauge("weft_peak_rss_bytes", "Peak resident memory of this worker process.", constant);
     lossScale = gauge("weft_loss_scale", "Current loss scale (1 when loss scaling is off).", constant);
     restarts = gauge("weft_restarts", "Restarts of this job so far.", constant);
@@ -139,6 +142,11 @@ public final class WeftMetrics {
     deviceMemory.labelValues("peak_allocated").set(m.peakAllocated());
   }
 
+  /** A MoE step's assignments per expert (the series appear with the first MoE step). */
+  public void setExpertLoad(double[] load) {
+    for (int e = 0; e < load.length; e++) expertLoad.labelValues(String.valueOf(e)).set(load[e]);
+  }
+
   public void setLossScale(double scale) { lossScale.set(scale); }
 
   public void recordSkippedStep() { skipped.inc(); }
@@ -180,6 +188,12 @@ public final class WeftMetrics {
       public void onDeviceMemory(int rank, DeviceMemory m) {
         setDeviceMemory(m);
         next.onDeviceMemory(rank, m);
+      }
+
+      @Override
+      public void onExpertLoad(int rank, double[] load) {
+        setExpertLoad(load);
+        next.onExpertLoad(rank, load);
       }
 
       @Override

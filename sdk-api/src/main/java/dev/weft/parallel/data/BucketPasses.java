@@ -52,6 +52,13 @@ final class BucketPasses {
     }
   }
 
+  /** Per parameter: is its name in {@code names}. */
+  static boolean[] named(List<Param> params, java.util.Set<String> names) {
+    boolean[] out = new boolean[params.size()];
+    for (int i = 0; i < out.length; i++) out[i] = names.contains(params.get(i).name());
+    return out;
+  }
+
   /** Every flat buffer, by name ({@code bucket 3 gradients}). */
   static Map<String, Tensor> buffers(List<BucketState> states) {
     Map<String, Tensor> out = new LinkedHashMap<>();

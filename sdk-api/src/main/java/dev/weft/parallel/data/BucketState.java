@@ -43,6 +43,8 @@ final class BucketState {
   PendingOp fetching;
   PendingOp paramGather; // stages 1-2: the updated parameters on their way into flat
   Communicator replicate; // HSDP: the gradient shard is all-reduced across it after the shard group's reduction
+  Communicator across = SOLO; // an expert bucket: the ep group, whose ranks hold the other experts (dp is then edp)
+  private static final Communicator SOLO = new dev.weft.comm.SoloCommunicator("ep");
   private PendingOp replicating;
 
   BucketState(Bucket b, int rank, int stage, List<Param> params, Communicator dp, ScalarType reduceType, CommClock clock) {
@@ -73,6 +75,18 @@ final class BucketState {
     tpSharded = new boolean[b.slots().size()];
     for (int i = 0; i < tpSharded.length; i++) tpSharded[i] = params.get(b.slots().get(i).param()).isSharded();
   }
+
+  /** The type gradients travel in ({@code precision.reduceDtype}). */
+  static ScalarType wireType(String reduceDtype) {
+    return switch (dev.weft.spec.PrecisionDtype.of(reduceDtype)) {
+      case BF16 -> ScalarType.BFloat16;
+      case FP16 -> ScalarType.Half;
+      case FP32 -> ScalarType.Float;
+    };
+  }
+
+  /** The ranks that hold this bucket's parameters and split its ZeRO state: dp, HSDP's shard group, or an expert's edp. */
+  Communicator group() { return dp; }
 
   /** Points every parameter of the bucket at its slice of {@code buffer}. */
   void bindParams(Tensor buffer) {
@@ -113,11 +127,11 @@ final class BucketState {
         else dst.zero_();
         if (g.defined()) p.mutable_grad().reset(); // the flat buffer holds it now
       }
-      int ranks = dp.size() * replicate.size(); // the mean over every data-parallel rank, replicas included
+      int ranks = dp.size() * replicate.size() * across.size(); // the mean over every data-parallel rank, replicas included
       if (ranks > 1) full.mul_(new Scalar(1.0 / ranks));
     }
     Tensor wire = reduceType == ScalarType.Float ? full : full.to(reduceType);
-    clock.reductionIssued(wire.numel() * wire.element_size());
+    if (dp.size() > 1) clock.reductionIssued(wire.numel() * wire.element_size()); // an expert's edp of one rank sends nothing
     if (stage >= 2) {
       inflightShard = Tensors.emptyLike(wire, wire.scalar_type(), shardLen);
       pending = dp.reduceScatterAsync(inflightShard, wire);

@@ -34,27 +34,37 @@ public record FlatLayout(List<Bucket> buckets, int dp) {
    * same tied weight own the same range of it on every data-parallel rank.
    */
   public static FlatLayout plan(long[] numels, int[] units, long targetElements, int dp, boolean[] alone) {
+    return plan(numels, units, targetElements, alone, new boolean[numels.length], dp, dp);
+  }
+
+  /**
+   * As above; an {@code expert} parameter (expert parallelism) never shares a bucket with a non-expert one, and its
+   * buckets are split over the {@code expertDp} ranks that hold the same experts instead of {@code dp}.
+   */
+  public static FlatLayout plan(long[] numels, int[] units, long targetElements, boolean[] alone, boolean[] expert, int dp,
+                                int expertDp) {
     if (numels.length != units.length) throw new IllegalArgumentException("numels and units differ in length");
-    if (dp < 1 || targetElements < 1) throw new IllegalArgumentException("dp and targetElements must be ≥ 1");
+    if (dp < 1 || expertDp < 1 || targetElements < 1) throw new IllegalArgumentException("dp and targetElements must be ≥ 1");
     List<Bucket> out = new ArrayList<>();
     List<Slot> cur = new ArrayList<>();
     long used = 0;
     for (int i = numels.length - 1; i >= 0; i--) {
-      boolean newUnit = !cur.isEmpty() && (units[cur.get(0).param()] != units[i] || alone[i]);
+      int first = cur.isEmpty() ? i : cur.get(0).param();
+      boolean newUnit = !cur.isEmpty() && (units[first] != units[i] || alone[i] || expert[first] != expert[i]);
       if (newUnit) {
-        out.add(close(cur, used, dp));
+        out.add(close(cur, used, expert[first] ? expertDp : dp));
         cur = new ArrayList<>();
         used = 0;
       }
       cur.add(new Slot(i, used, numels[i]));
       used += numels[i];
       if (used >= targetElements || alone[i]) {
-        out.add(close(cur, used, dp));
+        out.add(close(cur, used, expert[i] ? expertDp : dp));
         cur = new ArrayList<>();
         used = 0;
       }
     }
-    if (!cur.isEmpty()) out.add(close(cur, used, dp));
+    if (!cur.isEmpty()) out.add(close(cur, used, expert[cur.get(0).param()] ? expertDp : dp));
     return new FlatLayout(List.copyOf(out), dp);
   }
 

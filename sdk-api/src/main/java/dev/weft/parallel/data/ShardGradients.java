@@ -69,31 +69,21 @@ final class ShardGradients {
   /**
    * Global gradient norm (of the true gradients: divided by {@code lossScale}) over every shard of
    * every rank. Tensor-parallel split elements are summed over the tp group, replicated ones are
-   * counted once; {@code pp} (null for none) holds the other stages' parameters. Non-finite when any
+   * counted once; {@code pp} (null for none) holds the other stages' parameters, {@code experts}' ep group the other
+   * experts. Non-finite when any
    * rank overflowed; every rank sees the same value.
    */
-  static double norm(List<BucketState> states, int stage, Communicator dp, Communicator tp, Communicator pp, double lossScale) {
+  static double norm(List<BucketState> states, int stage, Communicator dp, Communicator tp, Communicator pp, double lossScale,
+                     ExpertGroups experts) {
     try (NoGradGuard ng = new NoGradGuard()) {
-      // one float32 dot product per run of same-kind slots, summed in double once: no read-back per parameter
-      TensorVector split = new TensorVector(), whole = new TensorVector();
-      for (BucketState s : states) {
-        Tensor owned = s.ownedGrads();
-        int i = 0, n = s.b.slots().size();
-        while (i < n) {
-          boolean kind = s.tpSharded[i];
-          long lo = Long.MAX_VALUE, hi = Long.MIN_VALUE;
-          for (; i < n && s.tpSharded[i] == kind; i++) {
-            Slot slot = s.b.slots().get(i);
-            lo = Math.min(lo, s.ownedLo(slot));
-            hi = Math.max(hi, s.ownedHi(slot));
-          }
-          if (hi <= lo) continue;
-          Tensor run = owned.narrow(0, lo - s.shardStart, hi - lo);
-          (kind ? split : whole).push_back(run.dot(run).reshape(1));
-        }
-      }
-      Tensor sums = Tensors.ofDoubles(sumOf(split), sumOf(whole));
+      Tensor sums = squares(states.stream().filter(s -> s.across.size() == 1).toList());
       if (stage >= 1) dp.allReduce(sums, ReduceOp.SUM);
+      if (experts.any()) { // an expert's shards over its edp group, then the other experts over ep
+        Tensor mine = squares(states.stream().filter(s -> s.across.size() > 1).toList());
+        if (stage >= 1) experts.edp().allReduce(mine, ReduceOp.SUM);
+        experts.ep().allReduce(mine, ReduceOp.SUM);
+        sums = sums.add(mine);
+      }
       Tensor splitT = sums.narrow(0, 0, 1).clone();
       tp.allReduce(splitT, ReduceOp.SUM);
       Tensor both = Tensors.ofDoubles(splitT.item_double(), sums.narrow(0, 1, 1).item_double());
@@ -101,6 +91,29 @@ final class ShardGradients {
       double total = both.sum().item_double();
       return Math.sqrt(total) / lossScale;
     }
+  }
+
+  /** This rank's squared owned gradient elements of {@code states}: [tp-split, whole] as doubles. */
+  private static Tensor squares(List<BucketState> states) {
+    // one float32 dot product per run of same-kind slots, summed in double once: no read-back per parameter
+    TensorVector split = new TensorVector(), whole = new TensorVector();
+    for (BucketState s : states) {
+      Tensor owned = s.ownedGrads();
+      int i = 0, n = s.b.slots().size();
+      while (i < n) {
+        boolean kind = s.tpSharded[i];
+        long lo = Long.MAX_VALUE, hi = Long.MIN_VALUE;
+        for (; i < n && s.tpSharded[i] == kind; i++) {
+          Slot slot = s.b.slots().get(i);
+          lo = Math.min(lo, s.ownedLo(slot));
+          hi = Math.max(hi, s.ownedHi(slot));
+        }
+        if (hi <= lo) continue;
+        Tensor run = owned.narrow(0, lo - s.shardStart, hi - lo);
+        (kind ? split : whole).push_back(run.dot(run).reshape(1));
+      }
+    }
+    return Tensors.ofDoubles(sumOf(split), sumOf(whole));
   }
 
   private static double sumOf(TensorVector parts) {

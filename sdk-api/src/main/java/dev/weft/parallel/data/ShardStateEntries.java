@@ -16,14 +16,14 @@ final class ShardStateEntries {
   private ShardStateEntries() {}
 
   /**
-   * Each slice is written by exactly one rank: data-parallel replicas by dp rank 0, tensors every tp rank
+   * Each slice is written by exactly one rank: data-parallel replicas by dp rank 0 (an expert's by its edp group's), tensors every tp rank
    * holds whole by tp rank 0, HSDP's replicated shards by the first replica. The entries are views: loading into them
    * restores in place (every replica reads its shard).
    */
-  static List<StateEntry> of(List<BucketState> states, List<Param> params, int stage, boolean dpWriter, boolean tpWriter,
-                             boolean replicaWriter) {
+  static List<StateEntry> of(List<BucketState> states, List<Param> params, int stage, boolean tpWriter) {
     List<StateEntry> out = new ArrayList<>();
     for (BucketState s : states) {
+      boolean dpWriter = s.group().rank() == 0, replicaWriter = s.replicate.rank() == 0; // an expert's: its edp group's first
       for (Slot slot : s.b.slots()) {
         Param p = params.get(slot.param());
         boolean tpWrites = (p.isSharded() || tpWriter) && replicaWriter;

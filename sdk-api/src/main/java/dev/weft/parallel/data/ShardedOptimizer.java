@@ -10,7 +10,6 @@ import dev.weft.optim.ShardStep;
 import dev.weft.parallel.data.FlatLayout.Bucket;
 import dev.weft.parallel.data.FlatLayout.Slot;
 import dev.weft.spec.OptimizerKind;
-import dev.weft.spec.PrecisionDtype;
 import dev.weft.spec.TrainSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +49,7 @@ public final class ShardedOptimizer implements AutoCloseable {
   private final Communicator tp;
   private Communicator pp;
   private Communicator replicate = new SoloCommunicator("dpReplicate"); // HSDP: dp is then the shard group
+  private final ExpertGroups experts; // expert parallelism: the experts' buckets reduce over edp, not dp
   private ShardStep shardStep = ShardStep.LIBTORCH;
   private final TrainSpec train;
   private final ScalarType reduceType;
@@ -63,7 +63,6 @@ public final class ShardedOptimizer implements AutoCloseable {
   private boolean paramsGated; // stages 1-2: every layer waits for its own parameters (Zero3Layers), so the post-step gather runs behind the next forward
   private long step;
 
-
   /**
    * @param units unit id per parameter (a layer, numbered in forward order); consecutive units are
    *     merged into gather groups of at least {@code bucketElements} ({@link UnitGroups}), one bucket
@@ -73,7 +72,7 @@ public final class ShardedOptimizer implements AutoCloseable {
    */
   public ShardedOptimizer(int stage, List<Param> params, int[] units, Communicator dp, Communicator tp, TrainSpec train,
                           String reduceDtype, long bucketElements, int prefetch) {
-    this(stage, params, units, dp, tp, train, reduceDtype, bucketElements, prefetch, Set.of(), Set.of());
+    this(stage, params, units, dp, tp, train, reduceDtype, bucketElements, prefetch, Set.of(), Set.of(), ExpertGroups.none());
   }
 
   /**
@@ -81,33 +80,37 @@ public final class ShardedOptimizer implements AutoCloseable {
    *     gather group of its own, so every stage holding it owns the same elements ({@link #sumOwned})
    * @param copies those of them whose original another stage holds: counted once in the gradient
    *     norm and written once in checkpoints, by the original's stage
+   * @param experts expert parallelism: routed experts' parameters get buckets of their own, reduced and sharded over
+   *     the edp group instead of {@code dp} (ZeRO-1/2; ZeRO-3 gathers whole units over dp and is refused with ep)
    */
   public ShardedOptimizer(int stage, List<Param> params, int[] units, Communicator dp, Communicator tp, TrainSpec train,
-                          String reduceDtype, long bucketElements, int prefetch, Set<String> tied, Set<String> copies) {
+                          String reduceDtype, long bucketElements, int prefetch, Set<String> tied, Set<String> copies,
+                          ExpertGroups experts) {
+    if (stage == 3 && experts.any()) throw new IllegalArgumentException("ZeRO-3 does not shard expert-parallel parameters");
+    this.experts = experts;
     this.copies = Set.copyOf(copies);
     this.stage = stage;
     this.dp = dp;
     this.tp = tp;
     this.train = train;
-    this.reduceType = switch (PrecisionDtype.of(reduceDtype)) {
-      case BF16 -> ScalarType.BFloat16;
-      case FP16 -> ScalarType.Half;
-      case FP32 -> ScalarType.Float;
-    };
+    this.reduceType = BucketState.wireType(reduceDtype);
     this.params = List.copyOf(params);
     long[] numels = params.stream().mapToLong(Param::numel).toArray();
-    boolean[] alone = new boolean[params.size()];
-    for (int i = 0; i < alone.length; i++) alone[i] = tied.contains(params.get(i).name());
+    boolean[] alone = BucketPasses.named(params, tied), expert = BucketPasses.named(params, experts.names());
     UnitGroups groups = UnitGroups.plan(numels, units, bucketElements, alone);
     int[] groupOfParam = groups.ofParams(units);
     this.gathering = new UnitGathering(dp, clock, groups, prefetch);
     long closeAt = groups.count() > 1 ? Long.MAX_VALUE : bucketElements; // a group is one bucket
-    this.layout = FlatLayout.plan(numels, groupOfParam, closeAt, stage >= 1 ? dp.size() : 1, alone);
+    this.layout = FlatLayout.plan(numels, groupOfParam, closeAt, alone, expert, stage >= 1 ? dp.size() : 1,
+        stage >= 1 ? experts.edp().size() : 1);
     this.hooks = dp.size() > 1 ? new ReadyHooks(this.params) : null;
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Bucket b : layout.buckets()) {
-        BucketState s = new BucketState(b, dp.rank(), stage, this.params, dp, reduceType, clock);
+        boolean ofExperts = expert[b.slots().get(0).param()];
+        Communicator group = ofExperts ? experts.edp() : dp;
+        BucketState s = new BucketState(b, group.rank(), stage, this.params, group, reduceType, clock);
         s.replicate = replicate;
+        if (ofExperts) s.across = experts.ep();
         states.add(s);
         gathering.add(groupOfParam[b.slots().get(0).param()], s);
         if (hooks != null) for (Slot slot : b.slots()) hooks.add(slot.param(), s);
@@ -193,7 +196,7 @@ public final class ShardedOptimizer implements AutoCloseable {
    */
   public double gradNorm(double lossScale) {
     List<BucketState> counted = states.stream().filter(s -> !copies.contains(params.get(s.b.slots().get(0).param()).name())).toList();
-    return ShardGradients.norm(counted, stage, dp, tp, pp, lossScale);
+    return ShardGradients.norm(counted, stage, dp, tp, pp, lossScale, experts);
   }
 
   /**
@@ -220,7 +223,7 @@ public final class ShardedOptimizer implements AutoCloseable {
         // in forward order (buckets are in backward order): the first layer's parameters arrive first
         for (int i = states.size() - 1; i >= 0; i--) {
           BucketState s = states.get(i);
-          s.paramGather = dp.allGatherAsync(s.flat, s.ownedParams().clone());
+          s.paramGather = s.group().allGatherAsync(s.flat, s.ownedParams().clone());
           clock.gatherIssued(4 * s.b.padded());
         }
         if (!paramsGated) settleAllParams();
@@ -273,7 +276,7 @@ public final class ShardedOptimizer implements AutoCloseable {
    */
   public List<StateEntry> stateEntries() {
     settleAllParams();
-    List<StateEntry> all = ShardStateEntries.of(states, params, stage, dp.rank() == 0, tp.rank() == 0, replicate.rank() == 0);
+    List<StateEntry> all = ShardStateEntries.of(states, params, stage, tp.rank() == 0);
     if (copies.isEmpty()) return all;
     return all.stream().map(e -> copies.contains(e.name().substring(e.name().lastIndexOf('/') + 1))
         ? new StateEntry(e.name(), e.data(), e.slice(), false) : e).toList();
@@ -281,7 +284,6 @@ public final class ShardedOptimizer implements AutoCloseable {
 
   /** Optimizer steps taken (Adam's bias correction counts them). */
   public long stepCount() { return step; }
-
   public void restoreStepCount(long steps) { this.step = steps; }
 
   /** Every flat buffer this rank holds, by name ({@code bucket 3 grad}), for placement audits. */

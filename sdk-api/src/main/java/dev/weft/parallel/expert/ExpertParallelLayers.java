@@ -5,7 +5,9 @@ import dev.weft.models.AttentionMask;
 import dev.weft.models.Experts;
 import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import org.bytedeco.pytorch.Tensor;
 
 /**
@@ -16,6 +18,7 @@ import org.bytedeco.pytorch.Tensor;
 public final class ExpertParallelLayers implements Layers {
   private final Layers inner;
   private final Communicator ep;
+  private final Set<String> expertNames = new LinkedHashSet<>();
 
   public ExpertParallelLayers(Layers inner, Communicator ep) {
     this.inner = inner;
@@ -24,10 +27,17 @@ public final class ExpertParallelLayers implements Layers {
 
   public Layers inner() { return inner; }
 
+  /** The parameters of this rank's experts (the optimizer reduces them over only the ranks holding the same ones). */
+  public Set<String> expertParameters() { return Set.copyOf(expertNames); }
+
   @Override
   public Experts experts(String prefix, List<String> parts, int count, long in, long hidden, double std) {
-    return ep.size() == 1 ? inner.experts(prefix, parts, count, in, hidden, std)
-        : new ExpertParallelExperts(inner, ep, prefix, parts, count, in, hidden, std);
+    if (ep.size() == 1) return inner.experts(prefix, parts, count, in, hidden, std);
+    int before = parameters().list().size();
+    Experts mine = new ExpertParallelExperts(inner, ep, prefix, parts, count, in, hidden, std);
+    List<Parameters.Param> all = parameters().list();
+    for (Parameters.Param p : all.subList(before, all.size())) expertNames.add(p.name());
+    return mine;
   }
 
   @Override

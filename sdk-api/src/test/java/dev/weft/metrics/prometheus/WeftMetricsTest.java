@@ -58,6 +58,10 @@ class WeftMetricsTest {
     assertThat(PromText.value(f, "weft_peak_rss_bytes", me)).isEqualTo(1 << 20);
     assertThat(PromText.value(f, "weft_world_size", me)).isEqualTo(4);
     assertThat(PromText.value(f, "weft_loss_scale", me)).isEqualTo(1);
+    l.onExpertLoad(3, new double[] {40, 24}); // a MoE step: the per-expert gauge appears
+    f = PromText.parse(scrape(m));
+    assertThat(PromText.value(f, "weft_expert_load", Map.of("expert", "0", "rank", "3"))).isEqualTo(40);
+    assertThat(PromText.value(f, "weft_expert_load", Map.of("expert", "1"))).isEqualTo(24);
     assertThat(PromText.value(f, "weft_restarts", me)).isEqualTo(0);
     assertThat(PromText.value(f, "weft_skipped_steps_total", me)).isEqualTo(0);
     assertThat(PromText.value(f, "weft_checkpoint_save_seconds_count", me)).isEqualTo(0);

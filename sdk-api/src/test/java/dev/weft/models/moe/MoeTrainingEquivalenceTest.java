@@ -61,7 +61,7 @@ class MoeTrainingEquivalenceTest {
   }
 
   /** metrics.jsonl's expert_load_E per step: every assignment of the global batch (8 × 16 tokens × k 2 × 2 layers). */
-  private static void assertLoadCounted(Path run) {
+  static void assertLoadCounted(Path run) {
     try {
       List<String> lines = Files.readAllLines(run.resolve("metrics.jsonl"));
       assertThat(lines).hasSize(3);
