@@ -29,7 +29,7 @@ final class UlyssesAttention implements ContextAttention {
     int n = cp.size();
     if (q.size(1) % n != 0 || k.size(1) % n != 0) {
       throw new SpecException("parallel.cpMethod", "alltoall splits the heads over cp=" + n + ", but this rank has "
-          + q.size(1) + " query and " + k.size(1) + " key/value heads; use parallel.cpMethod=ring or a cp dividing both");
+          + q.size(1) + " query and " + k.size(1) + " key/value heads; use parallel.cpMethod=allgather or a cp dividing both");
     }
     Tensor gathered = positions(q.size(2) * n, q); // the position of each token of the gathered sequence
     Tensor order = torch.argsort(gathered);        // gathered index of each position
