@@ -1,16 +1,19 @@
 package dev.weft.bench;
 
 import dev.weft.Trainer;
+import dev.weft.spec.CpMethod;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.ArrayList;
 
 /**
- * Context parallelism (issue 29): the same Llama batch at a long sequence trained with cp=2 (ring attention,
- * two ranks) and cp=1, in an order swapped per round; a pair is one round's two median {@code step_ms}. The
- * exposed ring communication is cp=2's median {@code comm_ms} (the ring waits attention did not hide, the loss
- * reduction and the cp gradient sum). {@code --quick} runs a tiny Llama in-process at sequence 256.
+ * Context parallelism (issue 29): the same Llama batch at a long sequence trained with cp=1 and with cp=2 under
+ * each method (all-gathered K/V, ring, all-to-all), the four runs of a round in an order rotated per round; a
+ * pair is one round's two median {@code step_ms}. A method's exposed communication is its cp=2 median
+ * {@code comm_ms} (the cp exchanges attention did not hide, the loss reduction and the cp gradient sum).
+ * {@code --quick} runs a tiny Llama in-process at sequence 256.
  */
 public final class CpBench {
   public record Config(Trainer model, String label, boolean processes, int rounds, int steps, int warmSteps) {
@@ -23,40 +26,50 @@ public final class CpBench {
     }
   }
 
-  /** {@code cp2[round]}, {@code cp1[round]}. */
-  public record Result(Config config, ZeroStepBench.Breakdown[] cp2, ZeroStepBench.Breakdown[] cp1) {}
+  /** {@code cp1[round]}, and {@code cp2[method][round]} in {@link CpMethod} order. */
+  public record Result(Config config, ZeroStepBench.Breakdown[] cp1, ZeroStepBench.Breakdown[][] cp2) {}
 
   private CpBench() {}
 
   public static Result measure(Config c) {
     Path dir = StepBench.tempDir();
+    CpMethod[] methods = CpMethod.values();
+    int runs = methods.length + 1; // cp=1, then each method at cp=2
     try {
-      ZeroStepBench.Breakdown[] cp2 = new ZeroStepBench.Breakdown[c.rounds()], cp1 = new ZeroStepBench.Breakdown[c.rounds()];
+      ZeroStepBench.Breakdown[] cp1 = new ZeroStepBench.Breakdown[c.rounds()];
+      ZeroStepBench.Breakdown[][] cp2 = new ZeroStepBench.Breakdown[methods.length][c.rounds()];
       for (int r = 0; r < c.rounds(); r++) {
-        for (int k = 0; k < 2; k++) {
-          boolean split = (k + r) % 2 == 0;
-          Path run = dir.resolve("r" + r + (split ? "-cp2" : "-cp1"));
-          Trainer t = c.model().steps(c.steps()).contextParallel(split ? 2 : 1).runDir(run);
+        for (int k = 0; k < runs; k++) {
+          int which = (k + r) % runs; // 0: cp=1
+          String name = which == 0 ? "cp1" : methods[which - 1].spelling();
+          Path run = dir.resolve("r" + r + "-" + name);
+          Trainer t = c.model().steps(c.steps()).contextParallel(which == 0 ? 1 : 2).runDir(run);
+          if (which > 0) t = t.set("parallel.cpMethod", name);
           if (c.processes()) ZeroStepBench.launch(t.toSpec(), run);
           else t.fit();
           ZeroStepBench.Breakdown b = ZeroStepBench.breakdown(run.resolve("metrics.jsonl"), c.warmSteps());
-          if (split) cp2[r] = b; else cp1[r] = b;
+          if (which == 0) cp1[r] = b; else cp2[which - 1][r] = b;
         }
       }
-      return new Result(c, cp2, cp1);
+      return new Result(c, cp1, cp2);
     } finally {
       StepBench.deleteTree(dir);
     }
   }
 
   public static List<BenchRow> rows(Result r) {
-    double[] two = Arrays.stream(r.cp2()).mapToDouble(ZeroStepBench.Breakdown::stepMs).toArray();
     double[] one = Arrays.stream(r.cp1()).mapToDouble(ZeroStepBench.Breakdown::stepMs).toArray();
-    double[] comm = Arrays.stream(r.cp2()).mapToDouble(ZeroStepBench.Breakdown::commMs).toArray();
-    return List.of(
-        BenchRow.paired("cp", "step_ms: cp=2 (ring) vs cp=1 (swapped per round), " + r.config().label(),
-            Stats.median(two), Stats.median(one), "ms", Stats.ratios(two, one), "≤ 1.15", "pairs: the runs of one round"),
-        BenchRow.of("cp", "exposed communication per step at cp=2 (ring waits, loss and cp gradient sums) vs its step, " + r.config().label(),
-            Stats.median(comm), Stats.median(two), "ms", "report", String.format(Locale.ROOT, "median comm_ms of %d runs", comm.length)));
+    List<BenchRow> rows = new ArrayList<>();
+    CpMethod[] methods = CpMethod.values();
+    for (int m = 0; m < methods.length; m++) {
+      String name = methods[m].spelling();
+      double[] two = Arrays.stream(r.cp2()[m]).mapToDouble(ZeroStepBench.Breakdown::stepMs).toArray();
+      double[] comm = Arrays.stream(r.cp2()[m]).mapToDouble(ZeroStepBench.Breakdown::commMs).toArray();
+      rows.add(BenchRow.paired("cp", "step_ms: cp=2 (" + name + ") vs cp=1 (order rotated per round), " + r.config().label(),
+          Stats.median(two), Stats.median(one), "ms", Stats.ratios(two, one), "≤ 1.15", "pairs: the runs of one round"));
+      rows.add(BenchRow.of("cp", "exposed communication per step at cp=2 (" + name + ": cp exchanges, loss and cp gradient sums) vs its step, "
+          + r.config().label(), Stats.median(comm), Stats.median(two), "ms", "report", String.format(Locale.ROOT, "median comm_ms of %d runs", comm.length)));
+    }
+    return rows;
   }
 }

@@ -15,7 +15,7 @@ final class ContextSupport {
       double heads = dev.weft.models.ModelFactories.lookup(s.model().factory()).shape(s).map(m -> m.heads()).orElse(0.0);
       if (heads > 0 && (heads / p.tp()) % p.cp() != 0) {
         throw new SpecException("parallel.cpMethod", "alltoall splits each rank's " + (long) (heads / p.tp()) + " attention heads over cp="
-            + p.cp() + ", which does not divide them; use parallel.cpMethod=ring or a cp that divides the heads");
+            + p.cp() + ", which does not divide them; use parallel.cpMethod=allgather or a cp that divides the heads");
       }
     }
     int split = 2 * p.cp() * (p.sequenceParallel() ? p.tp() : 1);

@@ -5,6 +5,7 @@ import dev.weft.models.LayerPartition;
 import dev.weft.models.ModelContext;
 import dev.weft.models.ModelFactories;
 import dev.weft.models.ModelShape;
+import dev.weft.spec.CpMethod;
 import dev.weft.spec.ParallelSpec;
 import dev.weft.spec.TrainingSpec;
 import java.util.ArrayList;
@@ -69,7 +70,8 @@ public final class MemoryPlan {
     double tokens = micro * s / cp; // context parallelism: this rank's 1/cp of each sequence
     double act = "fp32".equals(spec.precision().dtype()) ? 4 : 2;
     double layerAct = spec.train().recompute() ? tokens * h * act
-        : act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * micro * scores(s, p.cp());
+        : act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * micro * scores(s, p.cp())
+          + gatheredKv(p, micro * s * h / tp * act);
     double inFlight = p.pp() == 1 ? 1 : "gpipe".equals(p.schedule()) ? p.microBatches() : Math.min(p.microBatches(), p.pp() - stage);
     double logits = last ? 3 * 4 * tokens * v / tp : 0; // logits, softmax and their gradient, fp32
     double activations = inFlight * layers * layerAct + logits;
@@ -84,7 +86,8 @@ public final class MemoryPlan {
     double ppBytes = p.pp() == 1 ? 0 : p.microBatches() * tokens * h * act * ((last ? 0 : 1) + (first ? 0 : 1));
     double pending = p.dp() == 1 ? fp32 : 0; // dp > 1: a bucket at a time, which the plan neglects
     // ring attention: K and V (at most as wide as the hidden size; grouped-query heads send less) passed cp − 1 times
-    // per layer and micro-batch, their gradients as many times back; then the owned gradients summed over cp
+    // per layer and micro-batch, their gradients as many times back (all-gather: the same bytes, gathered once and
+    // reduce-scattered once); then the owned gradients summed over cp
     double kv = 2 * tokens * h / tp * act;
     double owned = zero >= 1 ? params / dp : params;
     double cpBytes = cp == 1 ? 0 : p.microBatches() * layers * 2 * (cp - 1) * kv + 2 * (cp - 1) / cp * owned * 4;
@@ -104,8 +107,18 @@ public final class MemoryPlan {
   }
 
   /**
-   * Attention scores one sample keeps per head on a rank: s² in one piece, or under ring attention the chunk
-   * pairs not skipped (a rank's two zigzag chunks of c = s/2cp tokens see 2cp + 1 chunks of keys between them).
+   * K and V of the other cp ranks' tokens that all-gather attention keeps for backward, per layer ({@code
+   * wholeSequence}: bytes of the whole sequence at the hidden width, which bounds the grouped-query K/V).
+   */
+  static double gatheredKv(ParallelSpec p, double wholeSequence) {
+    if (p.cp() == 1 || CpMethod.of(p.cpMethod()) != CpMethod.ALLGATHER) return 0;
+    return 2 * wholeSequence * (p.cp() - 1) / p.cp();
+  }
+
+  /**
+   * Attention scores one sample keeps per head on a rank: s² in one piece, or under ring and all-gather
+   * attention the chunk pairs it computes (a rank's two zigzag chunks of c = s/2cp tokens see 2cp + 1 chunks
+   * of keys between them).
    */
   static double scores(double s, int cp) {
     if (cp == 1) return s * s;

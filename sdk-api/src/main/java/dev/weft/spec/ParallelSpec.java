@@ -14,7 +14,7 @@ import java.util.List;
  * least size of a gather group (consecutive layers whose parameters are gathered as one buffer).
  *
  * <p>The other dimensions: {@code cp} splits every sequence over that many ranks (context parallelism;
- * {@code cpMethod} {@code ring} or {@code alltoall}); {@code ep} splits a mixture-of-experts layer's experts
+ * {@code cpMethod} {@code allgather}, {@code ring} or {@code alltoall}); {@code ep} splits a mixture-of-experts layer's experts
  * over that many ranks of the dp group (expert parallelism, inside dp); {@code zeroShardSize} &gt; 0 shards
  * ZeRO-1/2/3 state within groups of that many consecutive dp ranks and replicates it across the groups (HSDP; 0 = all of dp).
  */
@@ -26,7 +26,7 @@ public record ParallelSpec(int dp, int tp, int pp, int microBatches, String sche
                            int cp, String cpMethod, int ep, int zeroShardSize) {
   public ParallelSpec {
     stages = stages == null ? List.of() : List.copyOf(stages);
-    cpMethod = cpMethod == null ? "ring" : cpMethod;
+    cpMethod = cpMethod == null ? CpMethod.ALLGATHER.spelling() : cpMethod;
   }
 
   /** {@link #zeroBucketMiB} in fp32 elements (at least one). */

@@ -29,8 +29,8 @@ public final class SpecValidator {
     ParallelSpec p = mesh(s).parallel();
     require(SpecChoice.find(PipelineSchedule.class, p.schedule()).isPresent(), "parallel.schedule",
         "'" + p.schedule() + "' is not a schedule; use one of " + SpecChoice.spellings(PipelineSchedule.class));
-    require(p.cpMethod().equals("ring") || p.cpMethod().equals("alltoall"), "parallel.cpMethod",
-        "'" + p.cpMethod() + "' is not a context-parallel method; use ring or alltoall");
+    require(SpecChoice.find(CpMethod.class, p.cpMethod()).isPresent(), "parallel.cpMethod",
+        "'" + p.cpMethod() + "' is not a context-parallel method; use one of " + SpecChoice.spellings(CpMethod.class));
     require(p.zero() >= 0 && p.zero() <= 3, "parallel.zero", p.zero() + " is not a ZeRO stage; use 0, 1, 2 or 3");
     require(p.zeroPrefetch() >= 0 && p.zeroPrefetch() <= 64, "parallel.zeroPrefetch",
         p.zeroPrefetch() + " groups ahead is out of range; use 0 (gather on use) to 64");

@@ -60,8 +60,8 @@ class BenchSmokeTest {
     // packing: one paired real-token throughput row; packing reads more conversation tokens per second than padding
     assertThat(rows.stream().filter(r -> r.benchmark().equals("packing"))).singleElement()
         .satisfies(r -> assertThat(r.ratio()).isGreaterThan(1.0));
-    // cp: one paired step-time row (cp=2 vs cp=1) and the exposed communication row
-    assertThat(rows.stream().filter(r -> r.benchmark().equals("cp"))).hasSize(2);
+    // cp: per method (allgather, ring, alltoall) a paired step-time row (cp=2 vs cp=1) and its exposed communication row
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("cp"))).hasSize(6);
     // moe: one paired step-time row (ep=2 vs ep=1) and the dp gradient bytes, fewer at ep=2 (no expert reduced)
     assertThat(rows.stream().filter(r -> r.benchmark().equals("moe") && r.pairRatios() != null)).hasSize(1);
     assertThat(rows.stream().filter(r -> r.benchmark().equals("moe") && r.unit().equals("MiB"))).singleElement()

@@ -9,11 +9,14 @@ import org.junit.jupiter.api.Test;
 /**
  * The plan of context parallelism: a llama-tiny-sized decoder at sequence 2048 keeps at most 0.6× the activations
  * per rank at cp=2 that it keeps at cp=1 (half the tokens, and the ring's chunk pairs instead of all s² scores),
- * the same model state, and sends K/V around the ring plus the cp gradient sum.
+ * the same model state, and sends K/V around the ring plus the cp gradient sum — with every method: all-gather
+ * attention also keeps the other rank's K/V (the whole sequence's, so more than the ring) and sends as many bytes.
  */
 class ContextPlanTest {
-  private static TrainingSpec spec(int cp) {
-    return Trainer.model("llama").set("model.config.hidden_size", 256).set("model.config.intermediate_size", 688)
+  private static TrainingSpec spec(int cp) { return spec(cp, "ring"); }
+
+  private static TrainingSpec spec(int cp, String method) {
+    return Trainer.model("llama").set("parallel.cpMethod", method).set("model.config.hidden_size", 256).set("model.config.intermediate_size", 688)
         .set("model.config.num_hidden_layers", 4).set("model.config.num_attention_heads", 8)
         .set("model.config.num_key_value_heads", 8).seqLen(2048).globalBatch(1).microBatches(1).contextParallel(cp).toSpec();
   }
@@ -30,6 +33,9 @@ class ContextPlanTest {
       assertThat(r.cpBytes()).isGreaterThan(0);
     }
     assertThat(one.cpBytes()).isZero();
+    RankPlan gathered = MemoryPlan.ranks(spec(2, "allgather")).orElseThrow().get(0);
+    assertThat(gathered.activations()).isLessThanOrEqualTo(0.6 * one.activations()).isGreaterThan(two.get(0).activations());
+    assertThat(gathered.cpBytes()).isEqualTo(two.get(0).cpBytes());
     assertThat(MemoryPlan.scores(2048, 2)).isEqualTo(5.0 / 16 * 2048 * 2048);
   }
 }

@@ -4,38 +4,41 @@ import dev.weft.comm.Communicator;
 import dev.weft.models.AttentionMask;
 import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
+import dev.weft.spec.CpMethod;
 import java.util.List;
 import org.bytedeco.pytorch.Tensor;
 
 /**
- * The layers of a context-parallel rank: {@code inner}'s (plain or tensor-parallel) with attention replaced
- * by ring attention (or Ulysses' all-to-all) over the cp group. Every other layer is per token, so it runs on this rank's part of the
- * sequence unchanged; the batch arrives already cut ({@link ContextSplit}).
+ * The layers of a context-parallel rank: {@code inner}'s (plain or tensor-parallel) with attention replaced by
+ * the cp group's method — all-gathered K/V with fused attention, ring attention, or Ulysses' all-to-all. Every
+ * other layer is per token, so it runs on this rank's part of the sequence unchanged; the batch arrives
+ * already cut ({@link ContextSplit}).
  */
 public final class ContextLayers implements Layers {
   private final Layers inner;
-  private final RingAttention ring;
-  private final UlyssesAttention ulysses;
+  private final CommTally tally = new CommTally();
+  private final ContextAttention attention;
 
-  /** {@code method}: {@code ring} (ring attention) or {@code alltoall} (Ulysses: heads ↔ sequence). */
+  /** {@code method}: {@code allgather} (K/V gathered), {@code ring} (K/V passed around) or {@code alltoall} (heads ↔ sequence). */
   public ContextLayers(Layers inner, Communicator cp, String method) {
     this.inner = inner;
-    this.ring = new RingAttention(cp);
-    this.ulysses = "alltoall".equals(method) ? new UlyssesAttention(cp) : null;
+    this.attention = switch (CpMethod.of(method)) {
+      case RING -> new RingAttention(cp, tally);
+      case ALLTOALL -> new UlyssesAttention(cp, tally);
+      case ALLGATHER -> new AllGatherAttention(cp, tally);
+    };
   }
 
   public Layers inner() { return inner; }
 
-  /** Nanoseconds spent waiting on the ring's exchanges since the last call. */
-  public long takeWaitNanos() { return ring.shift().takeWaitNanos(); }
+  /** Nanoseconds spent waiting on attention's cp exchanges since the last call (what compute did not hide). */
+  public long takeWaitNanos() { return tally.takeWaitNanos(); }
 
-  /** Bytes this rank sent and received on the ring since the last call. */
-  public long takeBytes() { return ring.shift().takeBytes(); }
+  /** Bytes this rank sent and received in attention's cp exchanges since the last call. */
+  public long takeBytes() { return tally.takeBytes(); }
 
   @Override
-  public Tensor attention(Tensor q, Tensor k, Tensor v, AttentionMask mask) {
-    return ulysses != null ? ulysses.apply(q, k, v, mask) : ring.apply(q, k, v, mask);
-  }
+  public Tensor attention(Tensor q, Tensor k, Tensor v, AttentionMask mask) { return attention.apply(q, k, v, mask); }
 
   @Override
   public Linear columns(List<String> names, long in, long[] outs, double std, boolean bias) { return inner.columns(names, in, outs, std, bias); }

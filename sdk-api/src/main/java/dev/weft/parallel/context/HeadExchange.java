@@ -16,10 +16,12 @@ import org.bytedeco.pytorch.global.torch;
  */
 final class HeadExchange {
   private final Communicator cp;
+  private final CommTally tally;
   private final TensorTensorHook sequenceGradToHeads, headsGradToSequence;
 
-  HeadExchange(Communicator cp) {
+  HeadExchange(Communicator cp, CommTally tally) {
     this.cp = cp;
+    this.tally = tally;
     sequenceGradToHeads = new TensorTensorHook() { // held for the run: libtorch holds hooks weakly
       @Override
       public TensorBase call(TensorBase g) { // [B, H, t, d] holding y's gradient [B, H/cp, cp·t, d] element for element
@@ -79,6 +81,10 @@ final class HeadExchange {
   private void exchange(Tensor out, Tensor in) {
     long[] splits = new long[cp.size()];
     Arrays.fill(splits, 1);
+    long t0 = System.nanoTime();
     cp.allToAll(out, in, splits, splits);
+    tally.waited(t0);
+    tally.moved(in.select(0, 0), cp.size() - 1); // all but the rank's own slice
+
   }
 }

@@ -17,20 +17,19 @@ import org.bytedeco.pytorch.global.torch;
  * window or documents (packed samples: every rank's ids gathered once per call) mask element-wise. K/V
  * travel with their own (grouped-query) heads and are repeated for the query heads after arriving.
  */
-final class RingAttention {
+final class RingAttention implements ContextAttention {
   private final Communicator cp;
   private final Zigzag zig;
   private final RingShift shift;
 
-  RingAttention(Communicator cp) {
+  RingAttention(Communicator cp, CommTally tally) {
     this.cp = cp;
     this.zig = new Zigzag(cp.size(), cp.rank());
-    this.shift = new RingShift(cp);
+    this.shift = new RingShift(cp, tally);
   }
 
-  RingShift shift() { return shift; }
-
-  Tensor apply(Tensor q, Tensor k, Tensor v, AttentionMask mask) {
+  @Override
+  public Tensor apply(Tensor q, Tensor k, Tensor v, AttentionMask mask) {
     int n = cp.size(), r = cp.rank();
     long c = zig.chunkLength(q.size(2) * n);
     Tensor ids = mask.documents() == null ? null : ContextSplit.gatherIds(cp, mask.documents());

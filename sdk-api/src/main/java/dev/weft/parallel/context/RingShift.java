@@ -2,7 +2,6 @@ package dev.weft.parallel.context;
 
 import dev.weft.comm.Communicator;
 import dev.weft.comm.PendingOp;
-import java.util.concurrent.atomic.AtomicLong;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorBase;
 import org.bytedeco.pytorch.TensorTensorHook;
@@ -22,11 +21,11 @@ final class RingShift {
   private final Communicator cp;
   private final int next, prev;
   private final TensorTensorHook gradBack;
-  private final AtomicLong waitNanos = new AtomicLong();
-  private final AtomicLong bytes = new AtomicLong();
+  private final CommTally tally;
 
-  RingShift(Communicator cp) {
+  RingShift(Communicator cp, CommTally tally) {
     this.cp = cp;
+    this.tally = tally;
     this.next = (cp.rank() + 1) % cp.size();
     this.prev = (cp.rank() + cp.size() - 1) % cp.size();
     this.gradBack = new TensorTensorHook() { // held by this object for the run: libtorch holds it weakly
@@ -49,15 +48,12 @@ final class RingShift {
       long t0 = System.nanoTime();
       this.send = cp.sendAsync(out, next, FORWARD_TAG);
       this.recv = cp.recvAsync(received, prev, FORWARD_TAG);
-      bytes.addAndGet(2 * out.numel() * out.element_size()); // sent and received
-      waitNanos.addAndGet(System.nanoTime() - t0);
+      tally.moved(out);
+      tally.waited(t0);
     }
 
     Tensor await() {
-      long t0 = System.nanoTime();
-      recv.await();
-      send.await();
-      waitNanos.addAndGet(System.nanoTime() - t0);
+      tally.await(recv, send);
       if (!x.requires_grad()) return received;
       Tensor xv = x.view_as(x);
       xv.register_hook(gradBack);
@@ -76,14 +72,8 @@ final class RingShift {
     PendingOp r = cp.recvAsync(in, from, tag);
     r.await();
     s.await();
-    waitNanos.addAndGet(System.nanoTime() - t0);
-    bytes.addAndGet(2 * t.numel() * t.element_size());
+    tally.waited(t0);
+    tally.moved(t);
     return in;
   }
-
-  /** Nanoseconds spent waiting on ring exchanges since the last call (what attention did not hide). */
-  long takeWaitNanos() { return waitNanos.getAndSet(0); }
-
-  /** Bytes sent and received on the ring since the last call. */
-  long takeBytes() { return bytes.getAndSet(0); }
 }

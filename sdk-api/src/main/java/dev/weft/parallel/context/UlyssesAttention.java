@@ -15,20 +15,21 @@ import org.bytedeco.pytorch.global.torch;
  * attention (causal, window, documents gathered from every rank) and back after. Heads (and grouped-query
  * K/V heads) must divide by cp.
  */
-final class UlyssesAttention {
+final class UlyssesAttention implements ContextAttention {
   private final Communicator cp;
   private final HeadExchange exchange;
 
-  UlyssesAttention(Communicator cp) {
+  UlyssesAttention(Communicator cp, CommTally tally) {
     this.cp = cp;
-    this.exchange = new HeadExchange(cp);
+    this.exchange = new HeadExchange(cp, tally);
   }
 
-  Tensor apply(Tensor q, Tensor k, Tensor v, AttentionMask mask) {
+  @Override
+  public Tensor apply(Tensor q, Tensor k, Tensor v, AttentionMask mask) {
     int n = cp.size();
     if (q.size(1) % n != 0 || k.size(1) % n != 0) {
       throw new SpecException("parallel.cpMethod", "alltoall splits the heads over cp=" + n + ", but this rank has "
-          + q.size(1) + " query and " + k.size(1) + " key/value heads; use parallel.cpMethod=ring or a cp dividing both");
+          + q.size(1) + " query and " + k.size(1) + " key/value heads; use parallel.cpMethod=allgather or a cp dividing both");
     }
     Tensor gathered = positions(q.size(2) * n, q); // the position of each token of the gathered sequence
     Tensor order = torch.argsort(gathered);        // gathered index of each position

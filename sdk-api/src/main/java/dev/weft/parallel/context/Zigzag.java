@@ -49,4 +49,18 @@ public record Zigzag(int size, int rank) {
     int[] own = chunksOf(rank);
     return torch.cat(new TensorVector(chunkPositions(own[0], c, like), chunkPositions(own[1], c, like)), 0);
   }
+
+  /**
+   * Every rank's tokens gathered in rank order — [size, …] whose slice r is rank r's two chunks along
+   * {@code seqDim} (a dim of the slice) — put in position order: the whole sequence along {@code seqDim}.
+   */
+  public Tensor inPositionOrder(Tensor byRank, int seqDim) {
+    long c = byRank.size(seqDim + 1) / 2;
+    TensorVector chunks = new TensorVector();
+    for (int j = 0; j < 2 * size; j++) {
+      int owner = j < size ? j : 2 * size - 1 - j;
+      chunks.push_back(byRank.select(0, owner).narrow(seqDim, j < size ? 0 : c, c));
+    }
+    return torch.cat(chunks, seqDim);
+  }
 }
