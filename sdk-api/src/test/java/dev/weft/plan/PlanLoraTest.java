@@ -72,7 +72,7 @@ class PlanLoraTest {
   @Test
   @Tag("slow")
   void aLoraRunPeaksWhereThePlanSays() throws Exception {
-    Trainer t = llama().steps(2).runDir(dir.resolve("run"));
+    Trainer t = llama().steps(1).warmup(0).runDir(dir.resolve("run"));
     TrainingSpec s = t.toSpec();
     var outcome = t.launch(new PrintStream(java.io.OutputStream.nullOutputStream()));
     assertThat(outcome.ok()).as(outcome.reason()).isTrue();
