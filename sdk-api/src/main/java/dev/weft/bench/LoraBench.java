@@ -24,13 +24,24 @@ public final class LoraBench {
         Trainer tiny = Trainer.model("llama").seqLen(32).globalBatch(4).warmup(1).lr(1e-3).seed(7);
         return new Config(tiny, "Llama tiny (4 layers h=64) seq 32 batch 4, in-process", false, 1, 4, 1);
       }
-      Trainer small = Trainer.model("llama").size("small").seqLen(256).globalBatch(8).warmup(2).lr(3e-4).seed(7);
-      return new Config(small, "Llama small (8 layers h=512) seq 256 batch 8 fp32, dp=2 as 2 processes × 1 thread", true, 3, 7, 2);
+      return new Config(realistic(), "Llama 2 layers h=1024 (ffn 2816, 16 heads, 4 kv heads) with Llama 2's vocab 32000,"
+          + " seq 64 batch 4 (128 tokens per rank) fp32, dp=2 as 2 processes × 1 thread", true, 3, 6, 2);
     }
   }
 
-  /** One run: median step time (ms) after the warm-up steps, and the rank's gradient + optimizer-state bytes. */
-  public record Run(double stepMs, double stateBytes) {}
+  /**
+   * A fine-tune's proportions at a size this machine steps in seconds: a real vocabulary and width (as a 1B
+   * model's embedding and head are a real share of it), two layers, short sequences.
+   */
+  static Trainer realistic() {
+    return Trainer.model("llama").set("model.config.hidden_size", 1024).set("model.config.intermediate_size", 2816)
+        .set("model.config.num_hidden_layers", 2).set("model.config.num_attention_heads", 16)
+        .set("model.config.num_key_value_heads", 4).set("model.config.vocab_size", 32000)
+        .seqLen(64).globalBatch(4).warmup(2).lr(1e-4).seed(7);
+  }
+
+  /** One run: median step, compute and exposed-communication times (ms) after the warm-up steps; the rank's gradient + optimizer-state bytes. */
+  public record Run(double stepMs, double computeMs, double commMs, double stateBytes) {}
 
   /** {@code lora[round]}, {@code full[round]}. */
   public record Result(Config config, Run[] lora, Run[] full) {}
@@ -48,7 +59,8 @@ public final class LoraBench {
           Trainer t = c.model().steps(c.steps()).dataParallel(2).runDir(run).lora(isLora ? RANK : 0, 2 * RANK); // rank 0: off
           if (c.processes()) ZeroStepBench.launch(t.toSpec(), run);
           else t.fit();
-          Run measured = new Run(ZeroStepBench.breakdown(run.resolve("metrics.jsonl"), c.warmSteps()).stepMs(), stateBytes(run));
+          ZeroStepBench.Breakdown b = ZeroStepBench.breakdown(run.resolve("metrics.jsonl"), c.warmSteps());
+          Run measured = new Run(b.stepMs(), b.computeMs(), b.commMs(), stateBytes(run));
           if (isLora) lora[r] = measured; else full[r] = measured;
         }
       }
@@ -67,13 +79,19 @@ public final class LoraBench {
     }
   }
 
+  private static double median(Run[] runs, java.util.function.ToDoubleFunction<Run> f) {
+    return Stats.median(java.util.Arrays.stream(runs).mapToDouble(f).toArray());
+  }
+
   public static List<BenchRow> rows(Result r) {
     double[] lora = java.util.Arrays.stream(r.lora()).mapToDouble(Run::stepMs).toArray();
     double[] full = java.util.Arrays.stream(r.full()).mapToDouble(Run::stepMs).toArray();
+    String where = String.format(Locale.ROOT, "medians over rounds: LoRA compute %.0f + comm %.0f ms, full compute %.0f + comm %.0f ms",
+        median(r.lora(), Run::computeMs), median(r.lora(), Run::commMs), median(r.full(), Run::computeMs), median(r.full(), Run::commMs));
     double loraBytes = r.lora()[0].stateBytes(), fullBytes = r.full()[0].stateBytes();
     return List.of(
         BenchRow.paired("lora", "step_ms: LoRA rank " + RANK + " vs full fine-tune (swapped per round), " + r.config().label(),
-            Stats.median(lora), Stats.median(full), "ms", Stats.ratios(lora, full), "≤ 0.6", "pairs: the runs of one round"),
+            Stats.median(lora), Stats.median(full), "ms", Stats.ratios(lora, full), "≤ 0.6", "pairs: the runs of one round; " + where),
         BenchRow.of("lora", "gradient + optimizer-state bytes per rank: LoRA rank " + RANK + " vs full fine-tune, " + r.config().label(),
             loraBytes, fullBytes, "B", "≤ 0.03", String.format(Locale.ROOT, "exact (summary.json memory): %.0f vs %.0f bytes",
                 loraBytes, fullBytes)));

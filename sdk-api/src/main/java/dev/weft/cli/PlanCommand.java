@@ -3,6 +3,7 @@ package dev.weft.cli;
 import dev.weft.plan.SpecCheck;
 import dev.weft.plan.Bytes;
 import dev.weft.plan.HsdpPlan;
+import dev.weft.plan.LoraPlan;
 import dev.weft.plan.MemoryPlan;
 import dev.weft.plan.Preflight;
 import dev.weft.plan.RankPlan;
@@ -54,7 +55,7 @@ final class PlanCommand implements Callable<Integer> {
       var at = new dev.weft.comm.DeviceMesh(p.dp(), p.pp(), p.cp(), p.tp()).coord(r.rank());
       int tpRank = at.tp(), ppRank = at.pp(), dpRank = at.dp();
       System.out.printf(Locale.ROOT, "%-5s %-9s %10s %11s %11s %11s %11s %11s %11s   %s / %s / %s%s%n",
-          r.rank() + (same > 1 ? "×" + same : ""), dpRank + "/" + ppRank + "/" + tpRank, count(r.parameterCount()),
+          r.rank() + (same > 1 ? "×" + same : ""), dpRank + "/" + ppRank + "/" + tpRank, Bytes.count(r.parameterCount()),
           Bytes.human(r.parameters()), Bytes.human(r.gradients()), Bytes.human(r.optimizerState()), Bytes.human(r.activations()),
           Bytes.human(r.runtime()), Bytes.human(r.total()), Bytes.human(r.dpBytes() + r.dpReplicateBytes()), Bytes.human(r.tpBytes()),
           Bytes.human(r.ppBytes()), r.cp() > 1 ? " / cp " + Bytes.human(r.cpBytes()) : "");
@@ -66,14 +67,8 @@ final class PlanCommand implements Callable<Integer> {
     System.out.printf("all %d ranks: %s%n", ranks.size(), Bytes.human(total));
     HsdpPlan.line(spec, ranks).ifPresent(System.out::println);
     dev.weft.plan.ExpertPlan.line(spec).ifPresent(System.out::println);
+    LoraPlan.line(spec, ranks, MemoryPlan.fullFineTune(spec).orElseThrow()).ifPresent(System.out::println);
     System.out.println(SaveTimePlan.of(spec, ranks, GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds())).line());
     return 0;
-  }
-
-  private static String count(double n) {
-    if (n >= 1e9) return String.format(Locale.ROOT, "%.2f B", n / 1e9);
-    if (n >= 1e6) return String.format(Locale.ROOT, "%.2f M", n / 1e6);
-    if (n >= 1e3) return String.format(Locale.ROOT, "%.1f k", n / 1e3);
-    return String.format(Locale.ROOT, "%.0f", n);
   }
 }

@@ -19,10 +19,31 @@ package dev.weft.models;
  * @param activationsSplit elements per token one layer saves for backward inside its split layers (q, k, v,
  *     attention output, MLP intermediates), divided over tp; attention scores aside
  * @param heads attention heads (scores are heads × sequence per token)
+ * @param adapterSplitPerLayer LoRA: adapter parameters of one layer that tensor parallelism divides (B beside a column
+ *     base, A beside a row base); 0 without LoRA. Adapters are the only trainable parameters; the rest is frozen.
+ * @param adapterReplicatedPerLayer LoRA: adapter parameters of one layer every tp rank keeps whole; 0 without LoRA
  */
 public record ModelShape(double vocab, double hidden, int layers, double splitPerLayer, double replicatedPerLayer,
                          double embedding, double positions, double finalNorm, double head, boolean tied,
-                         double activationsWhole, double activationsSplit, double heads) {
+                         double activationsWhole, double activationsSplit, double heads,
+                         double adapterSplitPerLayer, double adapterReplicatedPerLayer) {
+  /** A model trained whole (no LoRA adapters). */
+  public ModelShape(double vocab, double hidden, int layers, double splitPerLayer, double replicatedPerLayer,
+                    double embedding, double positions, double finalNorm, double head, boolean tied,
+                    double activationsWhole, double activationsSplit, double heads) {
+    this(vocab, hidden, layers, splitPerLayer, replicatedPerLayer, embedding, positions, finalNorm, head, tied,
+        activationsWhole, activationsSplit, heads, 0, 0);
+  }
+
+  /** This shape with LoRA adapters of these per-layer sizes beside its frozen weights. */
+  public ModelShape withAdapters(double split, double replicated) {
+    return new ModelShape(vocab, hidden, layers, splitPerLayer, replicatedPerLayer, embedding, positions, finalNorm, head,
+        tied, activationsWhole, activationsSplit, heads, split, replicated);
+  }
+
+  /** Whether only LoRA adapters train (the counted parameters are then a frozen base). */
+  public boolean lora() { return adapterSplitPerLayer + adapterReplicatedPerLayer > 0; }
+
   /** Parameters of the whole model, counting a tied embedding once. */
   public double parameterCount() {
     return layers * (splitPerLayer + replicatedPerLayer) + embedding + positions + finalNorm + (tied ? 0 : head);

@@ -24,7 +24,9 @@ public final class Weights {
     List<Slice> out = new ArrayList<>();
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Param p : params.list()) {
-        out.add(new Slice(p.name(), dev.weft.util.Tensors.onHost(p.tensor().detach()).clone(), p.isSharded() ? p.shardDim() : -1, p.shardIndex(),
+        Tensor held = dev.weft.util.Tensors.onHost(p.tensor().detach());
+        // a frozen weight (a LoRA base) never changes: shared, not copied, so the end of a run does not hold it twice
+        out.add(new Slice(p.name(), params.isFrozen(p.name()) ? held : held.clone(), p.isSharded() ? p.shardDim() : -1, p.shardIndex(),
             p.isSharded() ? p.shardCount() : 1));
       }
     }

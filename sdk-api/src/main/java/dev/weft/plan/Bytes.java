@@ -2,7 +2,7 @@ package dev.weft.plan;
 
 import java.util.Locale;
 
-/** Byte counts for people: B, KiB, MiB, GiB, TiB, PiB. */
+/** Byte counts for people: B, KiB, MiB, GiB, TiB, PiB; parameter counts: k, M, B. */
 public final class Bytes {
   private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 
@@ -15,5 +15,13 @@ public final class Bytes {
       u++;
     }
     return u == 0 ? String.format(Locale.ROOT, "%.0f B", bytes) : String.format(Locale.ROOT, "%.1f %s", bytes, UNITS[u]);
+  }
+
+  /** A parameter count as {@code weft plan} prints it. */
+  public static String count(double n) {
+    if (n >= 1e9) return String.format(Locale.ROOT, "%.2f B", n / 1e9);
+    if (n >= 1e6) return String.format(Locale.ROOT, "%.2f M", n / 1e6);
+    if (n >= 1e3) return String.format(Locale.ROOT, "%.1f k", n / 1e3);
+    return String.format(Locale.ROOT, "%.0f", n);
   }
 }

@@ -21,7 +21,9 @@ import java.util.Optional;
  * holding 1/ep of them under expert parallelism); tensor parallelism splits
  * the matmul weights and the vocabulary; pipeline stages hold their layers, the first the embeddings,
  * the last the final norm and head (a tied head's weight is held there too when the stages differ).
- * Activations follow Korthikanti et al. (2022), in fp32 unless autocast runs in 16 bits.
+ * Activations follow Korthikanti et al. (2022), in fp32 unless autocast runs in 16 bits. Under LoRA the model's
+ * weights are a frozen base, held once and whole on every dp rank (never ZeRO-sharded, no gradient, no optimizer
+ * state, never reduced); the adapters alone are trained, so gradients, optimizer state and the dp traffic are theirs.
  */
 public final class MemoryPlan {
   /**
@@ -34,15 +36,21 @@ public final class MemoryPlan {
 
   /** One entry per rank, or empty when the model factory does not describe its shape. */
   public static Optional<List<RankPlan>> ranks(TrainingSpec spec) {
-    Optional<ModelShape> shape = ModelFactories.lookup(spec.model().factory()).shape(spec);
-    if (shape.isEmpty()) return Optional.empty();
-    ModelShape c = shape.get();
+    return ModelFactories.lookup(spec.model().factory()).shape(spec).map(c -> ranks(spec, c));
+  }
+
+  /** As {@link #ranks(TrainingSpec)} for the same layout trained whole (LoRA off): what LoRA saves is the difference. */
+  public static Optional<List<RankPlan>> fullFineTune(TrainingSpec spec) {
+    return ModelFactories.lookup(spec.model().factory()).shape(spec).map(c -> ranks(spec, c.withAdapters(0, 0)));
+  }
+
+  private static List<RankPlan> ranks(TrainingSpec spec, ModelShape c) {
     LayerPartition part = ModelContext.partitionFor(spec.parallel(), c.layers());
     ParallelSpec p = spec.parallel();
     List<RankPlan> out = new ArrayList<>();
     DeviceMesh mesh = new DeviceMesh(p.dp(), p.pp(), p.cp(), p.tp());
     for (int r = 0; r < p.worldSize(); r++) out.add(rank(spec, c, part, r, mesh.coord(r).pp()));
-    return Optional.of(out);
+    return out;
   }
 
   private static RankPlan rank(TrainingSpec spec, ModelShape c, LayerPartition part, int rank, int stage) {
@@ -57,11 +65,16 @@ public final class MemoryPlan {
     double perLayer = c.splitPerLayer() / tp + c.replicatedPerLayer();
     double head = c.tied() && first ? 0 : c.head() / tp;
     // expert parallelism (one stage: ep refuses pp): 1/ep of the routed experts here, sharded over the dp/ep holding them
-    double experts = p.ep() > 1 ? ExpertPlan.routedParameters(spec) / tp : 0, mine = experts / p.ep(), edp = dp / p.ep();
-    double params = layers * perLayer + (first ? c.embedding() / tp + c.positions() : 0) + (last ? c.finalNorm() + head : 0) - experts + mine;
+    double experts = p.ep() > 1 ? ExpertPlan.routedParameters(spec) / tp : 0, edp = dp / p.ep();
+    double model = layers * perLayer + (first ? c.embedding() / tp + c.positions() : 0) + (last ? c.finalNorm() + head : 0)
+        - experts + experts / p.ep();
+    double adapters = layers * (c.adapterSplitPerLayer() / tp + c.adapterReplicatedPerLayer());
+    double frozenBytes = c.lora() ? 4 * model : 0; // the frozen base, fp32 as loaded into the parameters
+    double params = c.lora() ? adapters : model; // what trains: gradients, optimizer state, dp reduction
+    double mine = c.lora() ? 0 : experts / p.ep(); // trained experts here (LoRA freezes them with the base)
     double fp32 = 4 * params, sharded = 4 * ((params - mine) / dp + mine / edp);
     int zero = p.zero();
-    double parameters = zero == 3 ? fp32 / dp : fp32;
+    double parameters = frozenBytes + (zero == 3 ? fp32 / dp : fp32);
     double gradients = zero >= 2 ? sharded : fp32;
     double optimizer = 2 * (zero >= 1 ? sharded : fp32);
 
@@ -91,7 +104,7 @@ public final class MemoryPlan {
     double kv = 2 * tokens * h / tp * act;
     double owned = zero >= 1 ? params / dp : params;
     double cpBytes = cp == 1 ? 0 : p.microBatches() * layers * 2 * (cp - 1) * kv + 2 * (cp - 1) / cp * owned * 4;
-    return new RankPlan(rank, p.dp(), p.tp(), p.pp(), params, parameters, gradients, optimizer, activations, RUNTIME_BYTES,
+    return new RankPlan(rank, p.dp(), p.tp(), p.pp(), c.lora() ? model + adapters : model, params, parameters, gradients, optimizer, activations, RUNTIME_BYTES,
         dpBytes, tpBytes, ppBytes, replicateBytes, pending, p.cp(), cpBytes);
   }
 

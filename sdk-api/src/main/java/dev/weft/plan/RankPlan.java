@@ -8,8 +8,10 @@ package dev.weft.plan;
  * dimension (ring algorithms); under HSDP {@code dpBytes} is the shard group's and {@code dpReplicateBytes} the
  * all-reduce of the gradient shard across the replicate group (zero without HSDP); {@code cpBytes} is context
  * parallelism's: K/V blocks around the ring (and their gradients back), and the sum of the owned gradients over cp.
+ * {@code trainableCount} is {@code parameterCount} but under LoRA, where only the adapters train ({@code parameters}
+ * then counts the frozen base too).
  */
-public record RankPlan(int rank, int dp, int tp, int pp, double parameterCount, double parameters, double gradients,
+public record RankPlan(int rank, int dp, int tp, int pp, double parameterCount, double trainableCount, double parameters, double gradients,
                        double optimizerState, double activations, double runtime, double dpBytes, double tpBytes, double ppBytes,
                        double dpReplicateBytes, double pendingGradients, int cp, double cpBytes) {
   /**

@@ -83,7 +83,7 @@ public abstract class DecoderFamily implements ModelFactory, HuggingFaceFormat {
 
   @Override
   public java.util.Optional<dev.weft.models.ModelShape> shape(TrainingSpec spec) {
-    return java.util.Optional.of(DecoderShape.of(config(spec), names()));
+    return java.util.Optional.of(DecoderShape.of(config(spec), names(), spec.train().lora()));
   }
 
   @Override

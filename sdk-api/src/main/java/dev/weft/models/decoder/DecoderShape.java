@@ -1,6 +1,7 @@
 package dev.weft.models.decoder;
 
 import dev.weft.models.ModelShape;
+import dev.weft.spec.LoraSpec;
 import java.util.Map;
 
 /**
@@ -10,6 +11,26 @@ import java.util.Map;
  */
 final class DecoderShape {
   private DecoderShape() {}
+
+  /**
+   * The shape with LoRA's adapters (A [r, in], B [out, r] beside each target weight [out, in] of a layer): beside a
+   * column base (q, k, v, gate, up) A is whole and B split; beside a row base (o, down) A is split and B whole.
+   */
+  static ModelShape of(DecoderConfig c, DecoderNames n, LoraSpec lora) {
+    ModelShape base = of(c, n);
+    if (!lora.enabled()) return base;
+    double split = 0, replicated = 0;
+    String layer0 = n.layer(0, "");
+    for (var e : c.tensors(n).entrySet()) {
+      String module = e.getKey().substring(0, e.getKey().length() - ".weight".length());
+      if (!e.getKey().startsWith(layer0) || !e.getKey().endsWith(".weight") || !lora.targets(module)) continue;
+      double a = lora.rank() * (double) e.getValue()[1], b = lora.rank() * (double) e.getValue()[0];
+      boolean row = leaf(module).equals(leaf(n.o())) || leaf(module).equals(leaf(n.down())); // experts' down_proj too
+      split += row ? a : b;
+      replicated += row ? b : a;
+    }
+    return base.withAdapters(split, replicated);
+  }
 
   static ModelShape of(DecoderConfig c, DecoderNames n) {
     Map<String, long[]> t = c.tensors(n);
@@ -34,6 +55,8 @@ final class DecoderShape {
     return new ModelShape(v, h, c.layers(), split, replicated, v * h, positions, finalNorm, v * h, c.tied(), 4 * h,
         2 * q + 4 * kv + q + mlpActs, c.heads());
   }
+
+  private static String leaf(String module) { return module.substring(module.lastIndexOf('.') + 1); }
 
   private static double numel(long[] shape) {
     double n = 1;

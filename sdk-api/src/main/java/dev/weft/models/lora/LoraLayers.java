@@ -76,26 +76,34 @@ public final class LoraLayers implements Layers {
       widths[i] = outs[i] / inner.splits();
       adapters.add(lora.targets(names.get(i)) ? columnAdapter(names.get(i), in, outs[i]) : null);
     }
+    // the adapters' outputs side by side, added to the fused base output once: slicing that output per name
+    // would cost a full-size zero-padded gradient per slice in the backward
     return x -> {
       if (off) return base.forward(x);
       Tensor y = base.forward(x), xd = dropout.apply(x);
-      TensorVector parts = new TensorVector();
-      long off = 0;
-      for (int i = 0; i < widths.length; i++) {
-        Tensor part = y.narrow(-1, off, widths[i]);
-        parts.push_back(adapters.get(i) == null ? part : part.add(adapters.get(i).forward(xd)));
-        off += widths[i];
+      if (adapters.size() == 1) return y.add(adapters.get(0).forward(xd), scale);
+      try (TensorVector parts = new TensorVector()) {
+        for (int i = 0; i < widths.length; i++) {
+          parts.push_back(adapters.get(i) != null ? adapters.get(i).forward(xd) : zerosBeside(y, widths[i]));
+        }
+        return y.add(torch.cat(parts, -1), scale);
       }
-      return parts.size() == 1 ? parts.get(0) : torch.cat(parts, -1);
     };
   }
 
-  /** Beside a column-parallel base: A [r, in] whole on every rank, B [out, r] a column layer (split by output). */
+  /** Zeros in place of an untargeted projection's adapter output: {@code like}'s leading shape, {@code width} wide. */
+  private static Tensor zerosBeside(Tensor like, long width) {
+    long[] shape = like.sizes().vec().get();
+    shape[shape.length - 1] = width;
+    return like.new_zeros(shape);
+  }
+
+  /** Beside a column-parallel base: A [r, in] whole on every rank, B [out, r] a column layer (split by output); unscaled. */
   private Linear columnAdapter(String name, long in, long out) {
     Linear a = inner.replicated(name + ".lora_A", LoraInit.a(seed, name, lora.rank(), in));
     Linear b = inner.column(name + ".lora_B", lora.rank(), out, 0.0, false);
     LoraInit.zero(inner.parameters().get(name + ".lora_B.weight"));
-    return x -> b.forward(a.forward(x)).mul(scale);
+    return x -> b.forward(a.forward(x));
   }
 
   @Override
@@ -106,7 +114,7 @@ public final class LoraLayers implements Layers {
     Linear a = inner.row(name + ".lora_A", in, lora.rank(), 0.0, false);
     LoraInit.fill(inner.parameters().get(name + ".lora_A.weight"), LoraInit.a(seed, name, lora.rank(), in));
     Linear b = inner.replicated(name + ".lora_B", torch.zeros(out, lora.rank()));
-    return x -> off ? base.forward(x) : base.forward(x).add(b.forward(a.forward(dropout.apply(x))).mul(scale));
+    return x -> off ? base.forward(x) : base.forward(x).add(b.forward(a.forward(dropout.apply(x))), scale);
   }
 
   @Override

@@ -37,8 +37,7 @@ final class ColumnLinear {
   /** {@code w} [out/tp, in], {@code b} [out/tp] or null. */
   Tensor forward(Tensor x, Tensor w, Tensor b) {
     if (ops.size() == 1 || !GradMode.is_enabled() || !x.requires_grad() || !w.requires_grad()) {
-      Tensor in = sequenceParallel ? ops.gatherSequence(x) : ops.copyToTp(x);
-      return linear(in, w, b == null ? new TensorOptional() : new TensorOptional(b));
+      return linear(input(x), w, b == null ? new TensorOptional() : new TensorOptional(b));
     }
     Pass pass = new Pass(w.scalar_type());
     Tensor wv = w.view_as(w);
@@ -55,6 +54,9 @@ final class ColumnLinear {
     ops.holds().hold(pass.held);
     return y;
   }
+
+  /** The input as every rank of the group multiplies it: gathered over the sequence, or through f (all-reduce of its gradient). */
+  Tensor input(Tensor x) { return sequenceParallel ? ops.gatherSequence(x) : ops.copyToTp(x); }
 
   /** One forward call's backward state and hooks. */
   private final class Pass {

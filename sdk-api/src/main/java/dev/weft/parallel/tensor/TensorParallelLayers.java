@@ -69,7 +69,11 @@ public final class TensorParallelLayers implements Layers {
       if (bias) bs.push_back(sliced(n + ".bias", zeros(outs[i]), 0));
     }
     boolean one = ws.size() == 1;
-    return x -> column.forward(x, one ? ws.get(0) : torch.cat(ws), !bias ? null : one ? bs.get(0) : torch.cat(bs));
+    // frozen weights (a LoRA base): a matmul per weight on the one input, so the weights are never concatenated (a copy
+    // per forward that the backward would keep alive); trainable ones go fused through the overlapped column backward
+    Linear each = DenseLayers.linear(ws, bs);
+    return x -> !one && !ws.get(0).requires_grad() ? each.forward(column.input(x))
+        : column.forward(x, one ? ws.get(0) : torch.cat(ws), !bias ? null : one ? bs.get(0) : torch.cat(bs));
   }
 
   @Override

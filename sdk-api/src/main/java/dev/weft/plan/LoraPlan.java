@@ -1,0 +1,32 @@
+package dev.weft.plan;
+
+import dev.weft.spec.LoraSpec;
+import dev.weft.spec.TrainingSpec;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * {@code weft plan}'s LoRA line: what trains (the adapters), what is held frozen (the base, once, whole on every dp
+ * rank), and the memory LoRA saves against a full fine-tune of the same layout, for the rank that needs the most. Pure.
+ */
+public final class LoraPlan {
+  private LoraPlan() {}
+
+  public static Optional<String> line(TrainingSpec spec, List<RankPlan> ranks, List<RankPlan> full) {
+    LoraSpec l = spec.train().lora();
+    if (!l.enabled() || ranks.isEmpty()) return Optional.empty();
+    RankPlan r = biggest(ranks), f = biggest(full);
+    double state = r.gradients() + r.optimizerState(), fullState = f.gradients() + f.optimizerState();
+    return Optional.of(String.format(Locale.ROOT, "LoRA rank %d on %s: %s of %s parameters train on rank %d; the frozen base"
+        + " (fp32, %s) is held whole on every dp rank, without gradients or optimizer state; gradients + optimizer state"
+        + " %s vs %s for a full fine-tune (%.1f %%); rank total %s vs %s (saves %s per rank)", l.rank(), String.join(", ", l.targets()),
+        Bytes.count(r.trainableCount()), Bytes.count(r.parameterCount()), r.rank(), Bytes.human(4 * (r.parameterCount() - r.trainableCount())),
+        Bytes.human(state), Bytes.human(fullState), 100 * state / fullState, Bytes.human(r.total()), Bytes.human(f.total()),
+        Bytes.human(f.total() - r.total())));
+  }
+
+  private static RankPlan biggest(List<RankPlan> ranks) {
+    return ranks.stream().max(java.util.Comparator.comparingDouble(RankPlan::total)).orElseThrow();
+  }
+}
