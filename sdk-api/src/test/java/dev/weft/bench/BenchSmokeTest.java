@@ -57,9 +57,9 @@ class BenchSmokeTest {
     assertThat(rows.stream().filter(r -> r.benchmark().equals("lora") && r.pairRatios() != null)).hasSize(1);
     assertThat(rows.stream().filter(r -> r.benchmark().equals("lora") && r.unit().equals("B"))).singleElement()
         .satisfies(r -> assertThat(r.ratio()).isBetween(0.0, 0.5));
-    // packing: one paired real-token throughput row; packing reads more conversation tokens per second than padding
+    // packing: one paired real-token throughput row (a timing: its size is the bench's verdict, not this test's)
     assertThat(rows.stream().filter(r -> r.benchmark().equals("packing"))).singleElement()
-        .satisfies(r -> assertThat(r.ratio()).isGreaterThan(1.0));
+        .satisfies(r -> assertThat(r.ratio()).isPositive());
     // cp: per method (allgather, ring, alltoall) a paired step-time row (cp=2 vs cp=1) and its exposed communication row
     assertThat(rows.stream().filter(r -> r.benchmark().equals("cp"))).hasSize(6);
     // moe: one paired step-time row (ep=2 vs ep=1) and the dp gradient bytes, fewer at ep=2 (no expert reduced)
