@@ -15,7 +15,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
+import dev.weft.util.HugePages;
 import org.bytedeco.javacpp.PointerScope;
+import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.global.torch;
 
 /**
  * {@code weft bench load}: a published model's shape ({@code weft model init --like}, bf16) loaded into
@@ -30,24 +33,33 @@ final class LoadBench {
   /** One load of the directory: its wall time and the process's peak RSS during it. */
   record Load(double seconds, long peakRssBytes) {}
 
-  /** {@code fp32}: the default build (fp32 parameters); {@code mapped}: {@code weft eval --precision bf16}'s (the file's pages). */
-  record Result(Config config, long fileBytes, double readSeconds, Load fp32, Load mapped, long parameters) {}
+  /**
+   * {@code cold}: the first load in this JVM (class loading and JIT included); {@code mapped}: the same load again, as
+   * {@code weft eval --precision bf16} builds it (the file's pages); {@code fp32}: the default build (fp32 parameters);
+   * {@code touchSeconds}: allocating and writing 4 B per parameter of fresh memory, this machine's floor for any fp32 build.
+   */
+  record Result(Config config, long fileBytes, double readSeconds, Load cold, Load mapped, Load fp32, double touchSeconds,
+                long parameters) {}
 
   private LoadBench() {}
 
   static Result measure(Config c) {
     Path dir = null;
     try {
+      HugePages.enable(); // as weft eval and training do, before this JVM's first tensor
       dir = Files.createTempDirectory("weft-bench-load-");
       HfModelInit.Result init = HfModelInit.write(c.like(), dir, DType.BF16, 0, HfShards.DEFAULT_MAX_BYTES);
       List<Path> files = weights(dir);
-      readAll(files); // warm the page cache: both timings below read from memory
+      readAll(files); // warm the page cache (and the read's code): both timings below read from memory
       long r0 = System.nanoTime();
       long bytes = readAll(files);
       double read = (System.nanoTime() - r0) / 1e9;
+      Load cold = load(dir, "bf16"); // warms the load's code as the first read warmed the read's
       Load mapped = load(dir, "bf16");
+      double touch = firstTouch(init.parameters());
       Load fp32 = load(dir, "fp32");
-      return new Result(c, bytes, read, fp32, mapped, init.parameters());
+      touch = (touch + firstTouch(init.parameters())) / 2; // around the fp32 load: the VM's speed drifts with its load
+      return new Result(c, bytes, read, cold, mapped, fp32, touch, init.parameters());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {
@@ -65,16 +77,30 @@ final class LoadBench {
     }
   }
 
+  /** Seconds to allocate {@code floats} fp32 values of fresh memory and write each once (what converting to fp32 must do). */
+  private static double firstTouch(long floats) {
+    try (PointerScope scope = new PointerScope()) {
+      long t0 = System.nanoTime();
+      torch.empty(floats).fill_(new Scalar(0.0));
+      return (System.nanoTime() - t0) / 1e9;
+    }
+  }
+
   static List<BenchRow> rows(Result r) {
     String what = r.config().like() + " (" + String.format(Locale.ROOT, "%,d", r.parameters()) + " parameters, bf16)";
     double gib = 1L << 30;
+    String touch = String.format(Locale.ROOT, "%.1f GiB written fresh: %.2f s", 4.0 * r.parameters() / gib, r.touchSeconds());
     return List.of(
         BenchRow.of("load", "load " + what + " for bf16 eval (weights memory-mapped) vs reading its files", r.mapped().seconds(),
-            r.readSeconds(), "s", "≤ 1.5", "page cache warm for both; weft eval --precision bf16"),
+            r.readSeconds(), "s", "≤ 1.5", "page cache and code warm for both; weft eval --precision bf16"),
         BenchRow.of("load", "peak RSS of that load vs the files' size", r.mapped().peakRssBytes() / gib, r.fileBytes() / gib, "GiB",
             "≤ 1.3 + 1 GiB", "VmHWM reset before the load; mapped file pages count"),
+        BenchRow.of("load", "the same load first in a fresh JVM vs reading its files", r.cold().seconds(), r.readSeconds(), "s",
+            "(report)", "class loading and JIT of the spec, model and load code, paid once per process"),
         BenchRow.of("load", "load " + what + " with fp32 parameters (training, fp32 eval) vs reading its files", r.fp32().seconds(),
-            r.readSeconds(), "s", "(report)", "converts to fp32: 4 B of fresh memory per parameter"),
+            r.readSeconds(), "s", "(report)", "4 B of fresh memory per parameter; first-touch floor " + touch),
+        BenchRow.of("load", "that fp32 load vs this VM's first-touch floor (4 B × parameters allocated and written once)",
+            r.fp32().seconds(), r.touchSeconds(), "s", "(report)", "floor: mean of one run before and one after the load"),
         BenchRow.of("load", "peak RSS of the fp32 load vs the files' size", r.fp32().peakRssBytes() / gib, r.fileBytes() / gib,
             "GiB", "(report)", "fp32 parameters are 2× bf16 files"));
   }
