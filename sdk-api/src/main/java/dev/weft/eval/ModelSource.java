@@ -50,7 +50,7 @@ public final class ModelSource {
       return open(path, seqLen);
     }
     TrainingSpec spec = hfSpec(path, seqLen).set("precision", precision).toSpec();
-    Preflight.checkWhole(spec, Preflight.machineBytes());
+    Preflight.checkWhole(spec, Preflight.machineBytes(), precision); // the file's 16-bit weights, not an fp32 copy
     return new Loaded(ModelBuilder.frozenWhole(spec, stored.scalarType()), spec);
   }
 
