@@ -5,6 +5,7 @@ import dev.weft.eval.ModelSource;
 import dev.weft.metrics.ProcessMemory;
 import dev.weft.models.hf.HfModelInit;
 import dev.weft.models.hf.HfShards;
+import dev.weft.util.HugePages;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -15,7 +16,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
-import dev.weft.util.HugePages;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.global.torch;
@@ -23,7 +23,8 @@ import org.bytedeco.pytorch.global.torch;
 /**
  * {@code weft bench load}: a published model's shape ({@code weft model init --like}, bf16) loaded into
  * Weft, against reading the same bytes from the same files in the same run (page cache warm for both),
- * and the load's peak RSS (the high-water mark reset just before it) against the files' size.
+ * and the load's peak RSS (the high-water mark reset just before it) against the files' size. The fp32
+ * build is also set against this machine's first-touch floor: writing as many bytes of fresh memory.
  */
 final class LoadBench {
   record Config(String like) {
