@@ -6,6 +6,7 @@ import dev.weft.eval.Generation;
 import dev.weft.eval.ModelSource;
 import dev.weft.models.CausalLm;
 import dev.weft.models.LanguageModel;
+import dev.weft.precision.Autocast;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.SpecValidator;
 import dev.weft.tokenizer.HfTokenizer;
@@ -50,6 +51,9 @@ final class GenerateCommand implements Callable<Integer> {
   @Option(names = "--chat", description = "--prompt is a user turn: render it with the tokenizer's chat_template, generate until an "
       + "end-of-turn token, print the assistant's reply.") boolean chat;
   @Option(names = "--system", paramLabel = "TEXT", description = "With --chat: a system message before the user turn.") String system;
+  @Option(names = "--precision", defaultValue = "fp32", paramLabel = "fp32|bf16|fp16", description = "Compute dtype (default:"
+      + " ${DEFAULT-VALUE}); bf16/fp16 run under autocast, and a Hugging Face directory stored in that dtype is used"
+      + " memory-mapped as it is (no fp32 copy: loads at read speed, half the memory).") String precision;
 
   @Override
   public Integer call() {
@@ -60,13 +64,17 @@ final class GenerateCommand implements Callable<Integer> {
     SpecValidator.require(topP > 0 && topP <= 1, "--top-p", topP + " must be in (0, 1]");
     Generation.Sampling sampling = new Generation.Sampling(temperature, topK, topP, seed);
     SpecValidator.require(system == null || chat, "--system", "is a chat message; add --chat");
+    SpecValidator.require(java.util.Set.of("fp32", "bf16", "fp16").contains(precision), "--precision",
+        "'" + precision + "' is not fp32, bf16 or fp16");
     try (Tokenizer tok = tokenizer()) {
       if (chat) return chat(tok, sampling);
       long[] ids = prompt.ids != null ? prompt.ids : toLongs(requireTokenizer(tok).encode(prompt.text));
-      LanguageModel m = ModelSource.open(model, ids.length + maxNewTokens).model();
-      if (!(m instanceof CausalLm lm)) throw new WeftException(model + " holds a model that gives no logits; it cannot generate");
+      CausalLm lm = open(ids.length + maxNewTokens);
       requireInVocabulary(ids, lm.vocabSize(), prompt.ids != null ? "--prompt-ids" : "--prompt");
-      long[] out = Generation.generate(lm, ids, maxNewTokens, sampling);
+      long[] out;
+      try (Autocast ac = Autocast.of(precision)) {
+        out = Generation.generate(lm, ids, maxNewTokens, sampling);
+      }
       System.out.println(String.join(",", Arrays.stream(out).mapToObj(Long::toString).toList()));
       if (tok != null) System.out.println(tok.decode(Arrays.stream(out).mapToInt(Math::toIntExact).toArray()));
       return 0;
@@ -94,11 +102,19 @@ final class GenerateCommand implements Callable<Integer> {
     } catch (ChatTemplateException e) {
       throw new SpecException("--prompt", e.getMessage());
     }
-    LanguageModel m = ModelSource.open(model, ids.length + maxNewTokens).model();
-    if (!(m instanceof CausalLm lm)) throw new WeftException(model + " holds a model that gives no logits; it cannot generate");
+    CausalLm lm = open(ids.length + maxNewTokens);
     requireInVocabulary(ids, lm.vocabSize(), "--prompt");
-    System.out.println(ChatGeneration.reply(lm, hf, template, messages, maxNewTokens, sampling).text());
+    try (Autocast ac = Autocast.of(precision)) {
+      System.out.println(ChatGeneration.reply(lm, hf, template, messages, maxNewTokens, sampling).text());
+    }
     return 0;
+  }
+
+  /** The model for {@code seqLen} tokens in {@code --precision} (a 16-bit directory of that dtype memory-mapped, as eval does). */
+  private CausalLm open(int seqLen) {
+    LanguageModel m = ModelSource.open(model, seqLen, precision).model();
+    if (!(m instanceof CausalLm lm)) throw new WeftException(model + " holds a model that gives no logits; it cannot generate");
+    return lm;
   }
 
   /** An id outside the embedding would fail natively, with a trace, inside the first forward. */

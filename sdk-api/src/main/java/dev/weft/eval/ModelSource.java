@@ -17,6 +17,7 @@ import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.train.ModelBuilder;
 import dev.weft.train.WholeModel;
+import dev.weft.util.HugePages;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -40,6 +41,7 @@ public final class ModelSource {
    * see {@link ModelBuilder#frozenWhole}); anything else loads as {@link #open(Path, int)} does.
    */
   public static Loaded open(Path path, int seqLen, String precision) {
+    HugePages.enable();
     boolean hf = Files.isDirectory(path) && !Files.isRegularFile(path.resolve(PeftAdapter.CONFIG))
         && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG));
     if (!hf || "fp32".equals(precision)) return open(path, seqLen);
@@ -48,11 +50,12 @@ public final class ModelSource {
       return open(path, seqLen);
     }
     TrainingSpec spec = hfSpec(path, seqLen).set("precision", precision).toSpec();
-    Preflight.checkWhole(spec, Preflight.machineBytes());
+    Preflight.checkWhole(spec, Preflight.machineBytes(), precision); // the file's 16-bit weights, not an fp32 copy
     return new Loaded(ModelBuilder.frozenWhole(spec, stored.scalarType()), spec);
   }
 
   public static Loaded open(Path path, int seqLen) {
+    HugePages.enable(); // fp32 weights are fresh memory written once: fewer, larger pages
     if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(PeftAdapter.CONFIG))) return peft(path, seqLen);
     if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG))) return huggingFace(path, seqLen);
     if (Files.isRegularFile(path)) return consolidated(path, seqLen);

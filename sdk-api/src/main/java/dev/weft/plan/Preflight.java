@@ -47,15 +47,19 @@ public final class Preflight {
    * A model built whole in this process (eval, generate, export) holds at least its fp32 weights: refused in one
    * line when they cannot fit, before any is allocated (a config.json saying n_layer 1000000 would take the machine).
    */
-  public static void checkWhole(TrainingSpec spec, double machineBytes) {
+  public static void checkWhole(TrainingSpec spec, double machineBytes) { checkWhole(spec, machineBytes, "fp32"); }
+
+  /** As {@link #checkWhole(TrainingSpec, double)} for weights held in {@code dtype} ("bf16"/"fp16": a mapped 16-bit build, 2 B each). */
+  public static void checkWhole(TrainingSpec spec, double machineBytes, String dtype) {
+    double share = "fp32".equals(dtype) ? 1 : 0.5; // the plan counts fp32 parameters
     MemoryPlan.ranks(spec).ifPresent(ranks -> {
       RankPlan r = ranks.get(0);
-      double need = r.parameters() + r.runtime();
+      double need = r.parameters() * share + r.runtime();
       if (need <= machineBytes) return;
       String fields = String.join(", ", drivers(spec, true));
       throw new SpecException(fields, String.format(Locale.ROOT,
-          "the whole model needs about %s (%.3g parameters in fp32, and the runtime) but this machine has %s; use a smaller model",
-          Bytes.human(need), r.parameterCount(), Bytes.human(machineBytes)));
+          "the whole model needs about %s (%.3g parameters in %s, and the runtime) but this machine has %s; use a smaller model",
+          Bytes.human(need), r.parameterCount(), dtype, Bytes.human(machineBytes)));
     });
   }
 

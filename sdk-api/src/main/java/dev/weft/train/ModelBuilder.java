@@ -7,7 +7,6 @@ import dev.weft.models.Layers;
 import dev.weft.models.ModelContext;
 import dev.weft.models.ModelFactories;
 import dev.weft.models.ModelFactory;
-import dev.weft.models.hf.HfCheckpoint;
 import dev.weft.models.hf.HuggingFaceFormat;
 import dev.weft.models.hf.PeftAdapter;
 import dev.weft.models.hf.PretrainedWeights;
@@ -101,11 +100,9 @@ public final class ModelBuilder {
           + "; LoRA adapts the Hugging Face projections (llama-family models); name targets the model has");
     }
     if (spec.model().hasPretrained()) {
-      HuggingFaceFormat hf = HuggingFaceFormat.of(f);
-      HfCheckpoint dir = HfCheckpoint.open(Path.of(spec.model().pretrained()), "model.pretrained");
       Parameters ps = model.parameters();
       List<Param> base = spec.train().lora().enabled() ? ps.list().stream().filter(q -> ps.isFrozen(q.name())).toList() : ps.list();
-      PretrainedWeights.copyInto(base, (name, shape) -> hf.read(name, shape, dir), "model.pretrained");
+      PretrainedWeights.loadInto(base, HuggingFaceFormat.of(f), Path.of(spec.model().pretrained()));
     }
     if (spec.train().lora().hasAdapter()) {
       PeftAdapter adapter = PeftAdapter.read(Path.of(spec.train().lora().adapter()), "train.lora.adapter");

@@ -2,18 +2,15 @@ package dev.weft.eval;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.weft.checkpoint.DType;
-import dev.weft.checkpoint.SafetensorsWriter;
 import dev.weft.data.Batches;
+import dev.weft.models.CausalLm;
 import dev.weft.models.LanguageModel;
+import dev.weft.models.hf.HfReference;
 import dev.weft.models.hf.HfCheckpoint;
 import dev.weft.models.llama.TinyHfLlama;
 import dev.weft.precision.Autocast;
 import dev.weft.util.Tensors;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.global.torch;
@@ -30,7 +27,7 @@ class MappedEvalTest {
   @Test
   void bf16DirectoryIsEvaluatedFromItsOwnBytes() throws Exception {
     try (PointerScope scope = new PointerScope()) {
-      Path hf = bf16Copy(TinyHfLlama.write(dir.resolve("f32"), 3, true, false), dir.resolve("bf16"));
+      Path hf = bf16Directory();
       LanguageModel mapped = ModelSource.open(hf, 16, "bf16").model();
       LanguageModel fp32 = ModelSource.open(hf, 16, "fp32").model();
       HfCheckpoint file = HfCheckpoint.open(hf, "MODEL");
@@ -47,6 +44,28 @@ class MappedEvalTest {
     }
   }
 
+  /** {@code weft generate --precision bf16} builds the same mapped model and generates under bf16 autocast. */
+  @Test
+  void generateTakesTheMappedBuildToo() throws Exception {
+    try (PointerScope scope = new PointerScope()) {
+      Path hf = bf16Directory();
+      HfReference.Cli gen = HfReference.cli("generate", hf.toString(), "--prompt-ids", "5,17,99,3", "--max-new-tokens", "6",
+          "--precision", "bf16");
+      assertThat(gen.code()).isZero();
+      long[] expected;
+      try (Autocast ac = Autocast.of("bf16")) {
+        var lm = (CausalLm) ModelSource.open(hf, 10, "bf16").model();
+        expected = Generation.generate(lm, new long[] {5, 17, 99, 3}, 6, Generation.Sampling.GREEDY);
+      }
+      assertThat(gen.out().lines().findFirst().orElse(""))
+          .isEqualTo(String.join(",", java.util.Arrays.stream(expected).mapToObj(Long::toString).toList()));
+    }
+  }
+
+  private Path bf16Directory() throws Exception {
+    return TinyHfLlama.bf16Copy(TinyHfLlama.write(dir.resolve("f32"), 3, true, false), dir.resolve("bf16"));
+  }
+
   private static double loss(LanguageModel m, String precision) {
     long[] ids = new long[2 * 17];
     for (int i = 0; i < ids.length; i++) ids[i] = (i * 37 + 11) % TinyHfLlama.VOCAB;
@@ -54,20 +73,5 @@ class MappedEvalTest {
     try (Autocast ac = Autocast.of(precision)) {
       return Evaluation.run(m, 1, i -> new Batches.Batch(all.narrow(1, 0, 16).contiguous(), all.narrow(1, 1, 16).contiguous())).loss();
     }
-  }
-
-  /** {@code src}'s directory with its weights rewritten in bf16 (config.json says so). */
-  private static Path bf16Copy(Path src, Path out) throws Exception {
-    java.nio.file.Files.createDirectories(out);
-    java.nio.file.Files.writeString(out.resolve("config.json"),
-        java.nio.file.Files.readString(src.resolve("config.json")).replace("\"float32\"", "\"bfloat16\""));
-    HfCheckpoint in = HfCheckpoint.open(src, "MODEL");
-    List<SafetensorsWriter.Item> items = new ArrayList<>();
-    for (String n : in.names()) {
-      Tensor t = in.read(n).to(torch.ScalarType.BFloat16).contiguous();
-      items.add(new SafetensorsWriter.Item(n, DType.BF16, t.sizes().vec().get(), t));
-    }
-    SafetensorsWriter.write(out.resolve("model.safetensors"), items, Map.of("format", "pt"));
-    return out;
   }
 }

@@ -53,6 +53,17 @@ class MemoryPlanTest {
     Preflight.check(spec(), MemoryPlan.ranks(spec()).orElseThrow(), 64.0 * (1L << 30)); // the tiny model fits
   }
 
+  /** eval/generate --precision bf16 of a 16-bit directory hold the file's weights (2 B each), not an fp32 copy. */
+  @Test
+  void aMapped16BitModelIsCheckedAtItsOwnSize() {
+    TrainingSpec s = spec("model.config.hidden=1024", "parallel.dp=1");
+    RankPlan r = MemoryPlan.ranks(s).orElseThrow().get(0);
+    double between = r.runtime() + 0.75 * r.parameters(); // room for bf16 weights, not for fp32 ones
+    assertThatThrownBy(() -> Preflight.checkWhole(s, between)).isInstanceOf(SpecException.class).hasMessageContaining("in fp32");
+    Preflight.checkWhole(s, between, "bf16");
+    assertThatThrownBy(() -> Preflight.checkWhole(s, r.runtime() + 0.25 * r.parameters(), "bf16")).hasMessageContaining("in bf16");
+  }
+
   @Test
   void activationsDriveTheMessageWhenTheyDominate() {
     assertThat(Preflight.drivers(spec(), false)).containsExactly("data.seqLen", "train.globalBatch");

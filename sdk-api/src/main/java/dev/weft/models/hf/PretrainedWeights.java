@@ -4,7 +4,9 @@ import dev.weft.models.Parameters;
 import dev.weft.models.Parameters.Param;
 import dev.weft.error.WeftException;
 import dev.weft.spec.SpecException;
+import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.BiFunction;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.NoGradGuard;
@@ -17,6 +19,8 @@ import org.bytedeco.pytorch.Tensor;
  * copied, so the load's peak is the model plus the largest tensor.
  */
 public final class PretrainedWeights {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PretrainedWeights.class);
+  private static final String FIELD = "model.pretrained";
   private PretrainedWeights() {}
 
   /**
@@ -36,13 +40,25 @@ public final class PretrainedWeights {
     }
   }
 
+  /**
+   * The one load seam (training, eval, a LoRA run's frozen base): fills {@code params} from the Hugging Face directory
+   * {@code dir}, each tensor named as {@code format} reads it. A parameter left unset by its layers ({@code Init.Draws.unset})
+   * is written exactly once here; one of the file's own 16-bit dtype takes the file's memory map and is not written at all.
+   */
+  public static void loadInto(List<Param> params, HuggingFaceFormat format, Path dir) {
+    long t0 = System.nanoTime();
+    HfCheckpoint hf = HfCheckpoint.open(dir, FIELD);
+    copyInto(params, (name, shape) -> format.read(name, shape, hf), FIELD);
+    log.debug("{}: {} tensors loaded from {} in {} ms", FIELD, params.size(), dir, (System.nanoTime() - t0) / 1_000_000);
+  }
+
   /** Copies {@code whole.apply(name, shape)}'s slice into every parameter; {@code field} names the spec field in errors. */
   public static void copyInto(Parameters params, BiFunction<String, long[], Tensor> whole, String field) {
     copyInto(params.list(), whole, field);
   }
 
   /** As {@link #copyInto(Parameters, BiFunction, String)}, into {@code params} only (a LoRA base: the frozen ones). */
-  public static void copyInto(java.util.List<Param> params, BiFunction<String, long[], Tensor> whole, String field) {
+  public static void copyInto(List<Param> params, BiFunction<String, long[], Tensor> whole, String field) {
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Param p : params) {
         // the tensor read (in the file's dtype) and its views are freed as soon as this parameter holds its copy

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.weft.checkpoint.DType;
 import dev.weft.checkpoint.SafetensorsWriter;
 import dev.weft.models.Init;
+import dev.weft.models.hf.HfCheckpoint;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.global.torch;
 
 /**
  * Writes a tiny random Llama in Hugging Face's format — config.json as transformers writes it and
@@ -75,6 +77,21 @@ public final class TinyHfLlama {
     }
     Files.writeString(dir.resolve("model.safetensors.index.json"), index.toPrettyString());
     return dir;
+  }
+
+  /** {@code src}'s directory with its weights rewritten in bf16 (config.json says so). */
+  public static Path bf16Copy(Path src, Path out) throws Exception {
+    Files.createDirectories(out);
+    Files.writeString(out.resolve("config.json"),
+        Files.readString(src.resolve("config.json")).replace("\"float32\"", "\"bfloat16\""));
+    HfCheckpoint in = HfCheckpoint.open(src, "MODEL");
+    List<SafetensorsWriter.Item> items = new ArrayList<>();
+    for (String n : in.names()) {
+      Tensor t = in.read(n).to(torch.ScalarType.BFloat16).contiguous();
+      items.add(new SafetensorsWriter.Item(n, DType.BF16, t.sizes().vec().get(), t));
+    }
+    SafetensorsWriter.write(out.resolve("model.safetensors"), items, Map.of("format", "pt"));
+    return out;
   }
 
   static List<SafetensorsWriter.Item> items(Map<String, Tensor> t) {
