@@ -9,14 +9,14 @@ import java.util.Set;
 
 /**
  * Runs the benchmarks {@code comm}, {@code step}, {@code mfu}, {@code fit}, {@code tp}, {@code zero}, {@code pipeline},
- * {@code checkpoint}, {@code recovery}, {@code lora}, {@code load} and {@code packing} (or {@code all}; with {@code quick}, all but {@link #NOT_QUICK}) and
+ * {@code checkpoint}, {@code recovery}, {@code lora}, {@code load}, {@code packing}, {@code cp} and {@code progress} (or {@code all}; with {@code quick}, all but {@link #NOT_QUICK}) and
  * collects their rows. {@code quick} shrinks sizes and repeats so that everything runs in seconds
  * (for tests; its numbers are not meant to be quoted).
  */
 public final class BenchSuite {
-  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint", "recovery", "lora", "load", "packing", "cp", "moe");
+  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint", "recovery", "lora", "load", "packing", "cp", "moe", "progress");
   /** Benchmarks {@code all --quick} leaves out: minutes of real agents and JVMs even at their smallest. */
-  public static final Set<String> NOT_QUICK = Set.of("recovery", "load");
+  public static final Set<String> NOT_QUICK = Set.of("recovery", "load", "progress");
 
   private BenchSuite() {}
 
@@ -59,6 +59,7 @@ public final class BenchSuite {
     if (sel.contains("load")) rows.addAll(LoadBench.rows(LoadBench.measure(LoadBench.Config.of(quick))));
     if (sel.contains("cp")) rows.addAll(CpBench.rows(CpBench.measure(CpBench.Config.of(quick))));
     if (sel.contains("moe")) rows.addAll(MoeBench.rows(MoeBench.measure(MoeBench.Config.of(quick))));
+    if (sel.contains("progress")) rows.addAll(ProgressBench.rows(ProgressBench.measure(ProgressBench.Config.of(quick))));
     return rows;
   }
 

@@ -71,7 +71,10 @@ public final class ZeroStepBench {
   }
 
   /** Two worker processes of one thread each, their output into the run's {@code workers.log}. */
-  static void launch(TrainingSpec spec, Path run) {
+  static void launch(TrainingSpec spec, Path run) { launch(spec, run, Map.of()); }
+
+  /** {@link #launch(TrainingSpec, Path)} with {@code env} added to the workers' environment. */
+  static void launch(TrainingSpec spec, Path run, Map<String, String> env) {
     try {
       Files.createDirectories(run);
       Path file = run.resolve("spec.yaml"), log = run.resolve("workers.log");
@@ -79,12 +82,18 @@ public final class ZeroStepBench {
       LocalLauncher.Outcome o;
       try (PrintStream out = new PrintStream(Files.newOutputStream(log), true, java.nio.charset.StandardCharsets.UTF_8)) {
         o = new LocalLauncher(List.of(WorkerMain.CLASS, "worker", "--spec", file.toString(), "--run-dir", run.toString(),
-            "--timeout", "600"), Map.of("OMP_WAIT_POLICY", "PASSIVE"), out).run(spec.worldSize(), 1);
+            "--timeout", "600"), withPassiveWait(env), out).run(spec.worldSize(), 1);
       }
       if (!o.ok()) throw new IllegalStateException("zero bench run " + run.getFileName() + " failed: " + o.reason() + "\n" + Files.readString(log));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  private static Map<String, String> withPassiveWait(Map<String, String> env) {
+    Map<String, String> all = new java.util.HashMap<>(env);
+    all.put("OMP_WAIT_POLICY", "PASSIVE");
+    return all;
   }
 
   static Breakdown breakdown(Path metrics, int warmSteps) {

@@ -58,6 +58,12 @@ public interface CheckpointStorage extends AutoCloseable {
    */
   void putRecord(String name, Path file) throws IOException;
 
+  /**
+   * Stores {@code file} as {@code name} (one plain file name) directly under the location, replacing what was there: files
+   * kept beside checkpoints that are no part of them, such as TensorBoard event files ({@code tracking.tensorboard: s3://...}).
+   */
+  void putFile(String name, Path file) throws IOException;
+
   /** Copies file {@code name} of the run record to {@code into}; false when the record has no such file. */
   boolean getRecord(String name, Path into) throws IOException;
 

@@ -21,11 +21,29 @@ public final class CheckpointStorages {
     if (!m.matches()) return new LocalCheckpointStorage(Path.of(dir));
     String scheme = m.group(1).toLowerCase(java.util.Locale.ROOT);
     if (scheme.equals("file")) return new LocalCheckpointStorage(Path.of(java.net.URI.create(dir)));
+    return provider("checkpoint.dir", dir, scheme).open(dir, localWork);
+  }
+
+  /** Refuses, naming {@code field}, a URI whose scheme no storage on the class path serves; a local path passes. */
+  public static void requireProvider(String field, String dir) {
+    Matcher m = URI.matcher(dir);
+    if (m.matches() && !m.group(1).equalsIgnoreCase("file")) provider(field, dir, m.group(1).toLowerCase(java.util.Locale.ROOT));
+  }
+
+  private static CheckpointStorageProvider provider(String field, String dir, String scheme) {
     for (CheckpointStorageProvider p : ServiceLoader.load(CheckpointStorageProvider.class)) {
-      if (p.scheme().equalsIgnoreCase(scheme)) return p.open(dir, localWork);
+      if (p.scheme().equalsIgnoreCase(scheme)) return p;
     }
-    throw new SpecException("checkpoint.dir", dir + ": no checkpoint storage for '" + scheme + "://' is on the class path"
+    throw new SpecException(field, dir + ": no checkpoint storage for '" + scheme + "://' is on the class path"
         + (scheme.equals("s3") ? " (add the weft-sdk-s3 module)" : "") + "; use a local directory or s3://bucket/prefix");
+  }
+
+  /** {@code name} when it is one plain file name (no separator, not {@code .} or {@code ..}); otherwise an error. */
+  static String plainName(String name) {
+    if (!name.matches("[A-Za-z0-9._-]+") || name.equals(".") || name.equals("..")) {
+      throw new IllegalArgumentException("not a plain file name: '" + name + "'");
+    }
+    return name;
   }
 
   /**

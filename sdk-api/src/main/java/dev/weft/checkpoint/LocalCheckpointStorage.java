@@ -65,8 +65,13 @@ public final class LocalCheckpointStorage implements CheckpointStorage {
   @Override public String locationOf(long step) { return fetch(step).toString(); }
 
   @Override
-  public void putRecord(String name, Path file) throws IOException {
-    Path dir = Files.createDirectories(root.resolve(RunRecord.DIR));
+  public void putRecord(String name, Path file) throws IOException { copyInto(root.resolve(RunRecord.DIR), name, file); }
+
+  @Override
+  public void putFile(String name, Path file) throws IOException { copyInto(root, CheckpointStorages.plainName(name), file); }
+
+  private static void copyInto(Path dir, String name, Path file) throws IOException {
+    Files.createDirectories(dir);
     Path tmp = dir.resolve(name + ".tmp");
     Files.copy(file, tmp, StandardCopyOption.REPLACE_EXISTING);
     Files.move(tmp, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

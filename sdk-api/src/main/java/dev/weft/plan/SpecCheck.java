@@ -1,5 +1,6 @@
 package dev.weft.plan;
 
+import dev.weft.checkpoint.CheckpointStorages;
 import dev.weft.data.DataSources;
 import dev.weft.models.ModelFactories;
 import dev.weft.models.ModelFactory;
@@ -31,6 +32,7 @@ public final class SpecCheck {
     ModelFactory f = ModelFactories.validate(s);
     if (s.model().hasPretrained()) HuggingFaceFormat.of(f);
     EngineSupport.refuseUnsupported(s);
+    if (s.tracking().tensorboardOn()) CheckpointStorages.requireProvider("tracking.tensorboard", s.tracking().tensorboard().trim());
     return s;
   }
 }

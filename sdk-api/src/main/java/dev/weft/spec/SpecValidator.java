@@ -110,8 +110,6 @@ public final class SpecValidator {
     positive(ps.growthInterval(), "precision.growthInterval");
     require(LoggingSpec.FORMATS.contains(s.logging().format()), "logging.format",
         "'" + s.logging().format() + "' is not a log format; use text or json");
-    require(!s.tracking().tensorboard().matches("[a-zA-Z][a-zA-Z0-9+.-]*://.*"), "tracking.tensorboard",
-        "'" + s.tracking().tensorboard() + "': event files go to a directory, not a URI yet; give a path (on Kubernetes, on the checkpoint volume)");
     return s;
   }
 

@@ -7,9 +7,11 @@ import dev.weft.metrics.StepMetrics;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrackingSpec;
 import dev.weft.spec.TrainingSpec;
+import dev.weft.checkpoint.CheckpointStorages;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,43 +23,71 @@ import org.slf4j.LoggerFactory;
  * {@code perf/mfu} (with {@code WEFT_PEAK_FLOPS}, the peak FLOP/s of one rank), {@code memory/peak_rss_bytes} and, on an accelerator, {@code memory/device_allocated_bytes}, {@code _reserved_bytes},
  * {@code _peak_allocated_bytes}; the
  * spec as text ({@code spec}) at the first step written. A write that fails is logged once and the record stops;
- * training goes on.
+ * training goes on. With {@code tracking.tensorboard} a URI ({@code s3://bucket/prefix}) the files are written under the
+ * run directory as by default, a new one begun every {@link #ROTATE}, and each closed one copied there
+ * ({@link EventUploads}).
  */
 public final class TensorBoardSink implements MetricsJson.Sink {
   private static final Logger log = LoggerFactory.getLogger(TensorBoardSink.class);
-  private final TensorBoardWriter writer;
+  /** How long an event file bound for a URI stays open: what TensorBoard on that URI lags behind at most. */
+  static final Duration ROTATE = Duration.ofMinutes(2);
+  /** The bound on waiting for the last copies at the end of a run. */
+  static final Duration UPLOAD_WAIT = Duration.ofSeconds(60);
+  private TensorBoardWriter writer;
   private final String specYaml;
   private final double peakFlopsPerRank;
+  private final EventUploads uploads; // null: the directory is where the files stay
+  private final long rotateNanos;
+  private long openedNanos = System.nanoTime();
   private boolean specWritten;
   private DeviceMemory device;
   private boolean failed;
 
-  private TensorBoardSink(TensorBoardWriter writer, String specYaml, double peakFlopsPerRank) {
+  TensorBoardSink(TensorBoardWriter writer, String specYaml, double peakFlopsPerRank, EventUploads uploads, Duration rotate) {
     this.writer = writer;
     this.specYaml = specYaml;
     this.peakFlopsPerRank = peakFlopsPerRank;
+    this.uploads = uploads;
+    this.rotateNanos = rotate.toNanos();
   }
 
   /** The sink {@code spec.tracking().tensorboard} asks for, or empty when it is {@code off}. */
   public static Optional<MetricsJson.Sink> open(TrainingSpec spec, Path runDir) {
     Path dir = dir(spec.tracking(), runDir).orElse(null);
     if (dir == null) return Optional.empty();
+    EventUploads uploads = uploads(spec.tracking(), runDir);
     try {
       TensorBoardWriter w = TensorBoardWriter.open(dir);
-      log.info("TensorBoard event file: {}", w.file());
-      return Optional.of(new TensorBoardSink(w, SpecIO.toYaml(spec), peakFlops(System.getenv(Mfu.PEAK_FLOPS_ENV))));
+      log.info("TensorBoard event file: {}{}", w.file(), uploads == null ? "" : ", copied to " + uploads.location() + " once closed");
+      return Optional.of(new TensorBoardSink(w, SpecIO.toYaml(spec), peakFlops(System.getenv(Mfu.PEAK_FLOPS_ENV)), uploads, ROTATE));
     } catch (IOException | UncheckedIOException e) {
       log.warn("no TensorBoard events: cannot write into {} ({}); set tracking.tensorboard to a writable directory or off",
           dir, e.getMessage());
+      if (uploads != null) uploads.close();
       return Optional.empty();
     }
   }
 
-  /** Where the event files go: {@code RUN_DIR/tensorboard} by default, relative paths under the run dir. */
+  /**
+   * Where the event files are written: {@code RUN_DIR/tensorboard} by default and for a URI (whose copy
+   * {@link #uploads} makes), relative paths under the run dir.
+   */
   public static Optional<Path> dir(TrackingSpec tracking, Path runDir) {
     if (!tracking.tensorboardOn()) return Optional.empty();
     String d = tracking.tensorboard().trim();
-    return Optional.of(runDir.resolve(d.isEmpty() ? TrackingSpec.DEFAULT_DIR : d));
+    return Optional.of(runDir.resolve(d.isEmpty() || CheckpointStorages.isUri(d) ? TrackingSpec.DEFAULT_DIR : d));
+  }
+
+  /** The copy to {@code tracking.tensorboard} when it is a URI; null otherwise, or (logged) when the store cannot be opened. */
+  private static EventUploads uploads(TrackingSpec tracking, Path runDir) {
+    String d = tracking.tensorboard().trim();
+    if (!CheckpointStorages.isUri(d)) return null;
+    try {
+      return EventUploads.open(d, runDir.resolve(".tensorboard-upload"), UPLOAD_WAIT);
+    } catch (RuntimeException e) {
+      log.warn("TensorBoard event files stay in the run directory: {}", e.getMessage());
+      return null;
+    }
   }
 
   @Override
@@ -91,18 +121,30 @@ public final class TensorBoardSink implements MetricsJson.Sink {
         device = null;
       }
       writer.flush();
-    } catch (UncheckedIOException e) {
+      if (uploads != null && System.nanoTime() - openedNanos >= rotateNanos) rotate();
+    } catch (IOException | UncheckedIOException e) {
       failed = true;
       log.warn("TensorBoard events stop at step {}: {}", m.step(), e.getMessage());
     }
+  }
+
+  /** Closes the current file, hands it to the uploads, and begins the next. */
+  private void rotate() throws IOException {
+    writer.close();
+    uploads.submit(writer.file());
+    writer = TensorBoardWriter.open(writer.file().getParent());
+    openedNanos = System.nanoTime();
   }
 
   @Override
   public void close() {
     try {
       writer.close();
+      if (uploads != null) uploads.submit(writer.file());
     } catch (UncheckedIOException e) {
       log.warn("TensorBoard event file not closed: {}", e.getMessage());
+    } finally {
+      if (uploads != null) uploads.close();
     }
   }
 

@@ -31,7 +31,7 @@ public final class TensorBoardWriter implements AutoCloseable {
     Files.createDirectories(dir);
     long now = System.currentTimeMillis();
     String name = "events.out.tfevents." + now / 1000 + "." + host() + "." + ProcessHandle.current().pid() + "."
-        + OPENED.incrementAndGet();
+        + String.format(java.util.Locale.ROOT, "%06d", OPENED.incrementAndGet()); // read in name order: a rotated run's files stay in order
     Path file = dir.resolve(name);
     TensorBoardWriter w = new TensorBoardWriter(file, new BufferedOutputStream(
         Files.newOutputStream(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)));

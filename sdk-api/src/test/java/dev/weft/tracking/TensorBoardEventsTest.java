@@ -7,10 +7,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.Trainer;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.spec.SpecException;
-import dev.weft.spec.SpecIO;
-import dev.weft.spec.SpecValidator;
+import dev.weft.plan.SpecCheck;
 import dev.weft.spec.TrackingSpec;
 import dev.weft.testing.PythonRef;
+import dev.weft.testing.TensorBoardRead;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,29 +22,39 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Weft's event files as TensorBoard's own reader ({@code EventAccumulator}) sees them. */
 class TensorBoardEventsTest {
-  /** Prints {tag: [[step, value], ...]} of every scalar, and {"text": {tag: string}} of the text tensors. */
-  private static final String READ = """
-      import json, sys
-      from tensorboard.backend.event_processing import event_accumulator as ea
-      acc = ea.EventAccumulator(sys.argv[1], size_guidance={ea.SCALARS: 0, ea.TENSORS: 0})
-      acc.Reload()
-      out = {t: [[e.step, e.value] for e in acc.Scalars(t)] for t in acc.Tags()["scalars"]}
-      out["text"] = {t: acc.Tensors(t)[0].tensor_proto.string_val[0].decode("utf-8") for t in acc.Tags()["tensors"]}
-      out["plugins"] = {t: acc.SummaryMetadata(t).plugin_data.plugin_name for t in acc.Tags()["tensors"]}
-      print(json.dumps(out))
-      """;
-
   @TempDir Path dir;
 
+  /**
+   * The framing and events; and for a URI, files begun anew (here every step) and each closed one copied there through
+   * the checkpoint storage ({@code file://}: a directory; {@code s3://}: sdk-s3's S3TensorBoardTest), which TensorBoard
+   * reads as one run, every step once, in order.
+   */
   @Test
-  void framingAndEventsAreReadByTensorBoard() throws Exception {
+  void framingEventsAndRotatedCopiesAreReadByTensorBoard() throws Exception {
     PythonRef.require("tensorboard");
     try (TensorBoardWriter w = TensorBoardWriter.open(dir.resolve("tb"))) {
       w.text(0, "notes", "héllo\nworld");
       for (int step = 1; step <= 300; step++) w.scalar(step, "x/y", step * 0.25);
       w.scalar(5_000_000_000L, "big", -1.5);
     }
-    JsonNode got = read(dir.resolve("tb"));
+    Path copies = dir.resolve("copies");
+    EventUploads uploads = EventUploads.open(copies.toUri().toString(), dir.resolve("work"), java.time.Duration.ofSeconds(30));
+    TensorBoardSink sink = new TensorBoardSink(TensorBoardWriter.open(dir.resolve("local")), "a: 1\n", 0, uploads, java.time.Duration.ZERO);
+    for (int step = 1; step <= 4; step++) {
+      sink.step(new dev.weft.metrics.StepMetrics(step, 3.0 - step * 0.5, 1e-3, 1, 64, 10, 6400, 1e9), null);
+    }
+    sink.close();
+    try (Stream<Path> files = Files.list(copies)) {
+      assertThat(files.count()).as("one file per step, and the empty one closed at the end").isEqualTo(5);
+    }
+    List<JsonNode> both = TensorBoardRead.read(dir.resolve("tb"), copies);
+    JsonNode loss = both.get(1).get("train/loss");
+    assertThat(loss).hasSize(4);
+    for (int i = 0; i < 4; i++) {
+      assertThat(loss.get(i).get(0).asLong()).isEqualTo(i + 1);
+      assertThat(loss.get(i).get(1).asDouble()).isEqualTo(3.0 - (i + 1) * 0.5);
+    }
+    JsonNode got = both.get(0);
     assertThat(got.get("x/y")).hasSize(300);
     assertThat(got.get("x/y").get(299).get(0).asLong()).isEqualTo(300);
     assertThat(got.get("x/y").get(299).get(1).asDouble()).isEqualTo(75.0);
@@ -55,14 +65,16 @@ class TensorBoardEventsTest {
   }
 
   @Test
-  void theDirectoryIsUnderTheRunDirByDefaultOffIsNoneAndAUriIsRefusedByName() {
+  void theDirectoryIsUnderTheRunDirByDefaultOffIsNoneAndAUriWithoutStorageIsRefusedByName() {
     Path run = Path.of("/runs/a");
     assertThat(TensorBoardSink.dir(new TrackingSpec(""), run)).contains(run.resolve("tensorboard"));
     assertThat(TensorBoardSink.dir(new TrackingSpec("tb/x"), run)).contains(run.resolve("tb/x"));
     assertThat(TensorBoardSink.dir(new TrackingSpec("/ckpt/tb"), run)).contains(Path.of("/ckpt/tb"));
+    assertThat(TensorBoardSink.dir(new TrackingSpec("s3://b/tb"), run)).as("written locally, copied there").contains(run.resolve("tensorboard"));
     assertThat(TensorBoardSink.dir(new TrackingSpec("off"), run)).isEmpty();
-    assertThatThrownBy(() -> SpecValidator.validate(SpecIO.parse("tracking: {tensorboard: 's3://b/tb'}")))
-        .isInstanceOf(SpecException.class).hasMessageContaining("tracking.tensorboard").hasMessageContaining("give a path");
+    assertThatThrownBy(() -> SpecCheck.validate(Trainer.model("gpt").set("tracking.tensorboard", "gs://b/tb").toSpec()))
+        .isInstanceOf(SpecException.class)
+        .hasMessageStartingWith("tracking.tensorboard: gs://b/tb: no checkpoint storage for 'gs://'");
   }
 
   @Test
@@ -84,7 +96,7 @@ class TensorBoardEventsTest {
     List<JsonNode> lines = Files.readAllLines(dir.resolve("metrics.jsonl")).stream().filter(l -> !l.isBlank())
         .map(l -> { try { return MetricsJson.MAPPER.readTree(l); } catch (Exception e) { throw new RuntimeException(e); } }).toList();
     assertThat(lines).hasSize(steps);
-    JsonNode got = read(dir.resolve("tensorboard"));
+    JsonNode got = TensorBoardRead.read(dir.resolve("tensorboard")).get(0);
     JsonNode loss = got.get("train/loss");
     assertThat(loss).hasSize(steps);
     for (int i = 0; i < steps; i++) {
@@ -101,19 +113,5 @@ class TensorBoardEventsTest {
     }
     assertThat((float) got.get("train/lr").get(2).get(1).asDouble()).isEqualTo((float) lines.get(2).get("lr").asDouble());
     assertThat(got.get("text").get("spec").asText()).contains("evalEvery: 3").contains("factory: gpt");
-  }
-
-  private static JsonNode read(Path events) throws Exception {
-    Path script = events.resolveSibling("read_events.py");
-    Files.writeString(script, READ);
-    Process p = new ProcessBuilder(PythonRef.command(script.toString(), events.toString())).redirectErrorStream(false).start();
-    byte[] out = p.getInputStream().readAllBytes();
-    String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as(err).isZero();
-    try (Stream<Path> files = Files.list(events)) {
-      assertThat(files.map(f -> f.getFileName().toString())).allMatch(n -> n.startsWith("events.out.tfevents."));
-    }
-    return MetricsJson.MAPPER.readTree(out);
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.k8s.render.Rendered;
 import dev.weft.k8s.render.Renderer;
+import dev.weft.k8s.render.SupportObjects;
 import dev.weft.k8s.render.Target;
 import dev.weft.k8s.yaml.Manifest;
 import dev.weft.k8s.yaml.Yaml;
@@ -35,6 +36,8 @@ class CheckpointStorageTest {
     assertThat(templates).as("pod templates").isPositive();
     String spec = Yaml.tree(r.only("ConfigMap").body()).path("data").path("spec.yaml").asText();
     assertThat(Yaml.read(spec).path("checkpoint").path("dir").asText()).as("checkpoint.dir the workers read").isEqualTo(mountPath);
+    assertThat(Yaml.read(spec).path("tracking").path("tensorboard").asText()).as("event files outlive the pod")
+        .isEqualTo(mountPath + "/tensorboard");
   }
 
   @ParameterizedTest
@@ -68,6 +71,12 @@ class CheckpointStorageTest {
     assertThat(Yaml.tree(r.only("PersistentVolumeClaim").body()).path("metadata").path("name").asText()).isEqualTo("shared");
     String spec = Yaml.tree(r.only("ConfigMap").body()).path("data").path("spec.yaml").asText();
     assertThat(Yaml.read(spec).path("checkpoint").path("dir").asText()).isEqualTo("/checkpoints/gpt-tiny");
+    assertThat(Yaml.read(spec).path("tracking").path("tensorboard").asText()).isEqualTo("/checkpoints/gpt-tiny/tensorboard");
+    String onS3 = SupportObjects.workerSpecYaml(TestSpecs.tiny("deployment.checkpointStorage.pvc=",
+        "deployment.checkpointStorage.uri=s3://bucket/runs/a", "deployment.checkpointStorage.secret=s3-creds"));
+    assertThat(Yaml.read(onS3).path("tracking").path("tensorboard").asText()).as("copied to the bucket").isEqualTo("s3://bucket/runs/a/tensorboard");
+    String chosen = SupportObjects.workerSpecYaml(TestSpecs.tiny("tracking.tensorboard=off"));
+    assertThat(dev.weft.spec.SpecIO.parse(chosen).tracking().tensorboard()).as("the user's choice stands").isEqualTo("off");
   }
 
   @Test

@@ -106,6 +106,34 @@ public final class PodEnvironment {
     return pods;
   }
 
+  /**
+   * What the Trainer's TrainJobStatus plugin adds to every container of the trainer ancestor when its feature gate is on
+   * (kubeflow/trainer {@code pkg/runtime/framework/plugins/trainjobstatus/trainjobstatus.go}, {@code createEnvVars} and
+   * {@code createTokenVolume}): {@code KUBEFLOW_TRAINER_SERVER_URL} = {@code https://SERVICE.OPERATOR_NS.svc:PORT} +
+   * {@code /apis/trainer.kubeflow.org/v1alpha1/namespaces/NS/trainjobs/NAME/status} (service
+   * {@code kubeflow-trainer-controller-manager}, port 10443 by {@code pkg/apis/config/v1alpha1/defaults.go}, the controller
+   * in {@code kubeflow-system} as installed by default), and {@code _CA_CERT} / {@code _TOKEN} naming {@code ca.crt} and
+   * {@code token} of a projected volume mounted at {@code /var/run/secrets/kubeflow/trainer}. A test cannot mount there,
+   * so that volume's files are at {@code mountedAt} instead; the rest is the upstream values.
+   */
+  static List<Pod> withTrainJobStatus(List<Pod> pods, String namespace, String trainJob, java.nio.file.Path mountedAt) {
+    String url = "https://" + STATUS_SERVICE + ":" + STATUS_PORT + "/apis/trainer.kubeflow.org/v1alpha1/namespaces/" + namespace
+        + "/trainjobs/" + trainJob + "/status";
+    List<Pod> out = new ArrayList<>();
+    for (Pod p : pods) {
+      Map<String, String> env = new LinkedHashMap<>(p.env());
+      env.put("KUBEFLOW_TRAINER_SERVER_URL", url);
+      env.put("KUBEFLOW_TRAINER_SERVER_CA_CERT", mountedAt.resolve("ca.crt").toString());
+      env.put("KUBEFLOW_TRAINER_SERVER_TOKEN", mountedAt.resolve("token").toString());
+      out.add(new Pod(p.hostname(), p.subdomain(), env, p.command()));
+    }
+    return out;
+  }
+
+  /** The Trainer controller's Service, as the TrainJobStatus plugin names it in the URL it injects. */
+  static final String STATUS_SERVICE = "kubeflow-trainer-controller-manager.kubeflow-system.svc";
+  static final int STATUS_PORT = 10443;
+
   /** The {@code node} pods of TrainJob {@code tj} on {@code runtime}, with the env Trainer v2.3's torch plugin injects. */
   static List<Pod> trainJob(JsonNode tj, JsonNode runtime) {
     String name = tj.path("metadata").path("name").asText();

@@ -11,6 +11,7 @@ import dev.weft.k8s.yaml.Yaml;
 import dev.weft.launch.JavaCommand;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.testing.NetHosts;
+import dev.weft.tracking.progress.StatusServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -30,7 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  * v2.3's torch plugin injects (pkg/runtime/framework/plugins/torch/torch.go, EnforceMLPolicy: PET_NNODES = numNodes,
  * PET_NPROC_PER_NODE = "auto" as the TrainJob sets neither numProcPerNode nor resourcesPerNode, PET_NODE_RANK = the
  * completion index, PET_MASTER_ADDR = TRAINJOB-node-0-0.TRAINJOB, PET_MASTER_PORT = 29500; see PodEnvironment).
- * {@code weft} on the pods' PATH is this build's launcher. The script turns the TrainJob's size into the mesh.
+ * {@code weft} on the pods' PATH is this build's launcher. The script turns the TrainJob's size into the mesh. The pods
+ * also get what Trainer's TrainJobStatus plugin injects ({@link PodEnvironment#withTrainJobStatus}); a third host plays
+ * the controller's status Service (a TLS server with a CA of its own), and rank 0's progress must reach it.
  */
 @Tag("hosts")
 @Tag("slow")
@@ -51,9 +54,14 @@ class RuntimeEmulationProcessTest {
     Files.writeString(weft, "#!/bin/sh\nexec " + java.stream().map(a -> "'" + a.replace("'", "'\\''") + "'")
         .collect(Collectors.joining(" ")) + " \"$@\"\n");
     Files.setPosixFilePermissions(weft, PosixFilePermissions.fromString("rwxr-xr-x"));
-    try (NetHosts hosts = NetHosts.create(2)) {
+    Path controller = Files.createDirectories(dir.resolve("controller")), mounted = Files.createDirectories(dir.resolve("trainer-secrets"));
+    Process statusServer = null;
+    try (NetHosts hosts = NetHosts.create(3)) {
+      statusServer = startStatusServer(hosts, controller);
+      Files.copy(controller.resolve("status-ca.crt"), mounted.resolve("ca.crt"));
+      Files.writeString(mounted.resolve("token"), "projected-sa-token\n");
       List<String> ips = List.of(hosts.address(0), hosts.address(1));
-      List<Pod> pods = PodEnvironment.trainJob(trainJob, runtime);
+      List<Pod> pods = PodEnvironment.withTrainJobStatus(PodEnvironment.trainJob(trainJob, runtime), "default", "sft", mounted);
       assertThat(pods).hasSize(2);
       List<Path> logs = new ArrayList<>();
       for (int i = 0; i < 2; i++) {
@@ -80,6 +88,32 @@ class RuntimeEmulationProcessTest {
       assertThat(s.worldSize()).as("dp follows the TrainJob's numNodes").isEqualTo(2);
       assertThat(s.steps()).isEqualTo(3);
       assertThat(s.replicasConsistent()).isTrue();
+
+      List<StatusServer.Post> posts = StatusServer.read(controller.resolve(StatusServer.POSTS));
+      assertThat(posts).as("rank 0's progress reached the status Service\n%s", out).isNotEmpty()
+          .allSatisfy(p -> {
+            assertThat(p.path()).isEqualTo("/apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs/sft/status");
+            assertThat(p.auth()).isEqualTo("Bearer projected-sa-token");
+          });
+      JsonNode last = posts.get(posts.size() - 1).body().path("trainerStatus");
+      assertThat(last.path("progressPercentage").asInt()).isEqualTo(100);
+      assertThat(last.path("metrics").toString()).contains("{\"name\":\"current_step\",\"value\":\"3\"}");
+    } finally {
+      if (statusServer != null) statusServer.destroyForcibly();
     }
+  }
+
+  /** The Trainer controller's status server on host 2 at the Service name and port the plugin's URL names. */
+  private static Process startStatusServer(NetHosts hosts, Path dir) throws Exception {
+    hosts.resolve(PodEnvironment.STATUS_SERVICE, 2);
+    Process p = new ProcessBuilder(hosts.command(2, JavaCommand.of(List.of(StatusServer.class.getName(), dir.toString(),
+        Integer.toString(PodEnvironment.STATUS_PORT), PodEnvironment.STATUS_SERVICE))))
+        .redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile()).start();
+    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!Files.exists(dir.resolve("ready"))) {
+      if (!p.isAlive() || System.nanoTime() > end) throw new AssertionError("status server did not start\n" + NetHosts.tail(dir.resolve("server.log"), 20));
+      Thread.sleep(50);
+    }
+    return p;
   }
 }

@@ -193,6 +193,12 @@ final class S3CheckpointStorage implements CheckpointStorage {
     return found[0];
   }
 
+  @Override
+  public void putFile(String name, Path file) throws IOException {
+    if (name.contains("/")) throw new IllegalArgumentException("not a plain file name: '" + name + "'");
+    call("uploading " + name, () -> objects.putFile(where.key(name), file));
+  }
+
   private String recordKey(String name) { return where.key(RunRecord.DIR + "/" + name); }
 
   @Override

@@ -30,12 +30,15 @@ record TestCa(Path caPem, KeyPair serverKey, X509Certificate[] serverChain) {
   private static final char[] PASS = "changeit".toCharArray();
 
   /** A fresh CA under {@code dir}, named {@code cn}, and a server certificate it signed. */
-  static TestCa make(Path dir, String cn) throws Exception {
+  static TestCa make(Path dir, String cn) throws Exception { return make(dir, cn, "localhost"); }
+
+  /** As {@link #make(Path, String)}, the server certificate also naming {@code dnsName} (a Service's name). */
+  static TestCa make(Path dir, String cn, String dnsName) throws Exception {
     KeyPair caKey = ecKey(), server = ecKey();
     X509Certificate ca = certificate(1, cn, cn, caKey.getPublic().getEncoded(), caKey.getPrivate(),
         ext(oid(2, 5, 29, 19), true, seq(bool(true))));                                  // basicConstraints cA
     X509Certificate leaf = certificate(2, "localhost", cn, server.getPublic().getEncoded(), caKey.getPrivate(),
-        ext(oid(2, 5, 29, 17), false, seq(tlv(0x87, new byte[] {127, 0, 0, 1}), tlv(0x82, ascii("localhost"))))); // SAN
+        ext(oid(2, 5, 29, 17), false, seq(tlv(0x87, new byte[] {127, 0, 0, 1}), tlv(0x82, ascii("localhost")), tlv(0x82, ascii(dnsName))))); // SAN
     Path pem = dir.resolve(cn + ".crt");
     Files.writeString(pem, "-----BEGIN CERTIFICATE-----\n" + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(ca.getEncoded())
         + "\n-----END CERTIFICATE-----\n");

@@ -7,6 +7,7 @@ import dev.weft.k8s.crd.PodMonitor;
 import dev.weft.k8s.spec.K8sSpec;
 import dev.weft.k8s.yaml.Manifest;
 import dev.weft.spec.SpecIO;
+import dev.weft.spec.TrackingSpec;
 import dev.weft.spec.SpecOverrides;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
@@ -39,14 +40,21 @@ public final class SupportObjects {
 
   /**
    * The spec the workers read: the user's, with checkpoints in the durable storage when checkpoint.dir is
-   * empty (the object store's uri, else the mounted claim or staging directory).
+   * empty (the object store's uri, else the mounted claim or staging directory), and TensorBoard's event files beside
+   * them ({@code CHECKPOINT_DIR/tensorboard}, on the claim or copied to the object store) when tracking.tensorboard is
+   * left to its default, so that they outlive the pod.
    */
   public static String workerSpecYaml(K8sSpec ks) {
     try {
       ObjectNode tree = (ObjectNode) SpecIO.yamlMapper().readTree(ks.specYaml());
-      if (ks.spec().checkpoint().dir().isBlank()) {
-        var storage = ks.deployment().checkpointStorage();
-        SpecOverrides.set(tree, "checkpoint.dir", TextNode.valueOf(storage.usesObjectStore() ? storage.uri() : storage.mountPath()));
+      var storage = ks.deployment().checkpointStorage();
+      String checkpoints = ks.spec().checkpoint().dir();
+      if (checkpoints.isBlank()) {
+        checkpoints = storage.usesObjectStore() ? storage.uri() : storage.mountPath();
+        SpecOverrides.set(tree, "checkpoint.dir", TextNode.valueOf(checkpoints));
+      }
+      if (ks.spec().tracking().tensorboard().isBlank() && (storage.usesPvc() || storage.usesObjectStore())) {
+        SpecOverrides.set(tree, "tracking.tensorboard", TextNode.valueOf(checkpoints.replaceAll("/+$", "") + "/" + TrackingSpec.DEFAULT_DIR));
       }
       return SpecIO.yamlMapper().writeValueAsString(tree);
     } catch (JsonProcessingException e) {
