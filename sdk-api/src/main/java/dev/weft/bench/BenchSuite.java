@@ -9,7 +9,7 @@ import java.util.Set;
 
 /**
  * Runs the benchmarks {@code comm}, {@code step}, {@code mfu}, {@code fit}, {@code tp}, {@code zero}, {@code pipeline},
- * {@code checkpoint}, {@code recovery}, {@code lora}, {@code load}, {@code packing}, {@code cp} and {@code progress} (or {@code all}; with {@code quick}, all but {@link #NOT_QUICK}) and
+ * {@code checkpoint}, {@code recovery}, {@code lora}, {@code load}, {@code packing}, {@code cp}, {@code moe} and {@code progress} (or {@code all}; with {@code quick}, all but {@link #NOT_QUICK}) and
  * collects their rows. {@code quick} shrinks sizes and repeats so that everything runs in seconds
  * (for tests; its numbers are not meant to be quoted).
  */
