@@ -14,6 +14,10 @@ final class ExpertSupport {
   static void refuseUnsupported(TrainingSpec s) {
     ParallelSpec p = s.parallel();
     if (p.ep() == 1) return;
+    if (ExpertPlan.routedParameters(s) == 0) {
+      throw new SpecException("parallel.ep", "expert parallelism splits a mixture-of-experts model's routed experts, and model.factory="
+          + s.model().factory() + " has none here; use parallel.ep=1 (or a MoE family: mixtral, qwen2_moe, qwen3_moe)");
+    }
     if (p.dp() % p.ep() != 0) {
       throw new SpecException("parallel.ep", "expert parallelism splits the experts over ep consecutive ranks of the dp group, so"
           + " ep=" + p.ep() + " must divide parallel.dp=" + p.dp() + "; use a divisor of dp");

@@ -237,6 +237,7 @@ public final class TrainingLoop {
       mesh.put("tp", dist.mesh().tp());
       mesh.put("pp", dist.mesh().pp());
       if (dist.mesh().cp() > 1) mesh.put("cp", dist.mesh().cp());
+      if (expertGroups.shard().size() > 1) mesh.put("ep", expertGroups.shard().size()); // a sub-group of dp, not more ranks
       // the whole run, not this attempt: the last step reached, and step 1's loss from the metrics of earlier attempts
       double lastLoss = losses.isEmpty() ? Double.NaN : losses.get(losses.size() - 1); // NaN: every step was without targets
       double initialLoss = resumedAt == 0 && !losses.isEmpty() ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(lastLoss);

@@ -1,6 +1,7 @@
 package dev.weft.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.Trainer;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,8 @@ class ExpertPlanTest {
         .contains("384.0 KiB").contains("sends 64.0 KiB per step");
     assertThat(ExpertPlan.line(mixtral().toSpec()).orElseThrow()).contains("a rank holds 4 per layer").contains("sends 0 B");
     assertThat(ExpertPlan.line(Trainer.model("llama").size("tiny").toSpec())).isEmpty();
+    assertThatThrownBy(() -> Trainer.model("llama").size("tiny").dataParallel(2).expertParallel(2).toSpec())
+        .isInstanceOf(dev.weft.spec.SpecException.class).hasMessageContaining("parallel.ep").hasMessageContaining("has none");
     // the guide's example plans
     assertThat(ExpertPlan.line(Trainer.model("mixtral").set("model.config.num_local_experts", 8)
         .dataParallel(4).expertParallel(2).zero(1).steps(100).toSpec())).get().asString().contains("a rank holds 4 per layer");

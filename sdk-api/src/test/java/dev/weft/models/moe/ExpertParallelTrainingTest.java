@@ -45,6 +45,7 @@ class ExpertParallelTrainingTest {
     TensorParallelEquivalenceTest.assertClose(ep2.losses(), one.losses(), 1e-4);
     assertThat(ep2.summary().replicasConsistent()).isTrue();
     assertThat(ep2.summary().parameters()).isEqualTo(one.summary().parameters());
+    assertThat(ep2.summary().mesh()).containsEntry("ep", 2).containsEntry("dp", 2);
     MoeTrainingEquivalenceTest.assertLoadCounted(dir.resolve("ep2"));
     assertThat(load(dir.resolve("ep2"))).isEqualTo(load(dir.resolve("one")));
     List<Long> last = load(dir.resolve("ep2")).get(2);
