@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.Trainer;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.spec.SpecIO;
+import dev.weft.testing.PythonRef;
+import dev.weft.testing.TensorBoardRead;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -23,7 +25,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The worker process {@code weft train} starts, in a TrainJob pod's environment, reports to a TLS server with its own CA. */
+/**
+ * The worker process {@code weft train} starts, in a TrainJob pod's environment, reports to a TLS server with its own CA;
+ * its TensorBoard event files hold every step's loss of {@code metrics.jsonl}.
+ */
 @Tag("slow")
 class TrainJobProgressProcessTest {
   @TempDir Path dir;
@@ -86,6 +91,14 @@ class TrainJobProgressProcessTest {
       assertThat(Files.readAllLines(dir.resolve("hung").resolve("metrics.jsonl"))).hasSize(6);
       assertThat(hungOut).as("the report at close waited its bound, not the post's deadline")
           .contains("did not go out within 5 s");
+      PythonRef.require("tensorboard"); // last: without it only this part is skipped
+      // the same worker's event files, as TensorBoard's own reader sees them: every step's loss of metrics.jsonl
+      JsonNode loss = TensorBoardRead.read(run.resolve("tensorboard")).get(0).get("train/loss");
+      List<String> lines = Files.readAllLines(run.resolve("metrics.jsonl"));
+      assertThat(loss).hasSize(lines.size());
+      for (int i = 0; i < lines.size(); i++) {
+        assertThat((float) loss.get(i).get(1).asDouble()).isEqualTo((float) StatusServer.JSON.readTree(lines.get(i)).get("loss").asDouble());
+      }
     }
   }
 }
