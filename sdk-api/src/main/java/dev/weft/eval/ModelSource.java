@@ -30,6 +30,7 @@ import org.bytedeco.pytorch.Tensor;
  * complete checkpoint is meant).
  */
 public final class ModelSource {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ModelSource.class);
   /** The model and the spec it was built from. */
   public record Loaded(LanguageModel model, TrainingSpec spec) {}
 
@@ -44,9 +45,14 @@ public final class ModelSource {
     HugePages.enable();
     boolean hf = Files.isDirectory(path) && !Files.isRegularFile(path.resolve(PeftAdapter.CONFIG))
         && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG));
-    if (!hf || "fp32".equals(precision)) return open(path, seqLen);
+    if (!hf) return open(path, seqLen);
     var stored = HfCheckpoint.open(path, "MODEL").storedDtype();
-    if (!precision.equals(stored == dev.weft.checkpoint.DType.BF16 ? "bf16" : stored == dev.weft.checkpoint.DType.F16 ? "fp16" : "")) {
+    String storedName = stored == dev.weft.checkpoint.DType.BF16 ? "bf16" : stored == dev.weft.checkpoint.DType.F16 ? "fp16" : "";
+    if (!precision.equals(storedName)) {
+      if (!storedName.isEmpty()) {
+        log.info("{} stores {} weights: building fp32 copies of them (4 B per weight, written once); --precision {} uses"
+            + " the file's weights as they are (no copy)", path, storedName, storedName);
+      }
       return open(path, seqLen);
     }
     TrainingSpec spec = hfSpec(path, seqLen).set("precision", precision).toSpec();
