@@ -17,7 +17,6 @@ import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.train.ModelBuilder;
 import dev.weft.train.WholeModel;
-import dev.weft.util.HugePages;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -42,7 +41,6 @@ public final class ModelSource {
    * see {@link ModelBuilder#frozenWhole}); anything else loads as {@link #open(Path, int)} does.
    */
   public static Loaded open(Path path, int seqLen, String precision) {
-    HugePages.enable();
     boolean hf = Files.isDirectory(path) && !Files.isRegularFile(path.resolve(PeftAdapter.CONFIG))
         && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG));
     if (!hf) return open(path, seqLen);
@@ -61,7 +59,6 @@ public final class ModelSource {
   }
 
   public static Loaded open(Path path, int seqLen) {
-    HugePages.enable(); // fp32 weights are fresh memory written once: fewer, larger pages
     if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(PeftAdapter.CONFIG))) return peft(path, seqLen);
     if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG))) return huggingFace(path, seqLen);
     if (Files.isRegularFile(path)) return consolidated(path, seqLen);
