@@ -5,7 +5,6 @@ import dev.weft.eval.ModelSource;
 import dev.weft.metrics.ProcessMemory;
 import dev.weft.models.hf.HfModelInit;
 import dev.weft.models.hf.HfShards;
-import dev.weft.util.HugePages;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -61,7 +60,6 @@ final class LoadBench {
   static Result measure(Config c) {
     Path dir = null;
     try {
-      HugePages.enable(); // as weft eval and training do, before this JVM's first tensor
       dir = Files.createTempDirectory("weft-bench-load-");
       HfModelInit.Result init = HfModelInit.write(c.like(), dir, DType.BF16, 0, HfShards.DEFAULT_MAX_BYTES);
       List<Path> files = weights(dir);
@@ -125,11 +123,16 @@ final class LoadBench {
         BenchRow.of("load", "the same load first in a fresh JVM vs reading its files", r.cold().seconds(), r.readSeconds(), "s",
             "(report)", "class loading and JIT of the spec, model and load code, paid once per process"),
         BenchRow.of("load", "load " + what + " with fp32 parameters (training, fp32 eval) vs reading its files", r.fp32().seconds(),
-            r.readSeconds(), "s", "(report)", "4 B of fresh memory per parameter; first-touch floor " + touch),
+            r.readSeconds(), "s", "(report)", "4 B of fresh memory per parameter; first-touch floor " + touch + "; " + pages()),
         BenchRow.of("load", "that fp32 load vs this VM's first-touch floor (4 B × parameters allocated and written once)",
             r.fp32().seconds(), r.touchSeconds(), "s", "(report)", "floor: mean of one run before and one after the load"),
         BenchRow.of("load", "peak RSS of the fp32 load vs the files' size", r.fp32().peakRssBytes() / gib, r.fileBytes() / gib,
             "GiB", "(report)", "fp32 parameters are 2× bf16 files"));
+  }
+
+  /** libtorch puts tensors of 2 MiB and more on huge pages only when the user sets THP_MEM_ALLOC_ENABLE=1 (docs/performance.md). */
+  private static String pages() {
+    return "1".equals(System.getenv("THP_MEM_ALLOC_ENABLE")) ? "huge pages (THP_MEM_ALLOC_ENABLE=1)" : "4 KiB pages";
   }
 
   private static List<Path> weights(Path dir) throws IOException {

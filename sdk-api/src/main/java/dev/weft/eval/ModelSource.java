@@ -17,7 +17,6 @@ import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.train.ModelBuilder;
 import dev.weft.train.WholeModel;
-import dev.weft.util.HugePages;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -30,6 +29,7 @@ import org.bytedeco.pytorch.Tensor;
  * complete checkpoint is meant).
  */
 public final class ModelSource {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ModelSource.class);
   /** The model and the spec it was built from. */
   public record Loaded(LanguageModel model, TrainingSpec spec) {}
 
@@ -41,12 +41,16 @@ public final class ModelSource {
    * see {@link ModelBuilder#frozenWhole}); anything else loads as {@link #open(Path, int)} does.
    */
   public static Loaded open(Path path, int seqLen, String precision) {
-    HugePages.enable();
     boolean hf = Files.isDirectory(path) && !Files.isRegularFile(path.resolve(PeftAdapter.CONFIG))
         && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG));
-    if (!hf || "fp32".equals(precision)) return open(path, seqLen);
+    if (!hf) return open(path, seqLen);
     var stored = HfCheckpoint.open(path, "MODEL").storedDtype();
-    if (!precision.equals(stored == dev.weft.checkpoint.DType.BF16 ? "bf16" : stored == dev.weft.checkpoint.DType.F16 ? "fp16" : "")) {
+    String storedName = stored == dev.weft.checkpoint.DType.BF16 ? "bf16" : stored == dev.weft.checkpoint.DType.F16 ? "fp16" : "";
+    if (!precision.equals(storedName)) {
+      if (!storedName.isEmpty()) {
+        log.info("{} stores {} weights: building fp32 copies of them (4 B per weight, written once); --precision {} uses"
+            + " the file's weights as they are (no copy)", path, storedName, storedName);
+      }
       return open(path, seqLen);
     }
     TrainingSpec spec = hfSpec(path, seqLen).set("precision", precision).toSpec();
@@ -55,7 +59,6 @@ public final class ModelSource {
   }
 
   public static Loaded open(Path path, int seqLen) {
-    HugePages.enable(); // fp32 weights are fresh memory written once: fewer, larger pages
     if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(PeftAdapter.CONFIG))) return peft(path, seqLen);
     if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG))) return huggingFace(path, seqLen);
     if (Files.isRegularFile(path)) return consolidated(path, seqLen);

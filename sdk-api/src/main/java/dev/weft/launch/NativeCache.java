@@ -47,7 +47,6 @@ public final class NativeCache {
 
   private static void loadNow() {
     Loader.load(org.bytedeco.pytorch.global.torch.class);
-    dev.weft.util.HugePages.enable(); // before the worker's first tensor
     loaded = true;
   }
 

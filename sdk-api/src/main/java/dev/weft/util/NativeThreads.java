@@ -35,7 +35,6 @@ public final class NativeThreads {
   /** This thread's intra-op threads, and OpenBLAS's pool for the process, to {@code threads} (at least 1). */
   public static void configure(int threads) {
     int n = Math.max(1, threads);
-    HugePages.enable(); // before this JVM's first tensor (the parked team's) where this call comes first
     tameSpinning();
     torch.set_num_threads(n); // after the parked team: its count must not be the one later threads inherit
     openblas_nolapack.blas_set_num_threads(n); // finds openblas_set_num_threads in the loaded libopenblas

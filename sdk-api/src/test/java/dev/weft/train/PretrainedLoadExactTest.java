@@ -14,7 +14,6 @@ import dev.weft.models.hf.PretrainedWeights;
 import dev.weft.models.layers.DenseLayers;
 import dev.weft.models.llama.TinyHfLlama;
 import dev.weft.spec.TrainingSpec;
-import dev.weft.util.HugePages;
 import java.nio.file.Path;
 import java.util.List;
 import org.bytedeco.javacpp.PointerScope;
@@ -34,7 +33,6 @@ class PretrainedLoadExactTest {
 
   @Test
   void unsetThenLoadedEqualsDrawnThenOverwritten() throws Exception {
-    HugePages.enable();
     try (PointerScope scope = new PointerScope()) {
       Path f32 = TinyHfLlama.write(dir.resolve("f32"), 7, true, true); // tied, sharded with an index
       TrainingSpec spec = spec(f32);
@@ -51,13 +49,6 @@ class PretrainedLoadExactTest {
       LanguageModel mapped = ModelBuilder.frozenWhole(spec(bf16), torch.ScalarType.BFloat16);
       assertSameWeights(mapped, fp32);
     }
-  }
-
-  @Test
-  void largeTensorsGoOnHugePagesUnlessTheUserSaidOtherwise() {
-    HugePages.enable();
-    String set = System.getenv("THP_MEM_ALLOC_ENABLE");
-    assertThat(torch.get_env("THP_MEM_ALLOC_ENABLE").get().getString()).isEqualTo(set == null ? "1" : set);
   }
 
   private static TrainingSpec spec(Path hf) {
