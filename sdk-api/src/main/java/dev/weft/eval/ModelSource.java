@@ -44,18 +44,32 @@ public final class ModelSource {
     boolean hf = Files.isDirectory(path) && !Files.isRegularFile(path.resolve(PeftAdapter.CONFIG))
         && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG));
     if (!hf) return open(path, seqLen);
-    var stored = HfCheckpoint.open(path, "MODEL").storedDtype();
-    String storedName = stored == dev.weft.checkpoint.DType.BF16 ? "bf16" : stored == dev.weft.checkpoint.DType.F16 ? "fp16" : "";
-    if (!precision.equals(storedName)) {
+    if ("fp32".equals(precision)) {
+      String storedName = sixteenBitName(path);
       if (!storedName.isEmpty()) {
         log.info("{} stores {} weights: building fp32 copies of them (4 B per weight, written once); --precision {} uses"
             + " the file's weights as they are (no copy)", path, storedName, storedName);
       }
-      return open(path, seqLen);
+      return open(path, seqLen); // its checks (config before weights, memory before allocating) come in their order
     }
+    var stored = HfCheckpoint.open(path, "MODEL").storedDtype();
+    if (!precision.equals(dtypeName(stored))) return open(path, seqLen);
     TrainingSpec spec = hfSpec(path, seqLen).set("precision", precision).toSpec();
     Preflight.checkWhole(spec, Preflight.machineBytes(), precision); // the file's 16-bit weights, not an fp32 copy
     return new Loaded(ModelBuilder.frozenWhole(spec, stored.scalarType()), spec);
+  }
+
+  private static String dtypeName(dev.weft.checkpoint.DType d) {
+    return d == dev.weft.checkpoint.DType.BF16 ? "bf16" : d == dev.weft.checkpoint.DType.F16 ? "fp16" : "";
+  }
+
+  /** "bf16"/"fp16" where the directory's weights are stored so, else ""; only a hint, so a directory that cannot be read says nothing here. */
+  private static String sixteenBitName(Path dir) {
+    try {
+      return dtypeName(HfCheckpoint.open(dir, "MODEL").storedDtype());
+    } catch (RuntimeException e) { // open(path, seqLen) reports it, after the checks that come first
+      return "";
+    }
   }
 
   public static Loaded open(Path path, int seqLen) {
