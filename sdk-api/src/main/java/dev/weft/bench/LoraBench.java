@@ -51,20 +51,14 @@ public final class LoraBench {
   public static Result measure(Config c) {
     Path dir = StepBench.tempDir();
     try {
-      Run[] lora = new Run[c.rounds()], full = new Run[c.rounds()];
-      for (int r = 0; r < c.rounds(); r++) {
-        for (int k = 0; k < 2; k++) {
-          boolean isLora = (k + r) % 2 == 0;
-          Path run = dir.resolve("r" + r + (isLora ? "-lora" : "-full"));
-          Trainer t = c.model().steps(c.steps()).dataParallel(2).runDir(run).lora(isLora ? RANK : 0, 2 * RANK); // rank 0: off
-          if (c.processes()) ZeroStepBench.launch(t.toSpec(), run);
-          else t.fit();
-          ZeroStepBench.Breakdown b = ZeroStepBench.breakdown(run.resolve("metrics.jsonl"), c.warmSteps());
-          Run measured = new Run(b.stepMs(), b.computeMs(), b.commMs(), stateBytes(run));
-          if (isLora) lora[r] = measured; else full[r] = measured;
-        }
-      }
-      return new Result(c, lora, full);
+      var runs = Interleaved.rounds(c.rounds(), dir, "lora", "full", (isLora, run) -> {
+        Trainer t = c.model().steps(c.steps()).dataParallel(2).runDir(run).lora(isLora ? RANK : 0, 2 * RANK); // rank 0: off
+        if (c.processes()) ZeroStepBench.launch(t.toSpec(), run);
+        else t.fit();
+        ZeroStepBench.Breakdown b = ZeroStepBench.breakdown(run.resolve("metrics.jsonl"), c.warmSteps());
+        return new Run(b.stepMs(), b.computeMs(), b.commMs(), stateBytes(run));
+      });
+      return new Result(c, runs.first().toArray(Run[]::new), runs.second().toArray(Run[]::new));
     } finally {
       StepBench.deleteTree(dir);
     }

@@ -43,20 +43,14 @@ public final class MoeBench {
   public static Result measure(Config c) {
     Path dir = StepBench.tempDir();
     try {
-      Run[] ep2 = new Run[c.rounds()], ep1 = new Run[c.rounds()];
-      for (int r = 0; r < c.rounds(); r++) {
-        for (int k = 0; k < 2; k++) {
-          boolean split = (k + r) % 2 == 0;
-          Path run = dir.resolve("r" + r + (split ? "-ep2" : "-ep1"));
-          Trainer t = c.model().steps(c.steps()).expertParallel(split ? 2 : 1).runDir(run);
-          if (c.processes()) ZeroStepBench.launch(t.toSpec(), run);
-          else t.fit();
-          Path metrics = run.resolve("metrics.jsonl");
-          Run one = new Run(ZeroStepBench.breakdown(metrics, c.warmSteps()).stepMs(), reducedMib(metrics));
-          if (split) ep2[r] = one; else ep1[r] = one;
-        }
-      }
-      return new Result(c, ep2, ep1);
+      var runs = Interleaved.rounds(c.rounds(), dir, "ep2", "ep1", (split, run) -> {
+        Trainer t = c.model().steps(c.steps()).expertParallel(split ? 2 : 1).runDir(run);
+        if (c.processes()) ZeroStepBench.launch(t.toSpec(), run);
+        else t.fit();
+        Path metrics = run.resolve("metrics.jsonl");
+        return new Run(ZeroStepBench.breakdown(metrics, c.warmSteps()).stepMs(), reducedMib(metrics));
+      });
+      return new Result(c, runs.first().toArray(Run[]::new), runs.second().toArray(Run[]::new));
     } finally {
       StepBench.deleteTree(dir);
     }

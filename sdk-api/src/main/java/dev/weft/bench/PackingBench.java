@@ -49,19 +49,13 @@ public final class PackingBench {
     try {
       Path data = dir.resolve("chat");
       long[] lengths = writeSkewedChat(data, c);
-      Run[] packed = new Run[c.rounds()], padded = new Run[c.rounds()];
-      for (int r = 0; r < c.rounds(); r++) {
-        for (int k = 0; k < 2; k++) {
-          boolean pack = (k + r) % 2 == 0;
-          Path run = dir.resolve("r" + r + (pack ? "-packed" : "-padded"));
-          Trainer t = c.model().data(data.toString()).set("data.packing", String.valueOf(pack)).seqLen(c.seqLen())
-              .globalBatch(c.batch()).steps(c.steps()).runDir(run);
-          t.fit();
-          Run measured = new Run(medianStepMs(run.resolve("metrics.jsonl"), c.warmSteps()), realTokensPerStep(t.toSpec(), c));
-          if (pack) packed[r] = measured; else padded[r] = measured;
-        }
-      }
-      return new Result(c, packed, padded, dev.weft.data.BestFitPacking.gainOverPadding(lengths, c.seqLen() + 1));
+      var runs = Interleaved.rounds(c.rounds(), dir, "packed", "padded", (pack, run) -> {
+        Trainer t = c.model().data(data.toString()).set("data.packing", String.valueOf(pack)).seqLen(c.seqLen())
+            .globalBatch(c.batch()).steps(c.steps()).runDir(run);
+        t.fit();
+        return new Run(medianStepMs(run.resolve("metrics.jsonl"), c.warmSteps()), realTokensPerStep(t.toSpec(), c));
+      });
+      return new Result(c, runs.first().toArray(Run[]::new), runs.second().toArray(Run[]::new), dev.weft.data.BestFitPacking.gainOverPadding(lengths, c.seqLen() + 1));
     } finally {
       StepBench.deleteTree(dir);
     }

@@ -31,29 +31,24 @@ public final class ProgressBench {
   /** {@code hung[round]}, {@code none[round]}: median step ms; {@code stalledReports}: whether every hung run's last report was left unsent. */
   public record Result(Config config, double[] hung, double[] none, boolean stalledReports) {}
 
+  /** One run's median step, and (hung side) whether its last report was left unsent at close. */
+  private record Step(double ms, boolean stalled) {}
+
   private ProgressBench() {}
 
   public static Result measure(Config c) {
     Path dir = StepBench.tempDir();
     try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       Map<String, String> env = endpoint(dir, silent.getLocalPort());
-      double[] hung = new double[c.rounds()], none = new double[c.rounds()];
-      boolean stalled = true;
-      for (int r = 0; r < c.rounds(); r++) {
-        for (int k = 0; k < 2; k++) {
-          boolean withProgress = (k + r) % 2 == 0;
-          Path run = dir.resolve("r" + r + (withProgress ? "-hung" : "-none"));
-          ZeroStepBench.launch(c.model().steps(c.steps()).runDir(run).toSpec(), run, withProgress ? env : Map.of());
-          double ms = ZeroStepBench.breakdown(run.resolve("metrics.jsonl"), c.warmSteps()).stepMs();
-          if (withProgress) {
-            hung[r] = ms;
-            stalled &= Files.readString(run.resolve("workers.log")).contains("did not go out");
-          } else {
-            none[r] = ms;
-          }
-        }
-      }
-      return new Result(c, hung, none, stalled);
+      var runs = Interleaved.rounds(c.rounds(), dir, "hung", "none", (withProgress, run) -> {
+        ZeroStepBench.launch(c.model().steps(c.steps()).runDir(run).toSpec(), run, withProgress ? env : Map.of());
+        double ms = ZeroStepBench.breakdown(run.resolve("metrics.jsonl"), c.warmSteps()).stepMs();
+        // the hung side's last report must really have been left unsent at close
+        return new Step(ms, withProgress && Files.readString(run.resolve("workers.log")).contains("did not go out"));
+      });
+      double[] hung = runs.first().stream().mapToDouble(Step::ms).toArray();
+      double[] none = runs.second().stream().mapToDouble(Step::ms).toArray();
+      return new Result(c, hung, none, runs.first().stream().allMatch(Step::stalled));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {

@@ -43,16 +43,11 @@ public final class TpStepBench {
   public static Result measure(Config c) {
     Path dir = StepBench.tempDir();
     try {
-      List<Run> tp = new ArrayList<>(), dp = new ArrayList<>();
-      for (int r = 0; r < c.rounds(); r++) {
-        for (int k = 0; k < 2; k++) {
-          boolean tensor = (k + r) % 2 == 0;
-          Trainer t = c.model().steps(c.warmSteps() + c.steps());
-          t = tensor ? t.tensorParallel(2) : t.dataParallel(2);
-          (tensor ? tp : dp).add(launch(t, dir.resolve((tensor ? "tp" : "dp") + "-r" + r), c.warmSteps()));
-        }
-      }
-      return new Result(c, tp, dp);
+      var runs = Interleaved.rounds(c.rounds(), dir, "tp", "dp", (tensor, run) -> {
+        Trainer t = c.model().steps(c.warmSteps() + c.steps());
+        return launch(tensor ? t.tensorParallel(2) : t.dataParallel(2), run, c.warmSteps());
+      });
+      return new Result(c, runs.first(), runs.second());
     } finally {
       StepBench.deleteTree(dir);
     }
