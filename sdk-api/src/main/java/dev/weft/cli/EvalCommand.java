@@ -34,18 +34,14 @@ final class EvalCommand implements Callable<Integer> {
   @Option(names = {"-o", "--out"}, paramLabel = "FILE", defaultValue = "eval.json", description = "Where to write the result (default: ${DEFAULT-VALUE}).")
   Path out;
 
-  @Option(names = "--precision", defaultValue = "fp32", paramLabel = "fp32|bf16|fp16",
-      description = "Compute dtype (default: ${DEFAULT-VALUE}); bf16/fp16 run under autocast, and a Hugging Face directory"
-          + " stored in that dtype is used memory-mapped as it is (no fp32 copy: loads at read speed, half the memory).")
-  String precision;
+  @picocli.CommandLine.Mixin PrecisionOption precisionOption;
 
   @Override
   public Integer call() throws Exception {
     dev.weft.spec.SpecValidator.require(seqLen >= 1, "--seq-len", seqLen + " must be at least 1");
     TokenArray tokens = tokens(data);
     TokenSource packed = packed(data, tokens, seqLen);
-    dev.weft.spec.SpecValidator.require(java.util.Set.of("fp32", "bf16", "fp16").contains(precision), "--precision",
-        "'" + precision + "' is not fp32, bf16 or fp16");
+    String precision = precisionOption.value();
     var m = ModelSource.open(model, seqLen, precision).model();
     Evaluation.Result r;
     try (var ac = dev.weft.precision.Autocast.of(precision)) {

@@ -51,9 +51,8 @@ final class GenerateCommand implements Callable<Integer> {
   @Option(names = "--chat", description = "--prompt is a user turn: render it with the tokenizer's chat_template, generate until an "
       + "end-of-turn token, print the assistant's reply.") boolean chat;
   @Option(names = "--system", paramLabel = "TEXT", description = "With --chat: a system message before the user turn.") String system;
-  @Option(names = "--precision", defaultValue = "fp32", paramLabel = "fp32|bf16|fp16", description = "Compute dtype (default:"
-      + " ${DEFAULT-VALUE}); bf16/fp16 run under autocast, and a Hugging Face directory stored in that dtype is used"
-      + " memory-mapped as it is (no fp32 copy: loads at read speed, half the memory).") String precision;
+  @picocli.CommandLine.Mixin PrecisionOption precisionOption;
+  private String precision; // validated at the start of call()
 
   @Override
   public Integer call() {
@@ -64,8 +63,7 @@ final class GenerateCommand implements Callable<Integer> {
     SpecValidator.require(topP > 0 && topP <= 1, "--top-p", topP + " must be in (0, 1]");
     Generation.Sampling sampling = new Generation.Sampling(temperature, topK, topP, seed);
     SpecValidator.require(system == null || chat, "--system", "is a chat message; add --chat");
-    SpecValidator.require(java.util.Set.of("fp32", "bf16", "fp16").contains(precision), "--precision",
-        "'" + precision + "' is not fp32, bf16 or fp16");
+    precision = precisionOption.value();
     try (Tokenizer tok = tokenizer()) {
       if (chat) return chat(tok, sampling);
       long[] ids = prompt.ids != null ? prompt.ids : toLongs(requireTokenizer(tok).encode(prompt.text));
