@@ -33,8 +33,8 @@ public final class ExpertPlan {
     return Optional.of(String.format(Locale.ROOT, "experts: %d per MoE layer × %d layers, top-%d, %s parameters; at ep=%d%s"
             + " a rank holds %d per layer (%s parameters, %s with fp32 gradients and Adam moments before ZeRO, as the table"
             + " counts them) and sends %s per step by all-to-all (dispatch and combine, forward and backward)",
-        m.experts(), sparse, m.topK(), count(experts), p.ep(), p.tp() > 1 ? " tp=" + p.tp() : "", m.experts() / p.ep(),
-        count(perRank), Bytes.human(16 * perRank), Bytes.human(allToAll)));
+        m.experts(), sparse, m.topK(), Bytes.count(experts), p.ep(), p.tp() > 1 ? " tp=" + p.tp() : "", m.experts() / p.ep(),
+        Bytes.count(perRank), Bytes.human(16 * perRank), Bytes.human(allToAll)));
   }
 
   /** The routed experts' parameters of the whole model (0 for a dense one): what expert parallelism splits. */
@@ -53,10 +53,5 @@ public final class ExpertPlan {
     int sparse = 0;
     for (int i = 0; i < c.layers(); i++) if (c.moe().sparse(i)) sparse++;
     return sparse;
-  }
-
-  private static String count(double n) {
-    return n >= 1e9 ? String.format(Locale.ROOT, "%.2f B", n / 1e9) : n >= 1e6 ? String.format(Locale.ROOT, "%.2f M", n / 1e6)
-        : String.format(Locale.ROOT, "%.1f k", n / 1e3);
   }
 }
