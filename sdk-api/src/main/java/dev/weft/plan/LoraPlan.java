@@ -17,6 +17,11 @@ public final class LoraPlan {
     LoraSpec l = spec.train().lora();
     if (!l.enabled() || ranks.isEmpty()) return Optional.empty();
     RankPlan r = biggest(ranks), f = biggest(full);
+    if (r.trainableCount() >= r.parameterCount()) { // the shape found no module the targets name
+      return Optional.of("LoRA rank " + l.rank() + ": none of " + String.join(", ", l.targets()) + " is a projection the planner"
+          + " knows in model.factory=" + spec.model().factory() + ", so the table counts a full fine-tune; weft train refuses"
+          + " targets the model does not have (train.lora.targets)");
+    }
     double state = r.gradients() + r.optimizerState(), fullState = f.gradients() + f.optimizerState();
     return Optional.of(String.format(Locale.ROOT, "LoRA rank %d on %s: %s of %s parameters train on rank %d; the frozen base"
         + " (fp32, %s) is held whole on every dp rank, without gradients or optimizer state; gradients + optimizer state"

@@ -72,6 +72,14 @@ class PlanLoraTest {
         .contains("LoRA rank 16").contains("train on rank").contains("for a full fine-tune");
   }
 
+  /** A model without the targets' projections (gpt): the line says the table is a full fine-tune, not "100 % of it trains". */
+  @Test
+  void targetsTheModelLacksAreSaidNotCountedAsAdapters() {
+    TrainingSpec gpt = Trainer.model("gpt").size("tiny").lora(8, 16).toSpec();
+    assertThat(LoraPlan.line(gpt, MemoryPlan.ranks(gpt).orElseThrow(), MemoryPlan.fullFineTune(gpt).orElseThrow()).orElseThrow())
+        .contains("none of q_proj").contains("model.factory=gpt").contains("train.lora.targets").doesNotContain("100.0 %");
+  }
+
   @Test
   @Tag("slow")
   void aLoraRunPeaksWhereThePlanSays() throws Exception {
