@@ -21,10 +21,6 @@ final class EngineSupport {
           + p.dp() + " ranks: use a divisor of parallel.dp between 2 and dp/2 with parallel.zero ≥ 1 (got zero=" + p.zero()
           + "), or 0 for plain ZeRO over all of dp");
     }
-    if (shard > 0 && p.cp() > 1) {
-      throw new SpecException("parallel.zeroShardSize", "HSDP has not been tested with context parallelism (cp=" + p.cp()
-          + "); use parallel.zeroShardSize=0 with cp, or cp=1 with HSDP");
-    }
     if (p.sequenceParallel() && p.tp() == 1) {
       throw new SpecException("parallel.sequenceParallel", "needs tensor parallelism (it splits the sequence across the tp group); set parallel.tp > 1 or remove it");
     }
