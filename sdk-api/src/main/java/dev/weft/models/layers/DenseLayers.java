@@ -97,7 +97,12 @@ public final class DenseLayers implements Layers {
   public static Linear rmsNorm(Parameters params, String name, long dim, double eps) {
     Tensor g = whole(params, name + ".weight", ones(dim));
     long[] shape = {dim};
-    return x -> torch.rms_norm(x, shape, new TensorOptional(g), new DoubleOptional(eps));
+    return x -> {
+      if (x.scalar_type() == g.scalar_type()) return torch.rms_norm(x, shape, new TensorOptional(g), new DoubleOptional(eps));
+      // 16-bit activations over an fp32 weight (mapped bf16 eval): libtorch's fallback for mixed dtypes warns on every
+      // process; normalising in the weight's dtype and casting back is what that fallback computes anyway
+      return torch.rms_norm(x.to(g.scalar_type()), shape, new TensorOptional(g), new DoubleOptional(eps)).to(x.scalar_type());
+    };
   }
 
   @Override
