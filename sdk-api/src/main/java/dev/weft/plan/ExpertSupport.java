@@ -5,7 +5,7 @@ import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 
 /**
- * What expert parallelism runs with today (ep inside dp, with ZeRO-0/1/2, tp and LoRA); everything else is refused in one
+ * What expert parallelism runs with today (ep inside dp, with ZeRO 0–3, tp and LoRA); everything else is refused in one
  * line naming the field. The model's own rule (ep divides the experts) is the MoE decoder's.
  */
 final class ExpertSupport {
@@ -21,10 +21,6 @@ final class ExpertSupport {
     if (p.dp() % p.ep() != 0) {
       throw new SpecException("parallel.ep", "expert parallelism splits the experts over ep consecutive ranks of the dp group, so"
           + " ep=" + p.ep() + " must divide parallel.dp=" + p.dp() + "; use a divisor of dp");
-    }
-    if (p.zero() == 3) {
-      throw new SpecException("parallel.zero", "ZeRO-3 with expert parallelism (ep=" + p.ep() + ") is not built yet (it would gather"
-          + " experts over all of dp); use parallel.zero ≤ 2 with ep");
     }
     if (p.zeroShardSize() > 0) {
       throw new SpecException("parallel.zeroShardSize", "HSDP with expert parallelism is not built yet; use parallel.zeroShardSize=0 with ep=" + p.ep());

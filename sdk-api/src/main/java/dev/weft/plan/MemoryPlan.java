@@ -74,7 +74,7 @@ public final class MemoryPlan {
     double mine = c.lora() ? 0 : experts / p.ep(); // trained experts here (LoRA freezes them with the base)
     double fp32 = 4 * params, sharded = 4 * ((params - mine) / dp + mine / edp);
     int zero = p.zero();
-    double parameters = frozenBytes + (zero == 3 ? fp32 / dp : fp32);
+    double parameters = frozenBytes + (zero == 3 ? sharded : fp32); // ZeRO-3: dense shards over dp, experts' over edp
     double gradients = zero >= 2 ? sharded : fp32;
     double optimizer = 2 * (zero >= 1 ? sharded : fp32);
 

@@ -81,12 +81,11 @@ public final class ShardedOptimizer implements AutoCloseable {
    * @param copies those of them whose original another stage holds: counted once in the gradient
    *     norm and written once in checkpoints, by the original's stage
    * @param experts expert parallelism: routed experts' parameters get buckets of their own, reduced and sharded over
-   *     the edp group instead of {@code dp} (ZeRO-1/2; ZeRO-3 gathers whole units over dp and is refused with ep)
+   *     the edp group instead of {@code dp} (and under ZeRO-3 are gathered over it)
    */
   public ShardedOptimizer(int stage, List<Param> params, int[] units, Communicator dp, Communicator tp, TrainSpec train,
                           String reduceDtype, long bucketElements, int prefetch, Set<String> tied, Set<String> copies,
                           ExpertGroups experts) {
-    if (stage == 3 && experts.any()) throw new IllegalArgumentException("ZeRO-3 does not shard expert-parallel parameters");
     this.experts = experts;
     this.copies = Set.copyOf(copies);
     this.stage = stage;
@@ -99,7 +98,7 @@ public final class ShardedOptimizer implements AutoCloseable {
     boolean[] alone = BucketPasses.named(params, tied), expert = BucketPasses.named(params, experts.names());
     UnitGroups groups = UnitGroups.plan(numels, units, bucketElements, alone);
     int[] groupOfParam = groups.ofParams(units);
-    this.gathering = new UnitGathering(dp, clock, groups, prefetch);
+    this.gathering = new UnitGathering(clock, groups, prefetch);
     long closeAt = groups.count() > 1 ? Long.MAX_VALUE : bucketElements; // a group is one bucket
     this.layout = FlatLayout.plan(numels, groupOfParam, closeAt, alone, expert, stage >= 1 ? dp.size() : 1,
         stage >= 1 ? experts.edp().size() : 1);

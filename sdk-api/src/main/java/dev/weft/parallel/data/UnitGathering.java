@@ -2,7 +2,6 @@ package dev.weft.parallel.data;
 
 import dev.weft.util.Tensors;
 
-import dev.weft.comm.Communicator;
 import java.util.ArrayList;
 import java.util.List;
 import org.bytedeco.pytorch.NoGradGuard;
@@ -25,14 +24,12 @@ final class UnitGathering {
     Pass(int step) { this.step = step; }
   }
 
-  private final Communicator dp;
   private final CommClock clock;
   private final int depth;
   private final UnitGroups groups;
   private final List<List<BucketState>> byGroup = new ArrayList<>();
 
-  UnitGathering(Communicator dp, CommClock clock, UnitGroups groups, int depth) {
-    this.dp = dp;
+  UnitGathering(CommClock clock, UnitGroups groups, int depth) {
     this.clock = clock;
     this.groups = groups;
     this.depth = depth;
@@ -69,7 +66,7 @@ final class UnitGathering {
     try (NoGradGuard ng = new NoGradGuard()) {
       s.incoming = Tensors.zerosLike(s.master, s.b.padded());
       s.incoming.retainReference(); // a prefetch outlives the step's PointerScope; BucketState releases it
-      s.fetching = dp.allGatherAsync(s.incoming, s.master);
+      s.fetching = s.group().allGatherAsync(s.incoming, s.master); // dp, HSDP's shard group, or an expert bucket's edp
       clock.gatherIssued(4 * s.b.padded());
     }
   }

@@ -87,8 +87,6 @@ class ExpertParallelTrainingTest {
         .isInstanceOf(SpecException.class).hasMessageContaining("parallel.ep");
     assertThatThrownBy(() -> MoeTrainingEquivalenceTest.mixtral(0, 0).set("model.config.num_local_experts", 6)
         .dataParallel(4).expertParallel(4).toSpec()).isInstanceOf(SpecException.class).hasMessageContaining("6 experts");
-    assertThatThrownBy(() -> MoeTrainingEquivalenceTest.mixtral(0, 0).dataParallel(2).expertParallel(2).zero(3).toSpec())
-        .isInstanceOf(SpecException.class).hasMessageContaining("parallel.zero");
   }
 
   /** expert_load_E of each step of a run's metrics.jsonl. */
