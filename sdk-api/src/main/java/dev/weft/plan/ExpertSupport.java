@@ -5,7 +5,7 @@ import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 
 /**
- * What expert parallelism runs with today (ep inside dp, with ZeRO 0–3, tp and LoRA); everything else is refused in one
+ * What expert parallelism runs with today (ep inside dp, with ZeRO 0–3, HSDP, tp and LoRA); everything else is refused in one
  * line naming the field. The model's own rule (ep divides the experts) is the MoE decoder's.
  */
 final class ExpertSupport {
@@ -21,9 +21,6 @@ final class ExpertSupport {
     if (p.dp() % p.ep() != 0) {
       throw new SpecException("parallel.ep", "expert parallelism splits the experts over ep consecutive ranks of the dp group, so"
           + " ep=" + p.ep() + " must divide parallel.dp=" + p.dp() + "; use a divisor of dp");
-    }
-    if (p.zeroShardSize() > 0) {
-      throw new SpecException("parallel.zeroShardSize", "HSDP with expert parallelism is not built yet; use parallel.zeroShardSize=0 with ep=" + p.ep());
     }
     refuse(p.pp() > 1, "parallel.pp", "pipeline parallelism", "parallel.pp=1");
     refuse(p.cp() > 1, "parallel.cp", "context parallelism", "parallel.cp=1");

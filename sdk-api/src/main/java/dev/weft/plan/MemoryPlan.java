@@ -65,7 +65,7 @@ public final class MemoryPlan {
     double perLayer = c.splitPerLayer() / tp + c.replicatedPerLayer();
     double head = c.tied() && first ? 0 : c.head() / tp;
     // expert parallelism (one stage: ep refuses pp): 1/ep of the routed experts here, sharded over the dp/ep holding them
-    double experts = p.ep() > 1 ? ExpertPlan.routedParameters(spec) / tp : 0, edp = dp / p.ep();
+    double experts = p.ep() > 1 ? ExpertPlan.routedParameters(spec) / tp : 0, edp = (double) p.dp() / p.ep(); // HSDP leaves experts over all of edp
     double model = layers * perLayer + (first ? c.embedding() / tp + c.positions() : 0) + (last ? c.finalNorm() + head : 0)
         - experts + experts / p.ep();
     double adapters = layers * (c.adapterSplitPerLayer() / tp + c.adapterReplicatedPerLayer());
@@ -93,7 +93,7 @@ public final class MemoryPlan {
     double ring = (dp - 1) / dp;
     double dpBytes = dpBytes(zero, ring, params - mine, reduceBytes) + dpBytes(zero, (edp - 1) / edp, mine, reduceBytes);
     // HSDP: the gradient shard all-reduced across the replicas (stage 1 keeps fp32 gradients, 2-3 send in the reduce dtype)
-    double replicateBytes = 2 * (replicas - 1) / replicas * params / dp * (zero == 1 ? 4 : reduceBytes);
+    double replicateBytes = 2 * (replicas - 1) / replicas * (params - mine) / dp * (zero == 1 ? 4 : reduceBytes);
     double tpRing = 2 * (tp - 1) / tp;
     double tpBytes = p.microBatches() * layers * 4 * tpRing * tokens * h * act; // 2 all-reduces forward, 2 backward per layer
     double ppBytes = p.pp() == 1 ? 0 : p.microBatches() * tokens * h * act * ((last ? 0 : 1) + (first ? 0 : 1));

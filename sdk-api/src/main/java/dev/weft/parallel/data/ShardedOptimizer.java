@@ -143,7 +143,7 @@ public final class ShardedOptimizer implements AutoCloseable {
    */
   public void replicateOver(Communicator group) {
     this.replicate = group;
-    for (BucketState s : states) s.replicate = group;
+    for (BucketState s : states) if (s.across.size() == 1) s.replicate = group; // experts stay sharded over all of their edp
   }
 
   /** Pipeline group: other stages hold other parameters, so the gradient norm sums over it too. */

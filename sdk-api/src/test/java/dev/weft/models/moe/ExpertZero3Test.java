@@ -12,7 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Expert parallelism under ZeRO-3: dense parameters live as shards over dp and the routed experts as shards over
  * their edp group (the ranks holding the same experts), each gathered over its own group around its layer. ep2 alone
  * and ep2 inside dp4 reproduce the one-rank run of the same global batch within 1e-4 per step; an ep2 ZeRO-3
- * checkpoint resumes at ep=1 ZeRO-1 on the uninterrupted run's losses.
+ * checkpoint resumes at ep=1 ZeRO-1 on the uninterrupted run's losses. Under HSDP (ZeRO-1 and 3 sharded in pairs of
+ * dp4, ep4) the dense parameters replicate across the pairs while the experts are reduced over their edp group only.
  */
 class ExpertZero3Test {
   @TempDir Path dir;
@@ -33,5 +34,12 @@ class ExpertZero3Test {
     RunResult ep2dp4 = MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).dataParallel(4).expertParallel(2).microBatches(1).zero(3)
         .zeroBucketMiB(0.01).runDir(dir.resolve("ep2dp4")).fit();
     TensorParallelEquivalenceTest.assertClose(ep2dp4.losses(), four.losses(), 1e-4);
+    // HSDP: dense shards in pairs, replicated across them; the experts (ep4: one each, no edp replica) are not replicated
+    for (int zero : new int[] {1, 3}) {
+      RunResult hsdp = MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).dataParallel(4).expertParallel(4).microBatches(1).zero(zero)
+          .zeroShardSize(2).zeroBucketMiB(0.01).runDir(dir.resolve("hsdp" + zero)).fit();
+      TensorParallelEquivalenceTest.assertClose(hsdp.losses(), four.losses(), 1e-4);
+      assertThat(hsdp.summary().replicasConsistent()).isTrue();
+    }
   }
 }
