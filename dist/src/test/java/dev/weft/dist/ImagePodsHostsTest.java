@@ -160,6 +160,11 @@ class ImagePodsHostsTest {
       for (JsonNode g : s.path("elastic").path("generations")) if ("leave".equals(g.path("cause").asText())) after = g;
       assertThat(after).as("a generation after the planned leave: " + s.path("elastic") + "\n" + pods.tails()).isNotNull();
       assertThat(after.get("world_size").asInt()).isEqualTo(2);
+      for (int i = 0; i < 3; i++) { // what kubectl logs shows: each agent's own lines, beside its workers'
+        String log = Files.readString(pods.logs().get(i));
+        assertThat(log).as("pod " + i + "'s log").contains("[agent ").contains("] generation ")
+            .contains(i < 2 ? "] training completed after " : "weft: done — left the run after generation ");
+      }
       System.out.printf("PYTORCHJOB elastic: SIGTERM to pod 2 at step >= %d, it exited 0 after %.1f s; pods 0 and 1 finished %d steps%n",
           at, leftS, steps);
     }

@@ -71,7 +71,9 @@ final class LineageCommand implements Callable<Integer> {
     for (JsonNode x : l.path("exports")) out.add("exported: " + x.path("format").asText() + " of step " + x.path("step").asText() + " to " + x.path("dir").asText());
     JsonNode m = l.path("final_metrics");
     if (!m.isMissingNode()) {
-      out.add("final: loss " + m.path("final_loss").asText(m.path("loss").asText("?")) + ", steps " + m.path("steps").asText(m.path("step").asText("?")));
+      JsonNode loss = m.has("final_loss") ? m.get("final_loss") : m.path("loss");
+      out.add("final: loss " + (loss.isNumber() ? String.format(java.util.Locale.ROOT, "%.4f", loss.asDouble()) : loss.asText("?"))
+          + ", steps " + m.path("steps").asText(m.path("step").asText("?")));
     }
     return out;
   }

@@ -15,6 +15,7 @@ import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.RunSummary;
 import dev.weft.plan.MemoryPlan;
 import dev.weft.plan.Preflight;
+import dev.weft.tracking.TensorBoardSink;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.SpecValidator;
@@ -113,6 +114,7 @@ final class TrainCommand implements Callable<Integer> {
         : Path.of("runs", spec.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     UserPaths.writableDir(dir, "--run-dir");
     ResumePreflight.check(spec, dir); // nothing intact to resume: one line, exit 2, before any rank starts
+    TensorBoardSink.checkStore(spec.tracking(), dir); // a bucket that is not there: one line, exit 2, before any rank starts
     String sharedBy = plan.nnodes() == 1 ? null : "hosts " + plan.masterAddr() + ":" + plan.masterPort();
     try (RunDirLock lock = RunDirLock.acquire(dir, sharedBy, "--run-dir")) { // held until the run ends
       return train(spec, plan, device, dir);

@@ -2,6 +2,7 @@ package dev.weft.tracking;
 
 import dev.weft.checkpoint.CheckpointStorage;
 import dev.weft.checkpoint.CheckpointStorages;
+import dev.weft.spec.SpecException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,8 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The copy of a run's event files at {@code tracking.tensorboard: SCHEME://...}: each file, once the sink closed it, is
  * stored under that location through its checkpoint storage ({@code s3://}: sdk-s3; {@code file://}: a directory) on a
- * thread of its own, so a slow store never holds a step. A copy that fails is logged once and tried again with the next
- * file; {@link #close} waits a bounded time for the last ones.
+ * thread of its own, so a slow store never holds a step. A store that cannot be opened is refused before training starts;
+ * a copy that fails later is logged once and tried again with the next file; {@link #close} waits a bounded time for the
+ * last ones.
  */
 final class EventUploads implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EventUploads.class);
@@ -38,9 +40,27 @@ final class EventUploads implements AutoCloseable {
     this.closeWait = closeWait;
   }
 
-  /** Uploads to {@code uri}; {@code localWork} is the storage's scratch directory. Throws when the store cannot be opened. */
-  static EventUploads open(String uri, Path localWork, Duration closeWait) {
-    return new EventUploads(CheckpointStorages.open(uri, localWork), closeWait);
+  /**
+   * Uploads to {@code uri}; {@code localWork} is the storage's scratch directory. A store that cannot be opened (no
+   * such bucket, refused credentials, nobody answering: the storage checks at open) is one line naming {@code field}.
+   */
+  static EventUploads open(String field, String uri, Path localWork, Duration closeWait) {
+    return new EventUploads(store(field, uri, localWork), closeWait);
+  }
+
+  /** Opens {@code uri} as {@link #open} does and lets it go: the check, before any rank starts. */
+  static void check(String field, String uri, Path localWork) {
+    store(field, uri, localWork).close();
+  }
+
+  private static CheckpointStorage store(String field, String uri, Path localWork) {
+    try {
+      return CheckpointStorages.open(uri, localWork);
+    } catch (SpecException e) {
+      throw e.about(field); // the storage names checkpoint.dir, its usual field
+    } catch (RuntimeException e) {
+      throw new SpecException(field, uri + ": " + e.getMessage());
+    }
   }
 
   String location() { return store.location(); }

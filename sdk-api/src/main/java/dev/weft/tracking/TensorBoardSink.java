@@ -4,6 +4,7 @@ import dev.weft.metrics.DeviceMemory;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.Mfu;
 import dev.weft.metrics.StepMetrics;
+import dev.weft.spec.SpecException;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrackingSpec;
 import dev.weft.spec.TrainingSpec;
@@ -29,6 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class TensorBoardSink implements MetricsJson.Sink {
   private static final Logger log = LoggerFactory.getLogger(TensorBoardSink.class);
+  private static final String FIELD = "tracking.tensorboard";
   /** How long an event file bound for a URI stays open: what TensorBoard on that URI lags behind at most. */
   static final Duration ROTATE = Duration.ofMinutes(2);
   /** The bound on waiting for the last copies at the end of a run. */
@@ -51,7 +53,7 @@ public final class TensorBoardSink implements MetricsJson.Sink {
     this.rotateNanos = rotate.toNanos();
   }
 
-  /** The sink {@code spec.tracking().tensorboard} asks for, or empty when it is {@code off}. */
+  /** The sink {@code spec.tracking().tensorboard} asks for, or empty when it is {@code off}; a URI whose store cannot be opened is a {@link SpecException}. */
   public static Optional<MetricsJson.Sink> open(TrainingSpec spec, Path runDir) {
     Path dir = dir(spec.tracking(), runDir).orElse(null);
     if (dir == null) return Optional.empty();
@@ -78,17 +80,23 @@ public final class TensorBoardSink implements MetricsJson.Sink {
     return Optional.of(runDir.resolve(d.isEmpty() || CheckpointStorages.isUri(d) ? TrackingSpec.DEFAULT_DIR : d));
   }
 
-  /** The copy to {@code tracking.tensorboard} when it is a URI; null otherwise, or (logged) when the store cannot be opened. */
+  /** The copy to {@code tracking.tensorboard} when it is a URI, else null; a store that cannot be opened is a {@link SpecException}. */
   private static EventUploads uploads(TrackingSpec tracking, Path runDir) {
     String d = tracking.tensorboard().trim();
-    if (!CheckpointStorages.isUri(d)) return null;
-    try {
-      return EventUploads.open(d, runDir.resolve(".tensorboard-upload"), UPLOAD_WAIT);
-    } catch (RuntimeException e) {
-      log.warn("TensorBoard event files stay in the run directory: {}", e.getMessage());
-      return null;
-    }
+    return CheckpointStorages.isUri(d) ? EventUploads.open(FIELD, d, uploadWork(runDir), UPLOAD_WAIT) : null;
   }
+
+  /**
+   * Refuses, in one line naming {@code tracking.tensorboard}, a URI whose store cannot be opened (a missing bucket,
+   * refused credentials, an endpoint nobody answers), as {@code checkpoint.dir} is refused: before training starts,
+   * not at the first copy minutes later. Nothing for a local directory or {@code off}.
+   */
+  public static void checkStore(TrackingSpec tracking, Path runDir) {
+    String d = tracking.tensorboard().trim();
+    if (tracking.tensorboardOn() && CheckpointStorages.isUri(d)) EventUploads.check(FIELD, d, uploadWork(runDir));
+  }
+
+  private static Path uploadWork(Path runDir) { return runDir.resolve(".tensorboard-upload"); }
 
   @Override
   public void deviceMemory(DeviceMemory d) { device = d; }

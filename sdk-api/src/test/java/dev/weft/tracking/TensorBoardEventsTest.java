@@ -38,7 +38,7 @@ class TensorBoardEventsTest {
       w.scalar(5_000_000_000L, "big", -1.5);
     }
     Path copies = dir.resolve("copies");
-    EventUploads uploads = EventUploads.open(copies.toUri().toString(), dir.resolve("work"), java.time.Duration.ofSeconds(30));
+    EventUploads uploads = EventUploads.open("tracking.tensorboard", copies.toUri().toString(), dir.resolve("work"), java.time.Duration.ofSeconds(30));
     TensorBoardSink sink = new TensorBoardSink(TensorBoardWriter.open(dir.resolve("local")), "a: 1\n", 0, uploads, java.time.Duration.ZERO);
     for (int step = 1; step <= 4; step++) {
       sink.step(new dev.weft.metrics.StepMetrics(step, 3.0 - step * 0.5, 1e-3, 1, 64, 10, 6400, 1e9), null);

@@ -49,16 +49,15 @@ public final class CrdSchemas {
 
   public static final String PODMONITOR_FILE = "monitoring.coreos.com_podmonitors.yaml";
 
-  /** All CRD files: the upstream ones plus this module's test stand-ins. */
+  /** All CRD files, every one upstream's (the Prometheus Operator's PodMonitor among them): none is kept in this module. */
   public static List<Path> crdFiles() {
     List<Path> files = new ArrayList<>();
     try (Stream<Path> s = Files.list(dir())) {
-      s.filter(f -> f.toString().endsWith(".yaml") && !f.getFileName().toString().equals("README.md")).sorted().forEach(files::add);
+      s.filter(f -> f.toString().endsWith(".yaml")).sorted().forEach(files::add);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    // The stand-in only where the upstream PodMonitor CRD is missing (one CRD per name on a server).
-    if (files.stream().noneMatch(f -> f.getFileName().toString().equals(PODMONITOR_FILE))) files.add(TestSpecs.resource("crds/" + PODMONITOR_FILE));
+    assertThat(files).as("the upstream PodMonitor CRD in " + dir()).anyMatch(f -> f.getFileName().toString().equals(PODMONITOR_FILE));
     return files;
   }
 

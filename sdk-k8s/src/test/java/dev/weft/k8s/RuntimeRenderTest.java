@@ -107,6 +107,11 @@ class RuntimeRenderTest {
     assertThat(names(runtime.path("spec").path("template").path("spec").path("replicatedJobs"), "name")).containsExactly("node");
     assertThat(job(runtime, "node").has("dependsOn")).isFalse();
     assertThat(container(job(runtime, "node")).path("command").path(2).asText()).contains("n=1 ;;");
+    assertThat(SpecIO.parse(env(container(job(runtime, "node")), "WEFT_SPEC")).tracking().tensorboard())
+        .as("event files beside the checkpoints, on the claim").isEqualTo("/checkpoints/tensorboard");
+    JsonNode noStorage = Yaml.tree(RuntimeRenderer.render(TestSpecs.tiny("deployment.checkpointStorage.pvc=")).only("ClusterTrainingRuntime").body());
+    assertThat(SpecIO.parse(env(container(job(noStorage, "node")), "WEFT_SPEC")).tracking().tensorboard())
+        .as("no checkpoint storage: the workspace claim, not the pod's run directory").isEqualTo("/workspace/tensorboard");
   }
 
   @Test

@@ -1,25 +1,30 @@
 package dev.weft.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.Trainer;
 import dev.weft.metrics.MetricsJson;
+import dev.weft.spec.SpecException;
+import dev.weft.spec.SpecIO;
+import dev.weft.spec.TrainingSpec;
 import dev.weft.testing.PythonRef;
-import dev.weft.testing.TensorBoardRead;
+import dev.weft.testing.WeftCli;
 import dev.weft.tracking.TensorBoardSink;
+import dev.weft.testing.TensorBoardRead;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * {@code tracking.tensorboard: s3://...} against S3Proxy: a training run's event files land in the bucket, where
- * TensorBoard's own reader finds every step's loss of {@code metrics.jsonl}; a bucket that is not there leaves them in
- * the run directory and the run finishes.
+ * TensorBoard's own reader finds every step's loss of {@code metrics.jsonl}; a bucket that is not there is refused
+ * before training starts, in one line naming {@code tracking.tensorboard} (by {@code weft train} before any rank starts,
+ * and by rank 0's sink in any other launch).
  */
 class S3TensorBoardTest {
   @TempDir Path dir;
@@ -30,7 +35,7 @@ class S3TensorBoardTest {
   }
 
   @Test
-  void eventFilesReachTheBucketWithEveryStepsLossAndAMissingBucketLeavesThemLocal() throws Exception {
+  void eventFilesReachTheBucketWithEveryStepsLossAndAMissingBucketIsRefusedUpFront() throws Exception {
     PythonRef.require("tensorboard");
     try (S3Server server = S3Server.start("tboard"); S3Client s3 = server.client()) {
       Path run = dir.resolve("run");
@@ -49,11 +54,16 @@ class S3TensorBoardTest {
         assertThat((float) loss.get(i).get(1).asDouble()).isEqualTo((float) line.get("loss").asDouble());
       }
 
-      Path local = dir.resolve("no-bucket");
-      TensorBoardSink.open(tiny(2).set("tracking.tensorboard", "s3://no-such-bucket/x").toSpec(), local).orElseThrow().close();
-      try (Stream<Path> files = Files.list(local.resolve("tensorboard"))) {
-        assertThat(files.map(f -> f.getFileName().toString())).singleElement().asString().startsWith("events.out.tfevents.");
-      }
+      // a bucket that is not there: refused before training starts, naming the field (not checkpoint.dir)
+      String missing = "tracking.tensorboard: s3://no-such-bucket/x: bucket 'no-such-bucket' does not exist";
+      TrainingSpec noBucket = tiny(2).set("tracking.tensorboard", "s3://no-such-bucket/x").toSpec();
+      assertThatThrownBy(() -> TensorBoardSink.open(noBucket, dir.resolve("no-bucket"))) // rank 0, before its first step
+          .isInstanceOf(SpecException.class).hasMessageStartingWith(missing);
+      Path spec = dir.resolve("spec.yaml");
+      SpecIO.write(noBucket, spec);
+      WeftCli.Run train = WeftCli.run("train", spec.toString(), "--run-dir", dir.resolve("cli").toString());
+      WeftCli.assertOneLine(train, 2, missing);
+      assertThat(dir.resolve("cli").resolve("spec.yaml")).as("refused before any rank started").doesNotExist();
     }
   }
 }

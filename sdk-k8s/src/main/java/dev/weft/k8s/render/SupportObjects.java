@@ -44,7 +44,13 @@ public final class SupportObjects {
    * them ({@code CHECKPOINT_DIR/tensorboard}, on the claim or copied to the object store) when tracking.tensorboard is
    * left to its default, so that they outlive the pod.
    */
-  public static String workerSpecYaml(K8sSpec ks) {
+  public static String workerSpecYaml(K8sSpec ks) { return workerSpecYaml(ks, null); }
+
+  /**
+   * As {@link #workerSpecYaml(K8sSpec)}; {@code durableDir} (a Trainer runtime's workspace claim, or null) takes the
+   * event files when no checkpoint storage outlives the pod ({@code checkpoint.every: 0} and none named).
+   */
+  public static String workerSpecYaml(K8sSpec ks, String durableDir) {
     try {
       ObjectNode tree = (ObjectNode) SpecIO.yamlMapper().readTree(ks.specYaml());
       var storage = ks.deployment().checkpointStorage();
@@ -53,8 +59,9 @@ public final class SupportObjects {
         checkpoints = storage.usesObjectStore() ? storage.uri() : storage.mountPath();
         SpecOverrides.set(tree, "checkpoint.dir", TextNode.valueOf(checkpoints));
       }
-      if (ks.spec().tracking().tensorboard().isBlank() && (storage.usesPvc() || storage.usesObjectStore())) {
-        SpecOverrides.set(tree, "tracking.tensorboard", TextNode.valueOf(checkpoints.replaceAll("/+$", "") + "/" + TrackingSpec.DEFAULT_DIR));
+      String durable = storage.usesPvc() || storage.usesObjectStore() ? checkpoints : durableDir;
+      if (ks.spec().tracking().tensorboard().isBlank() && durable != null) {
+        SpecOverrides.set(tree, "tracking.tensorboard", TextNode.valueOf(durable.replaceAll("/+$", "") + "/" + TrackingSpec.DEFAULT_DIR));
       }
       return SpecIO.yamlMapper().writeValueAsString(tree);
     } catch (JsonProcessingException e) {

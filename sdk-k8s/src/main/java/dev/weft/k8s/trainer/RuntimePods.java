@@ -37,7 +37,7 @@ final class RuntimePods {
    */
   static JobTemplateSpec node(K8sSpec ks, RuntimeInputs inputs) {
     PodTemplateSpec pod = WorkerPod.template(ks, new WorkerPod.Options(TrainingRuntime.NODE, "rendezvous",
-        List.of(WorkerEnv.value(RuntimeScripts.SPEC_ENV, SupportObjects.workerSpecYaml(ks))), List.of(), "Never", null));
+        List.of(WorkerEnv.value(RuntimeScripts.SPEC_ENV, SupportObjects.workerSpecYaml(ks, RuntimeRenderer.WORKSPACE))), List.of(), "Never", null));
     Container c = pod.getSpec().getContainers().get(0);
     c.setCommand(RuntimeScripts.command(RuntimeScripts.node(ks, inputs.workerOverrides()), "weft-node"));
     c.setArgs(null);

@@ -56,7 +56,7 @@ public final class Fetcher {
       bytes += o.size();
       listener.finished(o, false);
     }
-    log.info("fetched {} into {}: {} objects copied ({} bytes), {} already complete", source.describe(), dir, copied, bytes, skipped);
+    log.debug("fetched {} into {}: {} objects copied ({} bytes), {} already complete", source.describe(), dir, copied, bytes, skipped); // weft fetch prints it
     return new Result(copied, skipped, bytes);
   }
 
