@@ -84,7 +84,7 @@ public final class Decoder implements StagedModel, CausalLm {
 
   private Tensor forward(int chunk, Tensor input, KvCache cache, PackedDocuments docs) {
     int k = partition.virtualStage(stage, chunk);
-    if (router != null && chunk == 0) router.clear();
+    if (router != null) router.clear(); // per chunk: a pipeline action's PointerScope frees the tensors of the one before
     Tensor x = k == 0 ? embed(input, cache == null ? 0 : cache.length(), docs) : input;
     for (DecoderLayer layer : chunks.get(chunk)) x = layer.forward(x, cache, docs);
     if (k == partition.virtualStages() - 1) return norm.forward(x);

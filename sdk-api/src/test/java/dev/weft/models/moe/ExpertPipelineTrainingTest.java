@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Expert parallelism with pipeline stages and with recomputation: the tiny Mixtral (router aux and z losses on) with its
  * experts split over ep=2 inside dp2, split into pp=2 stages (1f1b, the router losses pooled over both stages' routers),
- * and, on one stage, recomputing every activation (the all-to-alls run again, the same exchange), reproduces the one-rank
+ * in an interleaved pipeline (router losses off), and, on one stage, recomputing every activation (the all-to-alls run again, the same exchange), reproduces the one-rank
  * run of the same four micro-batches within 1e-4 per step, loss and gradient norm.
  */
 class ExpertPipelineTrainingTest {
@@ -39,6 +39,15 @@ class ExpertPipelineTrainingTest {
         .schedule("zb-h1").toSpec()).isInstanceOf(SpecException.class).hasMessageContaining("parallel.schedule");
     assertThatThrownBy(() -> MoeTrainingEquivalenceTest.mixtral(0.05, 0.01).pipeline(2).recompute().toSpec())
         .isInstanceOf(SpecException.class).hasMessageContaining("train.recompute");
+  }
+
+  @Test
+  void expertParallelRunsInAnInterleavedPipeline() { // router losses off: they pool over stages only in 1f1b and gpipe
+    RunResult one = MoeTrainingEquivalenceTest.mixtral(0, 0).set("model.config.num_hidden_layers", 4).microBatches(4).steps(2)
+        .runDir(dir.resolve("one")).fit();
+    RunResult interleaved = MoeTrainingEquivalenceTest.mixtral(0, 0).set("model.config.num_hidden_layers", 4).steps(2).pipeline(2)
+        .schedule("interleaved-1f1b").dataParallel(2).expertParallel(2).microBatches(2).runDir(dir.resolve("il")).fit();
+    TensorParallelEquivalenceTest.assertClose(interleaved.losses(), one.losses(), 1e-4);
   }
 
   private static List<Double> column(Path run, String key) {
