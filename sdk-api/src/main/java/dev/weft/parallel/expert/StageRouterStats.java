@@ -115,5 +115,4 @@ public final class StageRouterStats implements StageRouterLink {
   private int last() { return pp.size() - 1; }
 
   private int tag(int mb, int stage, boolean forward) { return BASE_TAG + (mb * pp.size() + stage) * 2 + (forward ? 0 : 1); }
-
 }
