@@ -5,8 +5,8 @@ import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 
 /**
- * What expert parallelism runs with today (ep inside dp, with ZeRO 0–3, HSDP, tp and LoRA); everything else is refused in one
- * line naming the field. The model's own rule (ep divides the experts) is the MoE decoder's.
+ * What expert parallelism runs with today (ep inside dp, with ZeRO 0–3, HSDP, tp, pp, recomputation and LoRA); everything
+ * else is refused in one line naming the field. The model's own rule (ep divides the experts) is the MoE decoder's.
  */
 final class ExpertSupport {
   private ExpertSupport() {}
@@ -22,9 +22,11 @@ final class ExpertSupport {
       throw new SpecException("parallel.ep", "expert parallelism splits the experts over ep consecutive ranks of the dp group, so"
           + " ep=" + p.ep() + " must divide parallel.dp=" + p.dp() + "; use a divisor of dp");
     }
-    refuse(p.pp() > 1, "parallel.pp", "pipeline parallelism", "parallel.pp=1");
+    if (p.pp() > 1 && dev.weft.spec.PipelineSchedule.of(p.schedule()).splitsBackward()) {
+      throw new SpecException("parallel.schedule", p.schedule() + " runs each micro-batch's backward twice (input, then weight"
+          + " gradients), which would repeat the experts' all-to-alls; use parallel.schedule=1f1b or interleaved-1f1b with ep=" + p.ep());
+    }
     refuse(p.cp() > 1, "parallel.cp", "context parallelism", "parallel.cp=1");
-    refuse(s.train().recompute(), "train.recompute", "activation recomputation", "train.recompute off");
     refuse(s.train().dpoObjective(), "train.objective", "DPO", "train.objective=lm");
   }
 

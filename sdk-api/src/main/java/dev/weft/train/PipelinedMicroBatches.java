@@ -33,6 +33,7 @@ final class PipelinedMicroBatches implements MicroBatches {
   private int losses;
   private double lossWeight = 1; // the fp16 loss scale over the global batch's count of targets
   private StepResult last;
+  private final dev.weft.parallel.expert.StageRouterStats routerStats; // MoE router losses over stages, else null
 
   PipelinedMicroBatches(StagedModel model, ShardedOptimizer opt, StepData data, String dtype, String schedule, Communicator pp,
                         boolean recompute, int seqPerRank) {
@@ -64,6 +65,7 @@ final class PipelinedMicroBatches implements MicroBatches {
         .device(data.device())
         .beforeBackward((mb, chunk, lastOfChunk) -> opt.beforeBackward(lastOfChunk ? micro - 1 : 0, micro))
         .build();
+    this.routerStats = RouterLossStages.link(model, pp, data.device());
   }
 
   @Override
@@ -76,6 +78,7 @@ final class PipelinedMicroBatches implements MicroBatches {
     held = new boolean[step.size()];
     losses = 0;
     last = executor.step();
+    if (routerStats != null) routerStats.endStep();
     opt.afterBackward(data.microBatches() - 1, data.microBatches());
     if (losses == 0) return Double.NaN; // stages without the head have no loss
     return norm.reported(microLosses.sum().item_double());

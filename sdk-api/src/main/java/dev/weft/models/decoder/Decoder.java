@@ -8,6 +8,7 @@ import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
 import dev.weft.models.StagedModel;
 import dev.weft.models.moe.RouterLosses;
+import dev.weft.models.moe.StageRouterLink;
 import org.bytedeco.pytorch.GradMode;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,7 @@ public final class Decoder implements StagedModel, CausalLm {
   private final Layers.LmHead head;
   private final RouterLosses router;
   private long[] stepLoad = new long[0];
+  private StageRouterLink routerLink; // pipeline stages: where the router statistics of the other stages come from
 
   /** The whole model on one pipeline stage. */
   public Decoder(DecoderConfig cfg, DecoderNames names, Layers layers) {
@@ -82,10 +84,11 @@ public final class Decoder implements StagedModel, CausalLm {
 
   private Tensor forward(int chunk, Tensor input, KvCache cache, PackedDocuments docs) {
     int k = partition.virtualStage(stage, chunk);
-    if (router != null && chunk == 0) router.clear();
+    if (router != null) router.clear(); // per chunk: a pipeline action's PointerScope frees the tensors of the one before
     Tensor x = k == 0 ? embed(input, cache == null ? 0 : cache.length(), docs) : input;
     for (DecoderLayer layer : chunks.get(chunk)) x = layer.forward(x, cache, docs);
-    return k == partition.virtualStages() - 1 ? norm.forward(x) : x;
+    if (k == partition.virtualStages() - 1) return norm.forward(x);
+    return routerLink != null && cache == null && routerLossesOn() ? routerLink.handOn(x, router) : x;
   }
 
   private Tensor embed(Tensor ids, long start, PackedDocuments docs) {
@@ -124,13 +127,22 @@ public final class Decoder implements StagedModel, CausalLm {
    * Training (gradients on): the cross-entropy sum plus the routers' losses weighted by this batch's count of
    * targets, so that the loop's division by the global count gives transformers' mean loss + coef · aux per batch.
    * Evaluation sees the cross-entropy only, as transformers' default (output_router_logits false) does. Only a
-   * decoder whole on one stage adds them (MoeRules refuses the losses with pipeline stages).
+   * decoder whole on one stage adds them, or the last stage once the link has pooled the stages' statistics.
    */
   private Tensor withRouterLosses(Tensor ceSum, Tensor targets) {
-    if (router == null || !cfg.moe().routerLosses() || !GradMode.is_enabled() || partition.virtualStages() != 1) return ceSum;
+    if (!routerLossesOn() || (partition.virtualStages() != 1 && routerLink == null)) return ceSum;
+    if (partition.virtualStages() != 1) routerLink.gather(router);
     long count = dev.weft.models.Targets.count(targets);
     return ceSum.add(router.loss(cfg.moe().auxCoef(), cfg.moe().zCoef()).mul(new Scalar((double) count)));
   }
+
+  private boolean routerLossesOn() { return router != null && cfg.moe().routerLosses() && GradMode.is_enabled(); }
+
+  /**
+   * Pipeline stages with router losses: the framework's link between the stages (one chunk per stage, every
+   * training forward once per micro-batch in order, MoeRules says which schedules).
+   */
+  public void linkRouterLosses(StageRouterLink link) { this.routerLink = link; }
 
   /** Token–expert assignments per expert of this stage's MoE layers in the last forward (empty: a dense model). */
   public long[] expertLoad() { return router == null ? new long[0] : router.counts(); }

@@ -39,6 +39,24 @@ public final class RouterLosses {
     rows += logits.size(0);
   }
 
+  /**
+   * What another pipeline stage's routers saw of the same micro-batch: {@code sums} [E + 1] holds its probability
+   * sums and its z sum (a leaf whose gradient goes back to that stage), {@code assigned} its counts over {@code n} rows.
+   */
+  public void addStage(Tensor sums, long[] assigned, long n) {
+    Tensor p = sums.narrow(0, 0, experts), z = sums.select(0, experts);
+    probSum = probSum == null ? p : probSum.add(p);
+    zSum = zSum == null ? z : zSum.add(z);
+    for (int e = 0; e < experts; e++) counts[e] += assigned[e];
+    rows += n;
+  }
+
+  /** This stage's probability sums and z sum, [E + 1] and differentiable (undefined before any router ran). */
+  public Tensor sums() { return rows == 0 ? new Tensor() : torch.cat(new org.bytedeco.pytorch.TensorVector(probSum, zSum.view(1))); }
+
+  /** Router rows (tokens × MoE layers) since the last {@link #clear}. */
+  public long rows() { return rows; }
+
   /** Assignments per expert since the last {@link #clear} (Σ = rows × k). */
   public long[] counts() { return counts.clone(); }
 

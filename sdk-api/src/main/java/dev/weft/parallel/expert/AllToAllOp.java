@@ -2,13 +2,11 @@ package dev.weft.parallel.expert;
 
 import dev.weft.comm.Communicator;
 import dev.weft.util.Tensors;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import dev.weft.parallel.tensor.BackwardHolds;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorBase;
 import org.bytedeco.pytorch.TensorTensorHook;
-import org.bytedeco.pytorch.global.torch;
 
 /**
  * A differentiable all-to-all of rows over the ep group, built from hooks (Java cannot subclass an autograd
@@ -16,11 +14,13 @@ import org.bytedeco.pytorch.global.torch;
  * sends the output's gradient back the same way reversed. The output is the received rows (detached) plus a
  * zero-valued link to a view of the input: a hook on the output catches its gradient, and the hook on the input's
  * view (which runs after, the link depending on the output) replaces the link's zero gradient with the reverse
- * all-to-all of the caught one. A call's hooks are kept until its backward has run them.
+ * all-to-all of the caught one. A pipeline runs each forward inside a PointerScope that closes before the backward,
+ * so a call's hooks are held ({@link BackwardHolds}) until its backward has run them, and the backward touches no
+ * tensor of the forward.
  */
 final class AllToAllOp {
   private final Communicator ep;
-  private final Set<Object> pending = ConcurrentHashMap.newKeySet();
+  private final BackwardHolds holds = new BackwardHolds();
 
   AllToAllOp(Communicator ep) { this.ep = ep; }
 
@@ -30,32 +30,47 @@ final class AllToAllOp {
     Tensor out = Tensors.emptyLike(in, in.scalar_type(), sum(recv), x.size(1));
     ep.allToAll(out, in, recv, send);
     if (!x.requires_grad()) return out;
+    Reverse back = new Reverse(x.size(1), send, recv);
+    holds.hold(back.held);
     Tensor view = x.view_as(x);
-    Tensor[] caught = new Tensor[1];
-    TensorTensorHook catchGrad = new TensorTensorHook() {
+    view.register_hook(back.sendBack);
+    Tensor y = out.add(view.sum().mul(new Scalar(0.0)));
+    y.register_hook(back.catchGrad);
+    return y;
+  }
+
+  /** One call's backward: the output's gradient, caught, goes back to where the rows came from. */
+  private final class Reverse {
+    private final long width;
+    private final long[] send, recv;
+    private Tensor caught;
+
+    Reverse(long width, long[] send, long[] recv) {
+      this.width = width;
+      this.send = send;
+      this.recv = recv;
+    }
+
+    final TensorTensorHook catchGrad = new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase g) {
-        caught[0] = new Tensor(g).contiguous().clone();
+        caught = new Tensor(g).contiguous().clone();
         return g;
       }
     };
-    TensorTensorHook[] back = new TensorTensorHook[1];
-    back[0] = new TensorTensorHook() {
+
+    final TensorTensorHook sendBack = new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase zero) {
-        Tensor g = Tensors.emptyLike(caught[0], caught[0].scalar_type(), sum(send), x.size(1));
-        ep.allToAll(g, caught[0], send, recv);
-        pending.remove(catchGrad);
-        pending.remove(back[0]);
+        Tensor g = Tensors.emptyLike(caught, caught.scalar_type(), sum(send), width);
+        ep.allToAll(g, caught, send, recv);
+        caught = null;
+        holds.finished(held);
         return g;
       }
     };
-    pending.add(catchGrad);
-    pending.add(back[0]);
-    view.register_hook(back[0]);
-    Tensor y = out.add(view.sum().mul(new Scalar(0.0)));
-    y.register_hook(catchGrad);
-    return y;
+
+    final BackwardHolds.Held held = new BackwardHolds.Held(catchGrad, sendBack);
   }
 
   static long sum(long[] a) {

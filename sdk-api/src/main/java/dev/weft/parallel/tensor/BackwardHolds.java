@@ -13,15 +13,15 @@ import org.bytedeco.javacpp.Pointer;
  * backward (a pipeline action), so objects a scope owns get an extra reference here. They are
  * released at the next forward call or step boundary, never from inside their own call.
  */
-final class BackwardHolds {
+public final class BackwardHolds {
   private final Set<Held> awaiting = ConcurrentHashMap.newKeySet();
   private final Queue<Held> done = new ConcurrentLinkedQueue<>();
 
   /** Native objects of one call; those a PointerScope owns are retained until {@link #release}. */
-  static final class Held {
+  public static final class Held {
     private final Pointer[] retained;
 
-    Held(Pointer... objects) {
+    public Held(Pointer... objects) {
       retained = Arrays.stream(objects).filter(BackwardHolds::scoped).toArray(Pointer[]::new);
       for (Pointer p : retained) p.retainReference();
     }
@@ -32,20 +32,20 @@ final class BackwardHolds {
   }
 
   /** Whether a PointerScope owns {@code p} (reference count above zero): it would free p when it closes. */
-  static boolean scoped(Pointer p) { return p.referenceCount() > 0; }
+  public static boolean scoped(Pointer p) { return p.referenceCount() > 0; }
 
-  void hold(Held h) {
+  public void hold(Held h) {
     releaseDone();
     awaiting.add(h);
   }
 
   /** Its backward ran every hook: release it at the next {@link #hold} or {@link #dropAll}. */
-  void finished(Held h) {
+  public void finished(Held h) {
     if (awaiting.remove(h)) done.add(h);
   }
 
   /** Releases everything, including calls whose backward never ran; only when no backward is pending. */
-  void dropAll() {
+  public void dropAll() {
     releaseDone();
     for (Held h : awaiting) h.release();
     awaiting.clear();
