@@ -40,7 +40,16 @@ public final class ExpertPlan {
   /** The routed experts' parameters of the whole model (0 for a dense one): what expert parallelism splits. */
   static double routedParameters(TrainingSpec spec) {
     DecoderConfig c = moeConfig(spec);
-    return c == null ? 0 : (double) sparseLayers(c) * c.moe().experts() * 3.0 * c.hidden() * c.moe().expertHidden();
+    return c == null ? 0 : routedParameters(spec, 0, c.layers());
+  }
+
+  /** The routed experts' parameters of layers {@code [from, to)} (a pipeline stage's share). */
+  static double routedParameters(TrainingSpec spec, int from, int to) {
+    DecoderConfig c = moeConfig(spec);
+    if (c == null) return 0;
+    int sparse = 0;
+    for (int i = Math.max(0, from); i < Math.min(to, c.layers()); i++) if (c.moe().sparse(i)) sparse++;
+    return (double) sparse * c.moe().experts() * 3.0 * c.hidden() * c.moe().expertHidden();
   }
 
   private static DecoderConfig moeConfig(TrainingSpec spec) {

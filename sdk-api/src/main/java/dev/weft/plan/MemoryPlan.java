@@ -64,8 +64,14 @@ public final class MemoryPlan {
     for (int k = 0; k < part.chunks(); k++) layers += part.counts().get(part.virtualStage(stage, k));
     double perLayer = c.splitPerLayer() / tp + c.replicatedPerLayer();
     double head = c.tied() && first ? 0 : c.head() / tp;
-    // expert parallelism (one stage: ep refuses pp): 1/ep of the routed experts here, sharded over the dp/ep holding them
-    double experts = p.ep() > 1 ? ExpertPlan.routedParameters(spec) / tp : 0, edp = (double) p.dp() / p.ep(); // HSDP leaves experts over all of edp
+    // expert parallelism: 1/ep of this stage's routed experts here, sharded over the dp/ep holding them (HSDP leaves
+    // experts over all of edp)
+    double routed = 0;
+    for (int k = 0; k < part.chunks() && p.ep() > 1; k++) {
+      int vs = part.virtualStage(stage, k);
+      routed += ExpertPlan.routedParameters(spec, part.start(vs), part.end(vs));
+    }
+    double experts = routed / tp, edp = (double) p.dp() / p.ep();
     double model = layers * perLayer + (first ? c.embedding() / tp + c.positions() : 0) + (last ? c.finalNorm() + head : 0)
         - experts + experts / p.ep();
     double adapters = layers * (c.adapterSplitPerLayer() / tp + c.adapterReplicatedPerLayer());

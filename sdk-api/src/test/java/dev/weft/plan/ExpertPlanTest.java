@@ -44,5 +44,9 @@ class ExpertPlanTest {
     assertThat(ep2.gradients()).isEqualTo(ep1.gradients() - 4 * 24576);
     // at ep = dp no expert is reduced over dp: the 49152 expert parameters' all-reduce (2 × ½ × 4 B) and gather (½ × 4 B) are gone
     assertThat(ep1.dpBytes() - ep2.dpBytes()).isEqualTo(0.5 * 49152 * 4 * 3);
+    // pp2: each stage holds its own layer's experts, half of them at ep2
+    java.util.List<RankPlan> pp1 = MemoryPlan.ranks(mixtral().zero(1).pipeline(2).toSpec()).orElseThrow();
+    java.util.List<RankPlan> pp2 = MemoryPlan.ranks(mixtral().zero(1).pipeline(2).expertParallel(2).toSpec()).orElseThrow();
+    for (int s = 0; s < 2; s++) assertThat(pp1.get(s).parameterCount() - pp2.get(s).parameterCount()).isEqualTo(12288);
   }
 }
