@@ -78,7 +78,9 @@ public final class ModelBuilder {
 
   /** This rank's part of the model with its sequence split over {@code cp} and its experts over {@code ep}. */
   public static LanguageModel build(TrainingSpec spec, Communicator tp, Communicator cp, Communicator ep, int ppRank) {
-    return buildWith(spec, layersFor(spec, tp, cp, ep), ppRank);
+    LanguageModel model = buildWith(spec, layersFor(spec, tp, cp, ep), ppRank);
+    RouterLossStages.poolOverContext(model, cp);
+    return model;
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
 import dev.weft.models.StagedModel;
 import dev.weft.models.moe.RouterLosses;
+import dev.weft.models.moe.RouterPool;
 import dev.weft.models.moe.StageRouterLink;
 import org.bytedeco.pytorch.GradMode;
 import java.util.ArrayList;
@@ -38,6 +39,7 @@ public final class Decoder implements StagedModel, CausalLm {
   private final RouterLosses router;
   private long[] stepLoad = new long[0];
   private StageRouterLink routerLink; // pipeline stages: where the router statistics of the other stages come from
+  private RouterPool routerPool; // context parallelism: the ranks holding the rest of each sequence
 
   /** The whole model on one pipeline stage. */
   public Decoder(DecoderConfig cfg, DecoderNames names, Layers layers) {
@@ -132,6 +134,7 @@ public final class Decoder implements StagedModel, CausalLm {
   private Tensor withRouterLosses(Tensor ceSum, Tensor targets) {
     if (!routerLossesOn() || (partition.virtualStages() != 1 && routerLink == null)) return ceSum;
     if (partition.virtualStages() != 1) routerLink.gather(router);
+    if (routerPool != null) routerPool.pool(router);
     long count = dev.weft.models.Targets.count(targets);
     return ceSum.add(router.loss(cfg.moe().auxCoef(), cfg.moe().zCoef()).mul(new Scalar((double) count)));
   }
@@ -143,6 +146,9 @@ public final class Decoder implements StagedModel, CausalLm {
    * training forward once per micro-batch in order, MoeRules says which schedules).
    */
   public void linkRouterLosses(StageRouterLink link) { this.routerLink = link; }
+
+  /** Context parallelism with router losses: the framework's pool over the ranks that split each sequence. */
+  public void poolRouterLosses(RouterPool pool) { this.routerPool = pool; }
 
   /** Token–expert assignments per expert of this stage's MoE layers in the last forward (empty: a dense model). */
   public long[] expertLoad() { return router == null ? new long[0] : router.counts(); }

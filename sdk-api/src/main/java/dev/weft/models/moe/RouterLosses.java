@@ -51,6 +51,14 @@ public final class RouterLosses {
     rows += n;
   }
 
+  /** Replaces everything added with pooled statistics: {@code sums} as {@link #sums} lays them out, counts, rows. */
+  public void replaceWith(Tensor sums, long[] assigned, long n) {
+    probSum = sums.narrow(0, 0, experts);
+    zSum = sums.select(0, experts);
+    counts = assigned.clone();
+    rows = n;
+  }
+
   /** This stage's probability sums and z sum, [E + 1] and differentiable (undefined before any router ran). */
   public Tensor sums() { return rows == 0 ? new Tensor() : torch.cat(new org.bytedeco.pytorch.TensorVector(probSum, zSum.view(1))); }
 
