@@ -5,7 +5,7 @@ import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 
 /**
- * What expert parallelism runs with today (ep inside dp, with ZeRO 0–3, HSDP, tp, pp, recomputation and LoRA); everything
+ * What expert parallelism runs with today (ep inside dp, with ZeRO 0–3, HSDP, tp, pp, cp, recomputation and LoRA); everything
  * else is refused in one line naming the field. The model's own rule (ep divides the experts) is the MoE decoder's.
  */
 final class ExpertSupport {
@@ -26,7 +26,6 @@ final class ExpertSupport {
       throw new SpecException("parallel.schedule", p.schedule() + " runs each micro-batch's backward twice (input, then weight"
           + " gradients), which would repeat the experts' all-to-alls; use parallel.schedule=1f1b or interleaved-1f1b with ep=" + p.ep());
     }
-    refuse(p.cp() > 1, "parallel.cp", "context parallelism", "parallel.cp=1");
     refuse(s.train().dpoObjective(), "train.objective", "DPO", "train.objective=lm");
   }
 

@@ -21,5 +21,9 @@ class MoeContextParallelTest {
     TensorParallelEquivalenceTest.assertClose(cp2.losses(), one.losses(), 1e-4);
     RunResult cpPp = MoeTrainingEquivalenceTest.mixtral(1.0, 0.1).contextParallel(2).pipeline(2).runDir(dir.resolve("cp2pp2")).fit();
     TensorParallelEquivalenceTest.assertClose(cpPp.losses(), one.losses(), 1e-4);
+    // expert parallelism beside cp: ep2 over dp2, each cp rank dispatching its part of the sequences
+    RunResult epCp = MoeTrainingEquivalenceTest.mixtral(1.0, 0.1).contextParallel(2).dataParallel(2).expertParallel(2).microBatches(1)
+        .runDir(dir.resolve("ep2cp2")).fit();
+    TensorParallelEquivalenceTest.assertClose(epCp.losses(), one.losses(), 1e-4);
   }
 }
