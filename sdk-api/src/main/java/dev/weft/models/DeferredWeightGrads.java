@@ -81,6 +81,9 @@ public final class DeferredWeightGrads implements AutoCloseable {
     return this;
   }
 
+  /** Whether a recording is open on this thread: layers with their own backward for W should take {@link #linear}. */
+  public static boolean recording() { return RECORDING.get() != null; }
+
   /**
    * x·Wᵀ + b; inside a recording, with W's (and b's) gradient deferred. A weight that trains nothing
    * (frozen), an input that needs no gradient (the data) or a no-grad region take the plain path.
