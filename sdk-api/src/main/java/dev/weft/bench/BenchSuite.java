@@ -52,6 +52,7 @@ public final class BenchSuite {
       rows.addAll(ZeroStepBench.rows(ZeroStepBench.measure(ZeroStepBench.Config.of(quick))));
     }
     if (sel.contains("pipeline")) rows.addAll(PipelineBench.rows(PipelineBench.measure(PipelineBench.Config.of(quick))));
+    if (sel.contains("pipeline")) rows.addAll(ZeroBubbleBench.rows(ZeroBubbleBench.measure(ZeroBubbleBench.Config.of(quick))));
     if (sel.contains("checkpoint")) rows.addAll(CheckpointPart.rows(CheckpointPart.measure(CheckpointPart.Config.of(quick))));
     if (sel.contains("recovery")) rows.addAll(RecoveryBench.rows(RecoveryBench.measure(RecoveryBench.Config.of(quick))));
     if (sel.contains("lora")) rows.addAll(LoraBench.rows(LoraBench.measure(LoraBench.Config.of(quick))));

@@ -11,8 +11,8 @@ import java.util.Locale;
  * on the toy tanh stack; measured bubble (each stage's idle fraction from the executor's timeline,
  * median over steps, averaged over stages) against the theoretical (p−1)/(v·m + p−1) for 1F1B (v = 1)
  * and interleaved 1F1B (v = 2), and stage 0's peak kept activation bytes with recomputation against
- * without; and ZB-H1 (backward split into B and W) against 1F1B: bubble and step time, both measured
- * in the same rounds. Each round runs the five variants once; rows take the median over rounds.
+ * without. Each round runs the four variants once; rows take the median over rounds. ZB-H1 against
+ * 1F1B is {@link ZeroBubbleBench}.
  */
 public final class PipelineBench {
   public record Config(int stages, int microBatches, int layers, int hidden, int batch, int steps, int rounds) {
@@ -24,26 +24,23 @@ public final class PipelineBench {
   /** One schedule with and without recomputation, per round. */
   public record Variant(String schedule, int virtualStages, List<Measurement> plain, List<Measurement> recompute) {}
 
-  public record Result(Config config, List<Variant> variants, List<Measurement> zeroBubble) {}
+  public record Result(Config config, List<Variant> variants) {}
 
   private PipelineBench() {}
 
   public static Result measure(Config c) {
     Variant f1b = new Variant("1f1b", 1, new ArrayList<>(), new ArrayList<>());
     Variant inter = new Variant("interleaved-1f1b", 2, new ArrayList<>(), new ArrayList<>());
-    List<Measurement> zb = new ArrayList<>();
     for (int r = 0; r < c.rounds(); r++) {
       for (Variant v : List.of(f1b, inter)) {
         for (boolean rc : new boolean[] {false, true}) {
           Measurement m = PipelineBubbleBench.measure(v.schedule(), c.stages(), c.microBatches(), v.virtualStages(), rc,
               c.layers(), c.hidden(), c.batch(), c.steps());
           (rc ? v.recompute() : v.plain()).add(m);
-          // ZB-H1 right after plain 1F1B (which the first round warms up), so the two see the same load
-          if (v == f1b && !rc) zb.add(PipelineBubbleBench.measure("zb-h1", c.stages(), c.microBatches(), 1, false, c.layers(), c.hidden(), c.batch(), c.steps()));
         }
       }
     }
-    return new Result(c, List.of(f1b, inter), zb);
+    return new Result(c, List.of(f1b, inter));
   }
 
   public static List<BenchRow> rows(Result r) {
@@ -68,25 +65,7 @@ public final class PipelineBench {
       rows.add(BenchRow.of("pipeline", name + ", " + shape + ": peak kept activation bytes (stage 0), recompute vs not",
           kept, full, "B", "< 1", "exact counts (StepResult.peakKeptBytes)"));
     }
-    rows.addAll(zeroBubbleRows(r, shape));
     return rows;
-  }
-
-  /** ZB-H1 over 1F1B, per round (the two ran back to back), median over rounds. */
-  private static List<BenchRow> zeroBubbleRows(Result r, String shape) {
-    List<Measurement> plain = r.variants().get(0).plain(), zb = r.zeroBubble();
-    double[] bubble = new double[zb.size()], step = new double[zb.size()];
-    for (int i = 0; i < zb.size(); i++) {
-      bubble[i] = zb.get(i).meanBubble() / plain.get(i).meanBubble();
-      step[i] = zb.get(i).medianStepSeconds() / plain.get(i).medianStepSeconds();
-    }
-    String note = String.format(Locale.ROOT, "median of %d rounds; ZB-H1 bubble %s vs 1F1B %s; W reruns the retained graph's whole"
-        + " backward, so it costs about a full backward (simulated with T_F=T_B=T_W: 1/3)", zb.size(),
-        format(zb.stream().mapToDouble(Measurement::meanBubble).toArray()), format(plain.stream().mapToDouble(Measurement::meanBubble).toArray()));
-    return List.of(
-        BenchRow.of("pipeline", "ZB-H1 vs 1F1B, " + shape + ": measured bubble", Stats.median(bubble), 1, "×", "< 1", note),
-        BenchRow.of("pipeline", "ZB-H1 vs 1F1B, " + shape + ": step time", Stats.median(step), 1, "×", "(report)",
-            "slowest stage's median step span, same rounds"));
   }
 
   private static String format(double[] xs) {

@@ -3,8 +3,7 @@ package dev.weft.bench;
 import dev.weft.parallel.pipeline.StageModule;
 import dev.weft.parallel.pipeline.Schedule;
 import dev.weft.parallel.pipeline.Schedules;
-import static org.bytedeco.pytorch.global.torch.linear;
-
+import dev.weft.models.DeferredWeightGrads;
 import dev.weft.models.Init;
 import dev.weft.models.Parameters;
 import dev.weft.models.layers.DenseLayers;
@@ -12,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
-import org.bytedeco.pytorch.TensorOptional;
 
 /**
  * A toy pipeline model for tests and benchmarks: {@code layers} blocks of tanh(linear(x)) of width
@@ -53,7 +51,7 @@ public final class TanhStack implements StageModule {
   @Override
   public Tensor forward(int chunk, Tensor input, int microBatch) {
     Tensor h = input;
-    for (Tensor[] wb : chunks.get(chunk)) h = linear(h, wb[0], new TensorOptional(wb[1])).tanh();
+    for (Tensor[] wb : chunks.get(chunk)) h = DeferredWeightGrads.linear(h, wb[0], wb[1]).tanh();
     return h;
   }
 
@@ -66,6 +64,11 @@ public final class TanhStack implements StageModule {
   }
 
   public Parameters parameters() { return params; }
+
+  @Override
+  public java.util.Optional<List<Tensor>> trainableParameters() {
+    return java.util.Optional.of(params.list().stream().map(Parameters.Param::tensor).toList());
+  }
 
   /** Deterministic input of micro-batch {@code mb}: [batch, hidden]. */
   public static Tensor input(int mb, long batch, long hidden, long seed) {

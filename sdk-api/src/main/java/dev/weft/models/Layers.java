@@ -70,7 +70,7 @@ public interface Layers {
   default Linear replicated(String name, Tensor weight) {
     Tensor w = weight.contiguous().requires_grad_(true);
     parameters().add(new Parameters.Param(name + ".weight", w, w.sizes().vec().get(), -1, 0, 1));
-    return x -> org.bytedeco.pytorch.global.torch.linear(x, w);
+    return x -> DeferredWeightGrads.linear(x, w, null);
   }
 
   /** Linear whose input features are split across the group; its output is whole. */

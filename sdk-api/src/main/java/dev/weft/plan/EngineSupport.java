@@ -35,10 +35,6 @@ final class EngineSupport {
       throw new SpecException("train.recompute", "parallel.schedule=" + p.schedule() + " keeps each micro-batch's graph from its"
           + " input-gradient pass to its weight-gradient pass, so it cannot recompute activations; turn recompute off or use 1f1b");
     }
-    if (split && p.tp() > 1) {
-      throw new SpecException("parallel.schedule", p.schedule() + " does not run with tensor parallelism yet (the tp layers'"
-          + " backward hooks would run twice); use parallel.schedule=1f1b or interleaved-1f1b with tp=" + p.tp());
-    }
     if (p.pp() > 1 || s.train().recompute()) {
       try {
         dev.weft.parallel.pipeline.Schedules.of(p.schedule(), p.pp(), p.microBatches(), p.pp() > 1 ? p.chunksPerStage() : 1);

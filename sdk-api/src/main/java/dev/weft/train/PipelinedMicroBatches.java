@@ -2,15 +2,18 @@ package dev.weft.train;
 
 import dev.weft.comm.Communicator;
 import dev.weft.data.Batches;
+import dev.weft.models.Parameters;
 import dev.weft.models.StagedModel;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.pipeline.ActivationShape;
 import dev.weft.parallel.pipeline.PipelineExecutor;
 import dev.weft.parallel.pipeline.Schedules;
+import dev.weft.parallel.pipeline.StageModule;
 import dev.weft.parallel.pipeline.StepResult;
 import dev.weft.precision.Autocast;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import dev.weft.util.Tensors;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
@@ -42,12 +45,19 @@ final class PipelinedMicroBatches implements MicroBatches {
     this.data = data;
     this.dtype = dtype;
     int chunks = model.partition().chunks();
+    List<Tensor> trainable = model.parameters().list().stream().map(Parameters.Param::tensor).toList();
     int micro = data.microBatches();
     this.executor = PipelineExecutor.builder(Schedules.of(schedule, pp.size(), micro, chunks), pp)
-        .module((chunk, x, mb) -> {
-          try (Autocast ac = Autocast.of(dtype, data.device().cuda())) {
-            return model.forwardChunk(chunk, x, batches.get(mb).documents()).to(ScalarType.Float);
+        .module(new StageModule() {
+          @Override
+          public Tensor forward(int chunk, Tensor x, int mb) {
+            try (Autocast ac = Autocast.of(dtype, data.device().cuda())) {
+              return model.forwardChunk(chunk, x, batches.get(mb).documents()).to(ScalarType.Float);
+            }
           }
+
+          @Override
+          public Optional<List<Tensor>> trainableParameters() { return Optional.of(trainable); }
         })
         .inputs(mb -> batches.get(mb).tokens())
         .loss((h, mb) -> {

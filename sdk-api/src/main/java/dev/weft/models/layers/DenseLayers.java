@@ -6,6 +6,7 @@ import static org.bytedeco.pytorch.global.torch.ones;
 import static org.bytedeco.pytorch.global.torch.zeros;
 
 import dev.weft.data.Batches;
+import dev.weft.models.DeferredWeightGrads;
 import dev.weft.models.Init;
 import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
@@ -51,10 +52,10 @@ public final class DenseLayers implements Layers {
   public static Linear linear(TensorVector ws, TensorVector bs) {
     boolean bias = bs.size() > 0;
     return x -> {
-      if (ws.size() == 1) return torch.linear(x, ws.get(0), bias ? new TensorOptional(bs.get(0)) : new TensorOptional());
+      if (ws.size() == 1) return DeferredWeightGrads.linear(x, ws.get(0), bias ? bs.get(0) : null);
       try (TensorVector ys = new TensorVector()) {
         for (int i = 0; i < ws.size(); i++) {
-          Tensor y = torch.linear(x, ws.get(i), bias ? new TensorOptional(bs.get(i)) : new TensorOptional());
+          Tensor y = DeferredWeightGrads.linear(x, ws.get(i), bias ? bs.get(i) : null);
           ys.push_back(y);
           y.close(); // the vector holds it until the concatenation; the backward needs neither
         }
@@ -133,7 +134,7 @@ public final class DenseLayers implements Layers {
       @Override public Tensor lossSum(Tensor h, Tensor targets) {
         return cross_entropy_loss(logits(h).view(-1, vocab), targets.reshape(-1), new TensorOptional(), SUM, Batches.IGNORE, 0.0);
       }
-      @Override public Tensor logits(Tensor h) { return torch.linear(h, w); }
+      @Override public Tensor logits(Tensor h) { return DeferredWeightGrads.linear(h, w, null); }
     };
   }
 

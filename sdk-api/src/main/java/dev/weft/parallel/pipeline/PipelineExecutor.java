@@ -12,9 +12,11 @@ import org.bytedeco.pytorch.global.torch.ScalarType;
  * ({@code pp.rank()} is the stage). One {@link #step()} forwards and backwards every micro-batch:
  * each backward adds loss/m's gradients into the parameters' {@code .grad()}, so after the step the
  * gradients equal one backward over the whole batch. Under a zero-bubble schedule a B action computes
- * only the stage input's gradient (autograd.grad, graph retained) and sends it; the W action of the
- * same micro-batch later runs the retained graph's backward, filling the parameter gradients. Zeroing gradients, data-parallel reduction
- * and the optimizer step belong to the caller, after {@code step()} returns.
+ * the stage input's gradient and sends it; the W action of the same micro-batch later fills the
+ * parameter gradients. When the module lists its parameters ({@link StageModule#trainableParameters})
+ * the graph runs once: B also computes the gradients of parameters outside a deferred linear, W each
+ * linear's dW = dYᵀ·X ({@link WeightPass}); else B retains the graph and W runs its whole backward.
+ * Zeroing gradients, data-parallel reduction and the optimizer step belong to the caller, after {@code step()} returns.
  */
 public final class PipelineExecutor {
   final Schedule schedule;

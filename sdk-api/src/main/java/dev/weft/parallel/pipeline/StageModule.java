@@ -1,5 +1,7 @@
 package dev.weft.parallel.pipeline;
 
+import java.util.List;
+import java.util.Optional;
 import org.bytedeco.pytorch.Tensor;
 
 /**
@@ -19,4 +21,12 @@ public interface StageModule {
    * report activation memory; 0 when unknown.
    */
   default long savedBytes(int chunk, long[] inputShape) { return 0; }
+
+  /**
+   * Every trainable parameter this stage's chunks use, when the module can list them. A split backward
+   * ({@code zb-h1}, {@code zbv}) then runs each micro-batch's graph once: B computes the input gradient and
+   * those of parameters outside {@link dev.weft.models.DeferredWeightGrads#linear}, W only the linears'
+   * dW = dYᵀ·X. A parameter left out would get no gradient. Empty (the default): W reruns the retained graph's backward.
+   */
+  default Optional<List<Tensor>> trainableParameters() { return Optional.empty(); }
 }

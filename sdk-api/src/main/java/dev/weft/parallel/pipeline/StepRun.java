@@ -2,6 +2,7 @@ package dev.weft.parallel.pipeline;
 
 import dev.weft.error.WeftException;
 import dev.weft.comm.PendingOp;
+import dev.weft.models.DeferredWeightGrads;
 import dev.weft.util.Tensors;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,16 +16,17 @@ import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorArrayRefOptional;
-import org.bytedeco.pytorch.TensorVector;
-import org.bytedeco.pytorch.global.torch;
 
 /** One step of one stage: the mutable state of running an action list. Used once. */
 final class StepRun {
   /** A tensor waiting between two actions: {@code activation} or gradient, for (micro-batch, chunk). */
   private record Key(boolean activation, int microBatch, int chunk) {}
 
-  /** What a forward leaves for its backward; {@code output} is null when recomputing. */
-  private record Kept(Tensor input, Tensor output, long bytes) {}
+  /**
+   * What a forward leaves for its backward; {@code output} is null when recomputing, {@code deferred}
+   * (the linears' inputs, for W) null unless the backward is split and the module lists its parameters.
+   */
+  private record Kept(Tensor input, Tensor output, long bytes, DeferredWeightGrads deferred) {}
 
   private record Posted(Tensor tensor, PendingOp op) {}
 
@@ -40,6 +42,9 @@ final class StepRun {
   private final Map<Key, Tensor> outbox = new HashMap<>();
   private final Map<Key, Kept> kept = new HashMap<>();
   private final Map<Key, Seed> awaitingWeights = new HashMap<>(); // B done, W to come: the graph is retained
+  private final Map<Key, WeightPass> awaitingLinears = new HashMap<>(); // B done, W to come: only dY and X kept
+  private final List<DeferredWeightGrads> recordings = new ArrayList<>(); // closed at the end, whatever happened
+  private final List<Tensor> trainable; // null: the module does not list them, or the backward is not split
   private final Map<Integer, Posted> receives = new HashMap<>();
   private final List<Posted> sends = new ArrayList<>();
   private final Map<Action.Kind, Integer> nextReceive = new EnumMap<>(Action.Kind.class);
@@ -61,6 +66,8 @@ final class StepRun {
     }
     // a V puts the embedding and a tied head (one parameter) in two chunks of stage 0: a per-chunk count would see it twice
     if (s.layout() == ChunkLayout.V) Arrays.fill(lastBackwardOfChunk, Arrays.stream(lastBackwardOfChunk).max().orElse(0));
+    boolean split = actions.stream().anyMatch(a -> a.kind() == Action.Kind.BACKWARD_WEIGHT);
+    this.trainable = split ? x.module.trainableParameters().orElse(null) : null;
   }
 
   StepResult run() {
@@ -90,6 +97,8 @@ final class StepRun {
       long t1 = System.nanoTime();
       List<Double> ls = Arrays.stream(losses).filter(java.util.Objects::nonNull).toList();
       return new StepResult(stage, ls, new Timeline(stage, t0, t1, events), peakBytes);
+    } finally {
+      recordings.forEach(DeferredWeightGrads::close);
     }
   }
 
@@ -134,9 +143,16 @@ final class StepRun {
       case BACKWARD_WEIGHT -> {
         // the parameters receive their gradients here: data-parallel buckets count this, not B
         x.backwardListener.beforeBackward(a.microBatch(), a.chunk(), lastBackwardOfChunk[a.chunk()] == i);
-        Seed seed = awaitingWeights.remove(new Key(true, a.microBatch(), a.chunk()));
-        fill(seed);
-        release(seed);
+        Key k = new Key(true, a.microBatch(), a.chunk());
+        WeightPass w = awaitingLinears.remove(k);
+        if (w == null) {
+          Seed seed = awaitingWeights.remove(k);
+          fill(seed);
+          release(seed);
+        } else {
+          w.fill(held);
+          keptBytes -= w.bytes();
+        }
       }
       default -> throw new IllegalStateException(a.toString());
     }
@@ -154,15 +170,22 @@ final class StepRun {
       input.requires_grad_(true);
     }
     Tensor out;
-    if (x.recompute) {
+    // virtual stage 0 sends no gradient upstream: its B is empty and its W the whole backward, as before
+    DeferredWeightGrads deferred = trainable != null && vs > 0 ? DeferredWeightGrads.record() : null;
+    if (deferred != null) recordings.add(deferred);
+    if (x.recompute) { // never with a split backward (the builder refuses it): no recording is open
       try (NoGradGuard noGrad = new NoGradGuard()) {
         out = compute(chunk, input, mb);
       }
     } else {
-      out = held.keep(compute(chunk, input, mb));
+      try {
+        out = held.keep(compute(chunk, input, mb));
+      } finally {
+        if (deferred != null) deferred.stop();
+      }
     }
     long bytes = input.nbytes() + (x.recompute ? 0 : out.nbytes() + x.module.savedBytes(chunk, input.sizes().vec().get()));
-    kept.put(new Key(true, mb, chunk), new Kept(input, x.recompute ? null : out, bytes));
+    kept.put(new Key(true, mb, chunk), new Kept(input, x.recompute ? null : out, bytes, deferred));
     keptBytes += bytes;
     peakBytes = Math.max(peakBytes, keptBytes);
     if (s.isLast(stage, chunk)) {
@@ -194,19 +217,24 @@ final class StepRun {
   }
 
   /**
-   * B: only the gradient of the stage input, sent upstream at once; the graph is retained for W, which
-   * runs the whole backward later (the input-gradient chain again, then every parameter gradient).
+   * B: the stage input's gradient, sent upstream at once. When the module lists its parameters the graph
+   * runs once ({@link WeightPass}) and only the linears' inputs and output gradients wait for W; else
+   * the graph is retained and W runs its whole backward again.
    */
   private void inputGradient(int mb, int chunk) {
     Seed seed = seed(mb, chunk);
-    if (s.virtualStage(stage, chunk) > 0) {
-      try (TensorVector roots = new TensorVector(seed.root()); TensorVector inputs = new TensorVector(seed.kept().input());
-           TensorVector seeds = seed.grad() == null ? new TensorVector() : new TensorVector(seed.grad())) {
-        TensorVector g = torch.grad(roots, inputs, seeds, new BoolOptional(true), false, false);
-        sendInputGradient(mb, chunk, g.get(0));
-      }
+    Key k = new Key(true, mb, chunk);
+    if (seed.kept().deferred() == null) {
+      if (s.virtualStage(stage, chunk) > 0) sendInputGradient(mb, chunk, WeightPass.inputOnly(seed.root(), seed.grad(), seed.kept().input()));
+      awaitingWeights.put(k, seed);
+      return;
     }
-    awaitingWeights.put(new Key(true, mb, chunk), seed);
+    WeightPass.Split b = WeightPass.inputPass(seed.root(), seed.grad(), seed.kept().input(), trainable, seed.kept().deferred(), held);
+    sendInputGradient(mb, chunk, b.inputGrad());
+    release(seed);
+    keptBytes += b.weights().bytes();
+    peakBytes = Math.max(peakBytes, keptBytes);
+    awaitingLinears.put(k, b.weights());
   }
 
   private void sendInputGradient(int mb, int chunk, Tensor g) {

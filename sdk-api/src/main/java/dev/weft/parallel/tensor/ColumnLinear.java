@@ -2,6 +2,7 @@ package dev.weft.parallel.tensor;
 
 import static org.bytedeco.pytorch.global.torch.linear;
 
+import dev.weft.models.DeferredWeightGrads;
 import org.bytedeco.pytorch.GradMode;
 import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.global.torch.ScalarType;
@@ -36,8 +37,9 @@ final class ColumnLinear {
 
   /** {@code w} [out/tp, in], {@code b} [out/tp] or null. */
   Tensor forward(Tensor x, Tensor w, Tensor b) {
-    if (ops.size() == 1 || !GradMode.is_enabled() || !x.requires_grad() || !w.requires_grad()) {
-      return linear(input(x), w, b == null ? new TensorOptional() : new TensorOptional(b));
+    // under a split backward (zero-bubble pipelines) dW waits for W: the input's collective has nothing to overlap
+    if (ops.size() == 1 || !GradMode.is_enabled() || !x.requires_grad() || !w.requires_grad() || DeferredWeightGrads.recording()) {
+      return DeferredWeightGrads.linear(input(x), w, b);
     }
     Pass pass = new Pass(w.scalar_type());
     Tensor wv = w.view_as(w);

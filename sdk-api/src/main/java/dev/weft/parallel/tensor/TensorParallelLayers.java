@@ -1,8 +1,8 @@
 package dev.weft.parallel.tensor;
 
-import static org.bytedeco.pytorch.global.torch.linear;
 import static org.bytedeco.pytorch.global.torch.zeros;
 
+import dev.weft.models.DeferredWeightGrads;
 import dev.weft.models.Init;
 import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
@@ -81,7 +81,7 @@ public final class TensorParallelLayers implements Layers {
     Tensor w = sliced(name + ".weight", init.normal(name + ".weight", std, out, in), 1);
     Tensor b = bias ? replicatedParam(name + ".bias", zeros(out)) : null;
     return x -> {
-      Tensor y = leaveSplit(linear(x, w));
+      Tensor y = leaveSplit(DeferredWeightGrads.linear(x, w, null));
       return b == null ? y : y.add(b);
     };
   }
@@ -89,7 +89,7 @@ public final class TensorParallelLayers implements Layers {
   @Override
   public Linear replicated(String name, Tensor weight) {
     Tensor w = replicatedParam(name + ".weight", weight);
-    return x -> linear(x, w);
+    return x -> DeferredWeightGrads.linear(x, w, null);
   }
 
   @Override
