@@ -5,7 +5,7 @@ import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 
 /**
- * What expert parallelism runs with today (ep inside dp, with ZeRO 0–3, HSDP, tp, pp, cp, recomputation and LoRA); everything
+ * What expert parallelism runs with today (ep inside dp, with ZeRO 0–3, HSDP, tp, pp (every schedule), cp, recomputation and LoRA); everything
  * else is refused in one line naming the field. The model's own rule (ep divides the experts) is the MoE decoder's.
  */
 final class ExpertSupport {
@@ -21,10 +21,6 @@ final class ExpertSupport {
     if (p.dp() % p.ep() != 0) {
       throw new SpecException("parallel.ep", "expert parallelism splits the experts over ep consecutive ranks of the dp group, so"
           + " ep=" + p.ep() + " must divide parallel.dp=" + p.dp() + "; use a divisor of dp");
-    }
-    if (p.pp() > 1 && dev.weft.spec.PipelineSchedule.of(p.schedule()).splitsBackward()) {
-      throw new SpecException("parallel.schedule", p.schedule() + " runs each micro-batch's backward twice (input, then weight"
-          + " gradients), which would repeat the experts' all-to-alls; use parallel.schedule=1f1b or interleaved-1f1b with ep=" + p.ep());
     }
     refuse(s.train().dpoObjective(), "train.objective", "DPO", "train.objective=lm");
   }
