@@ -12,16 +12,19 @@ import org.bytedeco.pytorch.Tensor;
 
 /**
  * The activation memory one rank really holds: the process's resident bytes at the end of a forward pass less
- * those before it, on the first micro-batch of the run's second to fourth steps (metrics.jsonl's {@code activation_mib}). At that point
- * everything forward allocated and still holds is what autograd saved for backward (and the logits and loss it
- * keeps), the quantity {@link dev.weft.plan.RankPlan#activations} plans. Why resident bytes and not a counter:
- * libtorch's CPU allocator has no statistics and its saved-tensor hooks take Python objects only. The CPU
- * allocator is glibc's malloc, which keeps freed chunks resident; {@code malloc_trim} before each reading hands
- * them back, so neither the previous step's freed gradients nor forward's freed temporaries are counted. What
- * remains unaccounted is the JVM's own growth over one forward (a few MiB). Ranks as threads share one resident
- * set, so the world measures together: barriers around the readings (every rank's forward lies between them), one
- * reader per process, and the readings summed over the world and divided by its size — the mean per rank, which is
- * each rank's where ranks are alike (dp, cp, tp).
+ * those before it, on the first micro-batch of the run's second to fourth steps (metrics.jsonl's {@code
+ * activation_mib}; CPU only, a device's activations are not resident here). At that point everything forward
+ * allocated and still holds lives until backward: what autograd saved (the quantity {@link
+ * dev.weft.plan.RankPlan#activations} plans), the logits and loss, and the temporaries whose Java handles the step's
+ * PointerScope keeps. Why resident bytes and not a counter: libtorch's CPU allocator keeps no statistics and its
+ * saved-tensor hooks take Python objects only. The CPU allocator is glibc's malloc, which keeps freed chunks
+ * resident; {@code malloc_trim} before each reading hands them back, so neither the previous step's freed
+ * gradients nor forward's freed temporaries count, and a collection first frees the native memory of handles
+ * already unreachable (an earlier run's model in this JVM) so that it is not released mid-forward. What remains
+ * is the JVM's own growth over one forward (a few MiB at most; the median of the readings drops a stray one).
+ * Ranks as threads share one resident set, so the world measures together: barriers around the readings (every
+ * rank's forward lies between them), one reader per process, and the readings summed over the world and divided
+ * by its size — the mean per rank, which is each rank's where ranks are alike (dp, cp, tp).
  */
 final class ActivationProbe {
   private static final AtomicBoolean READER_TAKEN = new AtomicBoolean(); // this process's reader of the current round
