@@ -5,6 +5,7 @@ import dev.weft.spec.CpMethod;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.plan.MemoryPlan;
+import dev.weft.train.ActivationProbe;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.ArrayList;
 
 /**
@@ -57,8 +59,8 @@ public final class CpBench {
           Path run = dir.resolve("r" + r + "-" + name);
           Trainer t = c.model().steps(c.steps()).contextParallel(which == 0 ? 1 : 2).runDir(run);
           if (which > 0) t = t.set("parallel.cpMethod", name);
-          if (c.processes()) ZeroStepBench.launch(t.toSpec(), run);
-          else t.fit();
+          if (c.processes()) ZeroStepBench.launch(t.toSpec(), run, Map.of("WEFT_ACTIVATION_PROBE", "1"));
+          else withProbe(t::fit);
           ZeroStepBench.Breakdown b = ZeroStepBench.breakdown(run.resolve("metrics.jsonl"), c.warmSteps());
           double act = activationMib(run.resolve("metrics.jsonl"));
           if (which == 0) {
@@ -73,6 +75,16 @@ public final class CpBench {
       return new Result(c, cp1, cp2, act1, act2);
     } finally {
       StepBench.deleteTree(dir);
+    }
+  }
+
+  /** Runs {@code fit} in this JVM with {@link ActivationProbe} on. */
+  static void withProbe(Runnable fit) {
+    String was = System.setProperty(ActivationProbe.PROPERTY, "true");
+    try {
+      fit.run();
+    } finally {
+      if (was == null) System.clearProperty(ActivationProbe.PROPERTY); else System.setProperty(ActivationProbe.PROPERTY, was);
     }
   }
 
@@ -105,7 +117,8 @@ public final class CpBench {
       double[] comm = Arrays.stream(r.cp2()[m]).mapToDouble(ZeroStepBench.Breakdown::commMs).toArray();
       rows.add(BenchRow.paired("cp", "step_ms: cp=2 (" + name + ") vs cp=1 (order rotated per round), " + r.config().label(),
           Stats.median(two), Stats.median(one), "ms", Stats.ratios(two, one), "≤ 1.15", "pairs: the runs of one round"));
-      double plan2 = plannedMib(r.config().model().contextParallel(2).set("parallel.cpMethod", name)), plan1 = plannedMib(r.config().model());
+      // Trainer's setters change it in place: each figure sets the size it plans
+      double plan2 = plannedMib(r.config().model().contextParallel(2).set("parallel.cpMethod", name)), plan1 = plannedMib(r.config().model().contextParallel(1));
       double[] a2 = r.act2()[m];
       rows.add(BenchRow.of("cp", "measured activation MiB per rank, cp=2 (" + name + ") vs cp=1 (plan " + String.format(Locale.ROOT, "%.1f vs %.1f MiB: %.2f",
           plan2, plan1, plan2 / plan1) + "), " + r.config().label(), Stats.median(a2), Stats.median(r.act1()), "MiB", "≤ 0.6",

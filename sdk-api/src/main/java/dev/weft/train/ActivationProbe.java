@@ -13,7 +13,7 @@ import org.bytedeco.pytorch.Tensor;
 /**
  * The activation memory one rank really holds: the process's resident bytes at the end of a forward pass less
  * those before it, on the first micro-batch of the run's second to fourth steps (metrics.jsonl's {@code
- * activation_mib}; CPU only, a device's activations are not resident here). At that point everything forward
+ * activation_mib}; CPU only, a device's activations are not resident here; only when {@link #enabled}). At that point everything forward
  * allocated and still holds lives until backward: what autograd saved (the quantity {@link
  * dev.weft.plan.RankPlan#activations} plans), the logits and loss, and the temporaries whose Java handles the step's
  * PointerScope keeps. Why resident bytes and not a counter: libtorch's CPU allocator keeps no statistics and its
@@ -26,12 +26,14 @@ import org.bytedeco.pytorch.Tensor;
  * rank's forward lies between them), one reader per process, and the readings summed over the world and divided
  * by its size — the mean per rank, which is each rank's where ranks are alike (dp, cp, tp).
  */
-final class ActivationProbe {
+public final class ActivationProbe {
   private static final AtomicBoolean READER_TAKEN = new AtomicBoolean(); // this process's reader of the current round
   private Communicator world;
   private boolean reader;
   private long before;
   private double mib = Double.NaN;
+
+  ActivationProbe() {}
 
   /** The next {@link #start}/{@link #end} pair measures; every rank of {@code world} arms the same step. */
   void arm(Communicator world) { this.world = world; }
@@ -66,6 +68,18 @@ final class ActivationProbe {
     mib = Double.NaN;
     return out;
   }
+
+  /**
+   * Whether runs in this process measure: {@code WEFT_ACTIVATION_PROBE=1} in the environment or the system property
+   * {@code weft.activationProbe=true} (in-process callers). Off by default: a measured step pays a collection, two
+   * trims and four barriers, which timed steps should not.
+   */
+  static boolean enabled() {
+    return Boolean.getBoolean(PROPERTY) || "1".equals(System.getenv("WEFT_ACTIVATION_PROBE"));
+  }
+
+  /** The system property that turns the probe on for runs in this JVM. */
+  public static final String PROPERTY = "weft.activationProbe";
 
   /**
    * Whether {@code step} measures: the second to the fourth of the run (the first allocates what every later step

@@ -148,7 +148,7 @@ public final class TrainingLoop {
             zeroComm = null;
             gradCause = lossCause = null;
           } else {
-            if (passes instanceof SequentialMicroBatches s && ActivationProbe.measures(step, resumedAt + 1, t.steps()) && !dist.device().cuda()) s.probe.arm(dist.world());
+            if (passes instanceof SequentialMicroBatches s && ActivationProbe.measures(step, resumedAt + 1, t.steps()) && ActivationProbe.enabled() && !dist.device().cuda()) s.probe.arm(dist.world());
             double localLoss = passes.run(stepData.place(host), norm, scaler.scale());
             if (tpOps != null) {
               commNs += tpOps.takeWaitNanos(); // tensor-parallel collectives the step waited for
