@@ -21,7 +21,7 @@ import java.util.Optional;
  * holding 1/ep of them under expert parallelism); tensor parallelism splits
  * the matmul weights and the vocabulary; pipeline stages hold their layers, the first the embeddings,
  * the last the final norm and head (a tied head's weight is held there too when the stages differ).
- * Activations follow Korthikanti et al. (2022), in fp32 unless autocast runs in 16 bits. Under LoRA the model's
+ * Activations follow Korthikanti et al. (2022) less the s² scores a fused attention kernel does not keep, in fp32 unless autocast runs in 16 bits. Under LoRA the model's
  * weights are a frozen base, held once and whole on every dp rank (never ZeRO-sharded, no gradient, no optimizer
  * state, never reduced); the adapters alone are trained, so gradients, optimizer state and the dp traffic are theirs.
  */
@@ -89,7 +89,7 @@ public final class MemoryPlan {
     double tokens = micro * s / cp; // context parallelism: this rank's 1/cp of each sequence
     double act = "fp32".equals(spec.precision().dtype()) ? 4 : 2;
     double layerAct = spec.train().recompute() ? tokens * h * act
-        : act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * micro * scores(s, p.cp())
+        : act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * micro * keptScores(p, s)
           + gatheredKv(p, micro * s * h / tp * act);
     double inFlight = p.pp() == 1 ? 1 : "gpipe".equals(p.schedule()) ? p.microBatches() : Math.min(p.microBatches(), p.pp() - stage);
     double logits = last ? 3 * 4 * tokens * v / tp : 0; // logits, softmax and their gradient, fp32
@@ -135,7 +135,16 @@ public final class MemoryPlan {
   }
 
   /**
-   * Attention scores one sample keeps per head on a rank: s² in one piece, or under ring and all-gather
+   * Attention scores one sample keeps per head for backward: none where libtorch's fused kernel runs (one rank,
+   * all-gather, all-to-all: it keeps the output and one log-sum-exp per query, measured in CpActivationMemoryTest),
+   * the {@link #scores} of the chunk pairs where ring attention computes its blocks' scores explicitly.
+   */
+  static double keptScores(ParallelSpec p, double s) {
+    return p.cp() > 1 && CpMethod.of(p.cpMethod()) == CpMethod.RING ? scores(s, p.cp()) : 0;
+  }
+
+  /**
+   * Attention scores one sample computes per head on a rank: s² in one piece, or under ring and all-gather
    * attention the chunk pairs it computes (a rank's two zigzag chunks of c = s/2cp tokens see 2cp + 1 chunks
    * of keys between them).
    */

@@ -14,6 +14,7 @@ final class SequentialMicroBatches implements MicroBatches {
   private final ShardedOptimizer opt;
   private final StepData data;
   private final String dtype;
+  final ActivationProbe probe = new ActivationProbe();
 
   SequentialMicroBatches(LanguageModel model, ShardedOptimizer opt, StepData data, String dtype) {
     this.model = model;
@@ -31,9 +32,11 @@ final class SequentialMicroBatches implements MicroBatches {
       Batches.Batch b = batches.get(m);
       opt.beforeBackward(m, micro);
       Tensor l;
+      if (m == 0) probe.start();
       try (Autocast ac = Autocast.of(dtype, data.device().cuda())) {
         l = model.lossSum(b.tokens(), b.targets(), b.documents());
       }
+      if (m == 0) probe.end();
       Tensor detached = l.detach();
       sum = sum == null ? detached : sum.add(detached);
       l.mul(weight).backward();

@@ -148,6 +148,7 @@ public final class TrainingLoop {
             zeroComm = null;
             gradCause = lossCause = null;
           } else {
+            if (passes instanceof SequentialMicroBatches s && ActivationProbe.measures(step, resumedAt + 1, t.steps()) && ActivationProbe.enabled() && !dist.device().cuda()) s.probe.arm(dist.world());
             double localLoss = passes.run(stepData.place(host), norm, scaler.scale());
             if (tpOps != null) {
               commNs += tpOps.takeWaitNanos(); // tensor-parallel collectives the step waited for
@@ -180,6 +181,7 @@ public final class TrainingLoop {
             lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
             if (passes instanceof DpoMicroBatches d) objective = d.metrics(dp);
             objective = ExpertLoad.with(objective, model, dp, listener, dist.rank());
+            if (passes instanceof SequentialMicroBatches s) objective = s.probe.with(objective); // activation_mib, measured
             commNs += System.nanoTime() - c1;
           }
         }

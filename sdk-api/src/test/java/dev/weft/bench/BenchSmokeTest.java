@@ -60,8 +60,8 @@ class BenchSmokeTest {
     // packing: one paired real-token throughput row (a timing: its size is the bench's verdict, not this test's)
     assertThat(rows.stream().filter(r -> r.benchmark().equals("packing"))).singleElement()
         .satisfies(r -> assertThat(r.ratio()).isPositive());
-    // cp: per method (allgather, ring, alltoall) a paired step-time row (cp=2 vs cp=1) and its exposed communication row
-    assertThat(rows.stream().filter(r -> r.benchmark().equals("cp"))).hasSize(6);
+    // cp: per method (allgather, ring, alltoall) a paired step-time row (cp=2 vs cp=1), its measured activation row and its exposed communication row
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("cp"))).hasSize(9);
     // moe: one paired step-time row (ep=2 vs ep=1) and the dp gradient bytes, fewer at ep=2 (no expert reduced)
     assertThat(rows.stream().filter(r -> r.benchmark().equals("moe") && r.pairRatios() != null)).hasSize(1);
     assertThat(rows.stream().filter(r -> r.benchmark().equals("moe") && r.unit().equals("MiB"))).singleElement()
