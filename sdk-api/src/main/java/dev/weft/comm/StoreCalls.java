@@ -91,6 +91,11 @@ public final class StoreCalls {
         || m.contains("connection closed") || m.contains("closed by peer") || m.contains("got 0 bytes");
   }
 
+  /** Ends this connection's call thread (after the call in progress, if any); later calls fail. */
+  public void close() {
+    thread.shutdown();
+  }
+
   /** True once a call has missed its deadline or lost its connection. */
   public boolean lost() { return lost != null; }
 
