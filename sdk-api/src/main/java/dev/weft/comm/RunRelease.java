@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * a rank that is gone or stuck makes the others give up and leave everything as it is (a leak, never a hang), and the
  * first to give up says so in the store so that the others stop waiting too.
  */
-final class RunRelease {
+public final class RunRelease {
   private static final Logger log = LoggerFactory.getLogger(RunRelease.class);
   static final String ARRIVED = "release/arrived";
   static final String ALL = "release/all";
@@ -25,7 +25,7 @@ final class RunRelease {
   private RunRelease() {}
 
   /** Releases {@code groups} (in order) and then {@code store}, together with the run's other ranks, within {@code deadline}. */
-  static void release(Rendezvous store, int rank, int world, List<? extends AutoCloseable> groups, Duration deadline) {
+  public static void release(Rendezvous store, int rank, int world, List<? extends AutoCloseable> groups, Duration deadline) {
     long end = System.nanoTime() + deadline.toNanos();
     try {
       if (store.calls().lost()) {
