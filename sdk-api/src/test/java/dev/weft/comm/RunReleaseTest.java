@@ -30,7 +30,7 @@ class RunReleaseTest {
 
   private static Trainer tiny(int dp) {
     return Trainer.model("gpt").set("model.config.layers", 1).set("model.config.hidden", 16).set("model.config.heads", 2)
-        .seqLen(16).globalBatch(4).steps(2).warmup(0).dataParallel(dp);
+        .seqLen(16).globalBatch(4).steps(1).warmup(0).dataParallel(dp);
   }
 
   @Test
@@ -39,7 +39,7 @@ class RunReleaseTest {
     tiny(2).runDir(dir.resolve("first")).fit(); // loads libtorch and starts its process-wide pools
     int base = LiveThreads.settle(0, 2000);
     long servers = LiveThreads.byName().getOrDefault("pt_tcpstore_uv", 0L);
-    int runs = 3;
+    int runs = 2;
     for (int i = 0; i < runs; i++) tiny(2).runDir(dir.resolve("run" + i)).fit();
     // without the release each dp2 run leaves 2 ranks x (world + dp group) x 3 Gloo threads and a store server: 13
     int after = LiveThreads.settle(base + runs, 20_000);
