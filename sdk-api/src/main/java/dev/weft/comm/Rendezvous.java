@@ -171,11 +171,10 @@ public final class Rendezvous implements AutoCloseable {
   public synchronized void close() {
     if (closed) return;
     closed = true;
-    if (calls.lost()) {
-      log.debug("rank {} keeps its connection to {}:{}: the store is unreachable", rank, host, port);
+    if (calls.lost() || !calls.close(timeout)) {
+      log.debug("rank {} keeps its connection to {}:{}: the store is unreachable or a call is still in it", rank, host, port);
       return;
     }
-    calls.close();
     Retained.release(nativeBase);
     Retained.release(store);
     NativeRelease.within("the rendezvous store at " + host + ":" + port, timeout, () -> {

@@ -47,6 +47,7 @@ public final class RunRelease {
         log.debug("rank 0 keeps the store running: not every rank left it within {} s", deadline.toSeconds());
       }
     } catch (Exception e) {
+      if (e instanceof InterruptedException) Thread.currentThread().interrupt();
       log.debug("rank {} left its groups and store as they are: {}", rank, e.getMessage());
     }
   }

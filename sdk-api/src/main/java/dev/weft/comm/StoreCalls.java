@@ -91,9 +91,18 @@ public final class StoreCalls {
         || m.contains("connection closed") || m.contains("closed by peer") || m.contains("got 0 bytes");
   }
 
-  /** Ends this connection's call thread (after the call in progress, if any); later calls fail. */
-  public void close() {
+  /**
+   * Ends this connection's call thread; later calls fail. True once no call is in progress any more (within
+   * {@code wait}): only then may the connection itself be freed.
+   */
+  public boolean close(Duration wait) {
     thread.shutdown();
+    try {
+      return thread.awaitTermination(wait.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   /** True once a call has missed its deadline or lost its connection. */
