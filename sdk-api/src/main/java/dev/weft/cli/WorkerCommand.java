@@ -84,7 +84,7 @@ final class WorkerCommand implements Callable<Integer> {
       StepListener listener = ElasticWorker.wrap(metrics.listener(new ConsoleProgress(System.out, s.train().logEvery())),
           id.rank(), env, s.elastic());
       try (FixedRunWatch watch = FixedRunWatch.startIfMultiHost(id, env, s.elastic())) { // a partition ends both sides
-        WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds), listener);
+        WorkerRun.run(s, id, runDir, threads, Duration.ofSeconds(timeoutSeconds), listener, true);
         if (watch != null) watch.finished();
       }
     } catch (ElasticWorker.Rejoin e) {

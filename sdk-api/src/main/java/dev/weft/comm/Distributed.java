@@ -2,6 +2,8 @@ package dev.weft.comm;
 
 import dev.weft.comm.DeviceMesh.Dim;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +27,7 @@ public final class Distributed implements AutoCloseable {
   private final RankDevice device;
   private HybridGroups zeroGroups; // HSDP's sub-groups of dp, made on first use
   private HybridGroups expertGroups; // expert parallelism's ep and edp sub-groups of dp, made on first use
+  private boolean processExits; // close leaves everything to the process's exit
 
   private Distributed(WorkerIdentity id, DeviceMesh mesh, Rendezvous store, Communicator world, Communicator tp,
                       Communicator pp, Communicator dp, Communicator cp, Backend backend, RankDevice device) {
@@ -109,15 +112,29 @@ public final class Distributed implements AutoCloseable {
     return expertGroups;
   }
 
+  /**
+   * This rank's process ends with the run (a worker process): {@link #close} then returns at once and leaves the
+   * groups and the store to the exit, which frees them faster than an orderly release, and does not wait for a peer
+   * that may have died (a failed worker's survivors report and exit without waiting out a deadline).
+   */
+  public Distributed leaveToProcessExit() {
+    processExits = true;
+    return this;
+  }
+
+  /**
+   * Releases the groups and the store together with the other ranks ({@link RunRelease}): all ranks past their last
+   * collective, then every group destroyed, then the store closed, rank 0's server last. Waits at most the timeout;
+   * with a rank gone or stuck everything is left as it is (a leak, not a hang). Nothing to do for a single rank or
+   * after {@link #leaveToProcessExit}.
+   */
   @Override
   public void close() {
-    if (expertGroups != null) expertGroups.close();
-    if (zeroGroups != null) zeroGroups.close();
-    cp.close();
-    dp.close();
-    pp.close();
-    tp.close();
-    world.close();
-    if (store != null) store.close();
+    if (store == null || processExits) return;
+    List<AutoCloseable> groups = new ArrayList<>();
+    if (expertGroups != null) groups.add(expertGroups);
+    if (zeroGroups != null) groups.add(zeroGroups);
+    groups.addAll(List.of(cp, dp, pp, tp, world));
+    RunRelease.release(store, id.rank(), id.worldSize(), groups, store.timeout());
   }
 }

@@ -30,11 +30,11 @@ public final class Rendezvous implements AutoCloseable {
   private final int rank;
   private final Duration timeout;
   private final String localAddress;
-  @SuppressWarnings("unused") // referenced so that this process keeps hosting/using the store
   private final TCPStore store;
   private final Store nativeBase;
   private final StoreCalls calls;
   private final String keyPrefix;
+  private boolean closed;
 
   private Rendezvous(String host, int port, int rank, Duration timeout, String localAddress, TCPStore store, String token) {
     this.host = host;
@@ -141,6 +141,11 @@ public final class Rendezvous implements AutoCloseable {
 
   public String getString(String key) { return new String(get(key), StandardCharsets.UTF_8); }
 
+  /** Whether {@code key} is set (no waiting). */
+  public boolean has(String key) {
+    return calls.call("check '" + key + "'", () -> nativeBase.check(new StringVector(keyPrefix + key)));
+  }
+
   public long add(String key, long delta) { return calls.call("add '" + key + "'", () -> nativeBase.add(keyPrefix + key, delta)); }
 
   /** Blocks until {@code n} callers have reached the barrier called {@code name}, or the timeout passes. */
@@ -156,10 +161,26 @@ public final class Rendezvous implements AutoCloseable {
   public int port() { return port; }
   public Duration timeout() { return timeout; }
 
+  /**
+   * Lets go of this connection and, on the host, shuts the store's server down: call it when no rank uses the store
+   * any more ({@link Distributed#close} makes sure of that). Waits at most the timeout. A connection that lost the
+   * store (a call past its deadline left a thread inside native code) is left as it is, as is anything a prefixed
+   * store made from it still holds (it is freed with the last of them).
+   */
   @Override
-  public void close() {
-    // The store (and on rank 0 the server) lives until the process ends; closing early would cut off peers
-    // that are still finishing. Nothing to release eagerly.
+  public synchronized void close() {
+    if (closed) return;
+    closed = true;
+    if (calls.lost() || !calls.close(timeout)) {
+      log.debug("rank {} keeps its connection to {}:{}: the store is unreachable or a call is still in it", rank, host, port);
+      return;
+    }
+    Retained.release(nativeBase);
+    Retained.release(store);
+    NativeRelease.within("the rendezvous store at " + host + ":" + port, timeout, () -> {
+      nativeBase.deallocate();
+      store.deallocate();
+    });
   }
 
   static String firstLine(Throwable e) {

@@ -91,6 +91,20 @@ public final class StoreCalls {
         || m.contains("connection closed") || m.contains("closed by peer") || m.contains("got 0 bytes");
   }
 
+  /**
+   * Ends this connection's call thread; later calls fail. True once no call is in progress any more (within
+   * {@code wait}): only then may the connection itself be freed.
+   */
+  public boolean close(Duration wait) {
+    thread.shutdown();
+    try {
+      return thread.awaitTermination(wait.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   /** True once a call has missed its deadline or lost its connection. */
   public boolean lost() { return lost != null; }
 

@@ -37,8 +37,18 @@ public final class WorkerRun {
     }
   }
 
+  /** One rank inside a JVM that goes on (fit(), rank threads): its groups and store are released when it ends. */
   public static RunResult run(TrainingSpec spec, WorkerIdentity id, Path runDir, int threads, Duration timeout,
                               StepListener listener) {
+    return run(spec, id, runDir, threads, timeout, listener, false);
+  }
+
+  /**
+   * One rank; {@code processExits}: this is a worker process that exits after the run, which frees its groups and
+   * store ({@link Distributed#leaveToProcessExit}).
+   */
+  public static RunResult run(TrainingSpec spec, WorkerIdentity id, Path runDir, int threads, Duration timeout,
+                              StepListener listener, boolean processExits) {
     NativeThreads.configure(threads);
     SpecCheck.validate(spec, id.worldSize());
     var p = spec.parallel();
@@ -50,6 +60,7 @@ public final class WorkerRun {
     if (placement.cuda()) log.info("rank {} (local rank {}) trains on {}", id.rank(), id.localRank(), placement);
     backend.useDevice(placement);
     try (Distributed dist = Distributed.start(id, new DeviceMesh(p.dp(), p.pp(), p.cp(), p.tp()), backend, placement, timeout)) {
+      if (processExits) dist.leaveToProcessExit();
       return TrainingLoop.run(spec, dist, runDir, listener);
     }
   }

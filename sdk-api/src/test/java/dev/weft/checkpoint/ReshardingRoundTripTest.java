@@ -3,6 +3,7 @@ package dev.weft.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.comm.Rendezvous;
+import dev.weft.comm.RunRelease;
 import dev.weft.launch.ThreadedRun;
 import dev.weft.util.Tensors;
 import java.nio.file.Files;
@@ -33,6 +34,8 @@ class ReshardingRoundTripTest {
       Rendezvous r = Rendezvous.connect(id.masterAddr(), id.masterPort(), id.rank(), id.rank() == 0, TIMEOUT);
       try (Checkpointer c = Checkpointer.create(root, id.rank(), world, CommitStore.of(r), new Checkpointer.Options(3, async, TIMEOUT))) {
         c.save(meta(step, world), TestState.entries(SALT, layout.of(id.rank(), world), writes.test(id.rank()), ScalarType.Float));
+      } finally {
+        RunRelease.release(r, id.rank(), world, List.of(), TIMEOUT);
       }
       return null;
     });

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.comm.gloo.GlooBackend;
 import dev.weft.launch.FreePort;
-import dev.weft.launch.ThreadedRun;
+import dev.weft.testing.GroupRanks;
 import dev.weft.util.Tensors;
 import java.time.Duration;
 import java.util.List;
@@ -21,13 +21,7 @@ class CollectivesTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
   private static <T> List<T> withGroup(int world, java.util.function.Function<Communicator, T> body) {
-    return ThreadedRun.onRanks(world, TIMEOUT, id -> {
-      Rendezvous store = Rendezvous.connect(id.masterAddr(), id.masterPort(), id.rank(), id.rank() == 0, TIMEOUT);
-      Communicator c = new GlooBackend().createGroup(store, "test", id.rank(), world, TIMEOUT);
-      T out = body.apply(c);
-      c.barrier();
-      return out;
-    });
+    return GroupRanks.run(world, "test", TIMEOUT, body);
   }
 
   private static double[] toDoubles(float[] f) {
@@ -122,23 +116,27 @@ class CollectivesTest {
     assertThatThrownBy(() -> new GlooBackend().createGroup(store, "lonely", 0, 2, shortTimeout))
         .isInstanceOf(CommException.class).hasMessageContaining("lonely");
     assertThat((System.nanoTime() - t0) / 1e9).isLessThan(30);
+    store.close();
   }
 
   @Test
   void aWorkerThatStartsFirstWaitsForTheStoreHost() throws Exception {
     int port = FreePort.find();
+    var host = new java.util.concurrent.atomic.AtomicReference<Rendezvous>();
     var late = new Thread(() -> {
       try {
-        Thread.sleep(1500);
+        Thread.sleep(500); // the worker's first tries (at once, then after 0.1, 0.2 s) find no store
       } catch (InterruptedException ignored) {
         return;
       }
-      Rendezvous host = Rendezvous.connect("127.0.0.1", port, 0, true, TIMEOUT);
-      host.set("hello", "world");
+      host.set(Rendezvous.connect("127.0.0.1", port, 0, true, TIMEOUT));
+      host.get().set("hello", "world");
     });
     late.start();
     Rendezvous early = Rendezvous.connect("127.0.0.1", port, 1, false, TIMEOUT);
     assertThat(early.getString("hello")).isEqualTo("world");
     late.join();
+    early.close();
+    host.get().close();
   }
 }

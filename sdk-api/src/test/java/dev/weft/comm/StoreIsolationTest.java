@@ -46,6 +46,11 @@ class StoreIsolationTest {
     assertThat(stranger.add("elastic/stop_at", 0)).isZero(); // cannot see the run's counter
     stranger.set("master", "evil");                          // and its writes land outside the run's keys
     assertThat(peer.getString("master")).isEqualTo("10.0.0.1");
+
+    stranger.close();
+    peer.close();
+    host.close(); // the clients gone, the host's server stops and the socket bound for it is closed with it
+    assertThat(listeners(port)).isEmpty();
   }
 
   @Test

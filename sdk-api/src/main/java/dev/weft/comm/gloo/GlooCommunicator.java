@@ -2,6 +2,7 @@ package dev.weft.comm.gloo;
 
 import dev.weft.comm.CommException;
 import dev.weft.comm.Communicator;
+import dev.weft.comm.NativeRelease;
 import dev.weft.comm.PendingOp;
 import dev.weft.comm.ReduceOp;
 import dev.weft.comm.Rendezvous;
@@ -16,19 +17,28 @@ import org.bytedeco.pytorch.GlooDeviceVector;
 import org.bytedeco.pytorch.LongVector;
 import org.bytedeco.pytorch.ProcessGroupGloo;
 import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.Store;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorVector;
 import org.bytedeco.pytorch.Work;
 import org.bytedeco.pytorch.gloo.attr;
 import org.bytedeco.pytorch.global.torch_gloo;
 
-/** A Gloo process group on its own prefix of the rendezvous store. */
+/**
+ * A Gloo process group on its own prefix of the rendezvous store. The group owns its native objects: {@link #close}
+ * destroys them (its worker threads, its device's loop thread and its sockets) once every member is past its last
+ * collective ({@link dev.weft.comm.Distributed#close} waits for that).
+ */
 public final class GlooCommunicator implements Communicator {
+  /** How long {@link #close} waits for the group's destructor (it finishes an operation still in flight first). */
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+
   private final String name;
   private final int rank;
   private final int size;
   private final Duration timeout;
   private final ProcessGroupGloo pg;
+  private boolean closed;
 
   private GlooCommunicator(String name, int rank, int size, Duration timeout, ProcessGroupGloo pg) {
     this.name = name;
@@ -42,21 +52,28 @@ public final class GlooCommunicator implements Communicator {
     GlooDeviceVector devices;
     try {
       // Bind to this rank's own host address: peers on other hosts connect to what each rank advertises.
-      devices = new GlooDeviceVector(torch_gloo.CreateDevice(new attr(store.localAddress())));
+      org.bytedeco.pytorch.gloo.Device device = torch_gloo.CreateDevice(new attr(store.localAddress()));
+      devices = new GlooDeviceVector(device);
+      device.deallocate(); // the vector holds its own reference; the device's loop thread ends with the last one
     } catch (RuntimeException e) {
       throw new CommException("group " + name + ": rank " + rank + " cannot bind to " + store.localAddress()
           + ", which is not an address of this host (" + firstLine(e) + "); pass --node-addr (or set WEFT_NODE_ADDR) to it", e);
     }
+    ProcessGroupGloo.Options o = new ProcessGroupGloo.Options(new Milliseconds(timeout.toMillis()));
+    Store prefixed = store.prefixed(name + "/");
     try {
-      ProcessGroupGloo.Options o = new ProcessGroupGloo.Options(new Milliseconds(timeout.toMillis()));
       o.devices(devices);
       o.threads(2);
-      ProcessGroupGloo pg = Retained.keep(new ProcessGroupGloo(store.prefixed(name + "/"), rank, size, o));
+      ProcessGroupGloo pg = Retained.keep(new ProcessGroupGloo(prefixed, rank, size, o));
       return new GlooCommunicator(name, rank, size, timeout, pg);
     } catch (RuntimeException e) {
       throw new CommException("group " + name + ": rank " + rank + " of " + size + " could not connect to its peers within "
           + timeout.toSeconds() + " s (" + firstLine(e) + "); check that every rank started, can reach " + store.host()
           + " and that this host's address " + store.localAddress() + " is reachable from the others (--node-addr / WEFT_NODE_ADDR)", e);
+    } finally {
+      prefixed.deallocate(false); // native code took it over (even when the group failed): Java must never delete it too
+      o.deallocate(); // the group holds its own references to its options and devices
+      devices.deallocate();
     }
   }
 
@@ -172,6 +189,7 @@ public final class GlooCommunicator implements Communicator {
         } finally {
           done = true;
           for (Pointer p : held) p.releaseReference();
+          if (w.referenceCount() == 0) w.deallocate(); // an unscoped handle holds the group's context until freed
         }
       }
     };
@@ -188,8 +206,16 @@ public final class GlooCommunicator implements Communicator {
     return nl < 0 ? m : m.substring(0, nl);
   }
 
+  /**
+   * Destroys the group. Call it only when every member is past its last collective: a peer still inside one would
+   * wait for this rank until its timeout. Waits at most {@link #CLOSE_WAIT} (an operation still in flight is
+   * finished first, up to the group's timeout): past it the destruction goes on in the background.
+   */
   @Override
-  public void close() {
-    // Gloo groups hold sockets until the process exits; aborting them under in-flight peers hangs them.
+  public synchronized void close() {
+    if (closed) return;
+    closed = true;
+    Retained.release(pg);
+    NativeRelease.within("group " + name, CLOSE_WAIT.compareTo(timeout) < 0 ? CLOSE_WAIT : timeout, pg::deallocate);
   }
 }

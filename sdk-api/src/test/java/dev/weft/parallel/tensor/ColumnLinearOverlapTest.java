@@ -1,13 +1,10 @@
 package dev.weft.parallel.tensor;
 
+import dev.weft.testing.GroupRanks;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.weft.comm.Communicator;
-import dev.weft.comm.Rendezvous;
-import dev.weft.comm.gloo.GlooBackend;
 import dev.weft.data.ArithmeticCorpus;
 import dev.weft.data.Batches;
-import dev.weft.launch.ThreadedRun;
 import dev.weft.models.gpt.Gpt;
 import dev.weft.models.gpt.GptConfig;
 import java.time.Duration;
@@ -30,9 +27,7 @@ class ColumnLinearOverlapTest {
   void everyColumnLayerOverlapsItsWeightGradient(boolean sp) {
     GptConfig cfg = new GptConfig(2, 32, 4, 4, 64, 16);
     int passes = 2;
-    List<long[]> got = ThreadedRun.onRanks(2, T, id -> {
-      Rendezvous store = Rendezvous.connect(id.masterAddr(), id.masterPort(), id.rank(), id.rank() == 0, T);
-      Communicator c = new GlooBackend().createGroup(store, "tp", id.rank(), 2, T);
+    List<long[]> got = GroupRanks.run(2, "tp", T, c -> {
       TpOps ops = new TpOps(c);
       Gpt model = new Gpt(cfg, new TensorParallelLayers(5, ops, sp));
       for (int i = 0; i < passes; i++) {

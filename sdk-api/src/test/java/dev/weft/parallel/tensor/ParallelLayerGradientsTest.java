@@ -1,11 +1,8 @@
 package dev.weft.parallel.tensor;
 
+import dev.weft.testing.GroupRanks;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.weft.comm.Communicator;
-import dev.weft.comm.Rendezvous;
-import dev.weft.comm.gloo.GlooBackend;
-import dev.weft.launch.ThreadedRun;
 import dev.weft.models.Init;
 import dev.weft.models.Layers;
 import dev.weft.models.layers.DenseLayers;
@@ -29,9 +26,7 @@ class ParallelLayerGradientsTest {
     Tensor refLoss = build.apply(ref, x.clone().requires_grad_(true));
     refLoss.backward();
     Tensor refGrad = ref.parameters().get(weight).tensor().grad();
-    List<double[]> got = ThreadedRun.onRanks(tp, T, id -> {
-      Rendezvous store = Rendezvous.connect(id.masterAddr(), id.masterPort(), id.rank(), id.rank() == 0, T);
-      Communicator c = new GlooBackend().createGroup(store, "tp", id.rank(), tp, T);
+    List<double[]> got = GroupRanks.run(tp, "tp", T, c -> {
       TpOps ops = new TpOps(c);
       TensorParallelLayers layers = new TensorParallelLayers(SEED, ops, sp);
       Tensor in = sp ? ops.chunk(x).contiguous().clone() : x.clone();
@@ -39,7 +34,7 @@ class ParallelLayerGradientsTest {
       loss.backward();
       PartialGrads.allReduce(layers.parameters().partialGradParams(), c);
       Tensor g = layers.parameters().get(weight).tensor().grad();
-      Tensor expected = splitDim < 0 ? refGrad : Init.slice(refGrad, splitDim, id.rank(), tp);
+      Tensor expected = splitDim < 0 ? refGrad : Init.slice(refGrad, splitDim, c.rank(), tp);
       return new double[] {loss.item_double(), g.sub(expected).abs().max().item_double(), expected.abs().max().item_double()};
     });
     // under sequence parallelism a loss over the layer output covers only this rank's chunk: the chunks sum to the whole
