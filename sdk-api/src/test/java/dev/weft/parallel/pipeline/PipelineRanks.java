@@ -1,9 +1,6 @@
 package dev.weft.parallel.pipeline;
 
 import dev.weft.comm.Communicator;
-import dev.weft.comm.Rendezvous;
-import dev.weft.comm.gloo.GlooBackend;
-import dev.weft.launch.ThreadedRun;
 import dev.weft.models.Parameters;
 import dev.weft.util.Tensors;
 import java.time.Duration;
@@ -24,13 +21,7 @@ final class PipelineRanks {
 
   /** With a shorter deadline where one rank is meant to fail: its peer then waits only this long. */
   static <T> List<T> run(int stages, Duration timeout, BiFunction<Communicator, Integer, T> body) {
-    return ThreadedRun.onRanks(stages, timeout, id -> {
-      Rendezvous store = Rendezvous.connect(id.masterAddr(), id.masterPort(), id.rank(), id.rank() == 0, timeout);
-      Communicator pp = new GlooBackend().createGroup(store, "pp", id.rank(), stages, timeout);
-      T out = body.apply(pp, id.rank());
-      pp.barrier();
-      return out;
-    });
+    return dev.weft.testing.GroupRanks.run(stages, "pp", timeout, c -> body.apply(c, c.rank())); // released together at the end
   }
 
   /** Every parameter's gradient, by name. */
