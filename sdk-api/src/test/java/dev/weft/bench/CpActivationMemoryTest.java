@@ -10,7 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 29's measured half of "activation memory per rank at cp=2 is at most 0.6× cp=1": a Llama whose activations
  * dominate (2 layers, h=128, GQA 4/2, sequence 512) trained at cp=1 and at cp=2 with the default method (all-gather),
- * ranks as threads, ActivationProbe on; each run's figure is the median of its steps 2-4 (metrics.jsonl's {@code activation_mib}, see
+ * ranks as processes, ActivationProbe on; each run's figure is the median of its steps 2-4 (metrics.jsonl's {@code activation_mib}, see
  * ActivationProbe). The plan must agree: its cp=2/cp=1 ratio within 0.1 of the measured one, and each measured
  * figure between 1× and 1.75× the plan's — the plan counts what autograd saves, the measurement also the
  * framework's temporaries whose Java handles live until the step ends (about 1.5× here, alike at both sizes).
@@ -36,9 +36,13 @@ class CpActivationMemoryTest {
     assertThat(measured2 / plan2).as("cp=2 measured %.2f vs plan %.2f MiB", measured2, plan2).isBetween(1.0, 1.75);
   }
 
+  /**
+   * Ranks as worker processes: resident memory is only this run's in a fresh process (in a JVM that has run other
+   * tests, JavaCPP's deallocator frees their tensors during the measured forward and hides what this one keeps).
+   */
   private double measure(Trainer t, String name) {
     Path run = dir.resolve(name);
-    CpBench.withProbe(() -> t.runDir(run).fit());
+    ZeroStepBench.launch(t.runDir(run).toSpec(), run, java.util.Map.of("WEFT_ACTIVATION_PROBE", "1"));
     return CpBench.activationMib(run.resolve("metrics.jsonl"));
   }
 }
