@@ -30,14 +30,17 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("slow")
 class PreemptionProcessTest {
   static final int STEPS = 12;
+  static final int LONG_STEPS = 150; // the run SIGTERM interrupts: a tiny step takes ~10 ms on a quiet machine, so 12 ended before the signal
   @TempDir Path dir;
 
-  static Path spec(Path dir, int every) { return spec(dir, every, 32); }
+  static Path spec(Path dir, int every) { return spec(dir, every, 32, STEPS); }
 
-  static Path spec(Path dir, int every, int hidden) {
+  static Path spec(Path dir, int every, int hidden) { return spec(dir, every, hidden, STEPS); }
+
+  static Path spec(Path dir, int every, int hidden, int steps) {
     Path spec = dir.resolve("spec.yaml");
     SpecIO.write(Trainer.model("gpt").name("preempt").set("model.config.layers", 1).set("model.config.hidden", hidden)
-        .set("model.config.heads", 2).seqLen(16).globalBatch(8).steps(STEPS).dataParallel(2).set("train.logEvery", 1)
+        .set("model.config.heads", 2).seqLen(16).globalBatch(8).steps(steps).dataParallel(2).set("train.logEvery", 1)
         .set("checkpoint.every", every).set("checkpoint.dir", dir.resolve("ckpt").toString()).toSpec(), spec);
     return spec;
   }
@@ -72,8 +75,8 @@ class PreemptionProcessTest {
 
   @Test
   void sigtermSavesTheStepReachedExitsZeroAndTheResumeMatchesAnUninterruptedRun() throws Exception {
-    Path spec = spec(dir, 1000);
-    Process ref = train(spec(dir.resolve("ref-spec"), 1000), dir.resolve("ref"), "ref.log");
+    Path spec = spec(dir, 1000, 32, LONG_STEPS);
+    Process ref = train(spec(dir.resolve("ref-spec"), 1000, 32, LONG_STEPS), dir.resolve("ref"), "ref.log");
     int at = ThreadLocalRandom.current().nextInt(2, 6);
     Process p = train(spec, dir.resolve("run"), "run.log");
     awaitLine(dir.resolve("run.log"), "step " + at + "/", p);
@@ -84,7 +87,7 @@ class PreemptionProcessTest {
     assertThat(p.exitValue()).as(log("run.log")).isZero();
     RunSummary s = MetricsJson.readSummary(dir.resolve("run"));
     assertThat(s.status()).isEqualTo("preempted");
-    assertThat(s.steps()).isBetween((long) at, (long) STEPS - 1);
+    assertThat(s.steps()).isBetween((long) at, (long) LONG_STEPS - 1);
     assertThat(s.error()).contains("emergency checkpoint of step " + s.steps() + " committed");
     assertThat(dir.resolve("ckpt").resolve(CheckpointLayout.stepDirName(s.steps()))).isDirectory();
     assertThat(log("run.log")).contains("SIGTERM: the workers save an emergency checkpoint");
@@ -97,7 +100,7 @@ class PreemptionProcessTest {
     assertThat(ref.waitFor(300, TimeUnit.SECONDS)).isTrue();
     assertThat(ref.exitValue()).as(log("ref.log")).isZero();
     Map<Long, Double> got = losses(dir.resolve("run")), want = losses(dir.resolve("ref"));
-    assertThat(got.keySet()).containsExactlyElementsOf(want.keySet()).hasSize(STEPS);
+    assertThat(got.keySet()).containsExactlyElementsOf(want.keySet()).hasSize(LONG_STEPS);
     assertThat(got).isEqualTo(want);
     assertThat(MetricsJson.readSummary(dir.resolve("run")).status()).isEqualTo("completed");
   }
