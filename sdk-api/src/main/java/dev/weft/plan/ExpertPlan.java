@@ -6,6 +6,7 @@ import dev.weft.models.decoder.DecoderFamily;
 import dev.weft.models.moe.MoeConfig;
 import dev.weft.spec.ParallelSpec;
 import dev.weft.spec.TrainingSpec;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -24,8 +25,9 @@ public final class ExpertPlan {
     if (c == null) return Optional.empty();
     MoeConfig m = c.moe();
     ParallelSpec p = spec.parallel();
-    int sparse = sparseLayers(c);
-    double experts = routedParameters(spec);
+    double[] perLayer = routedPerLayer(c);
+    long sparse = Arrays.stream(perLayer).filter(x -> x > 0).count();
+    double experts = Arrays.stream(perLayer).sum();
     double perRank = experts / p.ep() / p.tp();
     double act = "fp32".equals(spec.precision().dtype()) ? 4 : 2;
     double tokens = (double) spec.train().globalBatch() / p.dp() * spec.data().seqLen(); // this rank's, all micro-batches
@@ -38,29 +40,24 @@ public final class ExpertPlan {
   }
 
   /** The routed experts' parameters of the whole model (0 for a dense one): what expert parallelism splits. */
-  static double routedParameters(TrainingSpec spec) {
+  static double routedParameters(TrainingSpec spec) { return Arrays.stream(routedPerLayer(spec)).sum(); }
+
+  /** The routed experts' parameters of each layer (0 for a dense layer; empty for a model without MoE layers). */
+  static double[] routedPerLayer(TrainingSpec spec) {
     DecoderConfig c = moeConfig(spec);
-    return c == null ? 0 : routedParameters(spec, 0, c.layers());
+    return c == null ? new double[0] : routedPerLayer(c);
   }
 
-  /** The routed experts' parameters of layers {@code [from, to)} (a pipeline stage's share). */
-  static double routedParameters(TrainingSpec spec, int from, int to) {
-    DecoderConfig c = moeConfig(spec);
-    if (c == null) return 0;
-    int sparse = 0;
-    for (int i = Math.max(0, from); i < Math.min(to, c.layers()); i++) if (c.moe().sparse(i)) sparse++;
-    return (double) sparse * c.moe().experts() * 3.0 * c.hidden() * c.moe().expertHidden();
+  private static double[] routedPerLayer(DecoderConfig c) {
+    double each = c.moe().experts() * 3.0 * c.hidden() * c.moe().expertHidden();
+    double[] out = new double[c.layers()];
+    for (int i = 0; i < out.length; i++) out[i] = c.moe().sparse(i) ? each : 0;
+    return out;
   }
 
   private static DecoderConfig moeConfig(TrainingSpec spec) {
     if (!(ModelFactories.lookup(spec.model().factory()) instanceof DecoderFamily family)) return null;
     DecoderConfig c = family.config(spec);
     return c.moe() == null ? null : c;
-  }
-
-  private static int sparseLayers(DecoderConfig c) {
-    int sparse = 0;
-    for (int i = 0; i < c.layers(); i++) if (c.moe().sparse(i)) sparse++;
-    return sparse;
   }
 }

@@ -49,11 +49,13 @@ public final class MemoryPlan {
     ParallelSpec p = spec.parallel();
     List<RankPlan> out = new ArrayList<>();
     DeviceMesh mesh = new DeviceMesh(p.dp(), p.pp(), p.cp(), p.tp());
-    for (int r = 0; r < p.worldSize(); r++) out.add(rank(spec, c, part, r, mesh.coord(r).pp()));
+    double[] routed = p.ep() > 1 ? ExpertPlan.routedPerLayer(spec) : new double[0]; // read once, not per rank
+    for (int r = 0; r < p.worldSize(); r++) out.add(rank(spec, c, part, routed, r, mesh.coord(r).pp()));
     return out;
   }
 
-  private static RankPlan rank(TrainingSpec spec, ModelShape c, LayerPartition part, int rank, int stage) {
+  /** @param routedPerLayer expert parallelism: each layer's routed experts' parameters (empty at ep = 1) */
+  private static RankPlan rank(TrainingSpec spec, ModelShape c, LayerPartition part, double[] routedPerLayer, int rank, int stage) {
     ParallelSpec p = spec.parallel();
     double h = c.hidden(), v = c.vocab(), s = spec.data().seqLen(), tp = p.tp();
     double dp = p.zeroShardSize() > 0 ? p.zeroShardSize() : p.dp(); // what ZeRO shards over: HSDP's shard group
@@ -67,9 +69,9 @@ public final class MemoryPlan {
     // expert parallelism: 1/ep of this stage's routed experts here, sharded over the dp/ep holding them (HSDP leaves
     // experts over all of edp)
     double routed = 0;
-    for (int k = 0; k < part.chunks() && p.ep() > 1; k++) {
+    for (int k = 0; k < part.chunks(); k++) {
       int vs = part.virtualStage(stage, k);
-      routed += ExpertPlan.routedParameters(spec, part.start(vs), part.end(vs));
+      for (int i = part.start(vs); i < Math.min(part.end(vs), routedPerLayer.length); i++) routed += routedPerLayer[i];
     }
     double experts = routed / tp, edp = (double) p.dp() / p.ep();
     double model = layers * perLayer + (first ? c.embedding() / tp + c.positions() : 0) + (last ? c.finalNorm() + head : 0)
