@@ -41,22 +41,28 @@ public final class RouterLosses {
 
   /**
    * What another pipeline stage's routers saw of the same micro-batch: {@code sums} [E + 1] holds its probability
-   * sums and its z sum (a leaf whose gradient goes back to that stage), {@code assigned} its counts over {@code n} rows.
+   * sums and its z sum (a leaf whose gradient goes back to that stage), {@code tally} its {@link #tally}.
    */
-  public void addStage(Tensor sums, long[] assigned, long n) {
+  public void addStage(Tensor sums, double[] tally) {
     Tensor p = sums.narrow(0, 0, experts), z = sums.select(0, experts);
     probSum = probSum == null ? p : probSum.add(p);
     zSum = zSum == null ? z : zSum.add(z);
-    for (int e = 0; e < experts; e++) counts[e] += assigned[e];
-    rows += n;
+    for (int e = 0; e < experts; e++) counts[e] += Math.round(tally[e]);
+    rows += Math.round(tally[experts]);
   }
 
-  /** Replaces everything added with pooled statistics: {@code sums} as {@link #sums} lays them out, counts, rows. */
-  public void replaceWith(Tensor sums, long[] assigned, long n) {
-    probSum = sums.narrow(0, 0, experts);
-    zSum = sums.select(0, experts);
-    counts = assigned.clone();
-    rows = n;
+  /** Replaces everything added with pooled statistics: {@code sums} as {@link #sums} lays them out, {@code tally} as {@link #tally}. */
+  public void replaceWith(Tensor sums, double[] tally) {
+    clear();
+    addStage(sums, tally);
+  }
+
+  /** The counts per expert and then the rows, as doubles: what crosses ranks (a collective's payload) beside {@link #sums}. */
+  public double[] tally() {
+    double[] out = new double[experts + 1];
+    for (int e = 0; e < experts; e++) out[e] = counts[e];
+    out[experts] = rows;
+    return out;
   }
 
   /** This stage's probability sums and z sum, [E + 1] and differentiable (undefined before any router ran). */

@@ -44,10 +44,7 @@ public final class StageRouterStats implements StageRouterLink {
   public Tensor handOn(Tensor output, RouterLosses stats) {
     int mb = forwards++;
     long rows = stats.rows();
-    double[] tail = new double[experts + 1];
-    long[] counts = stats.counts();
-    for (int e = 0; e < experts; e++) tail[e] = counts[e];
-    tail[experts] = rows;
+    double[] tail = stats.tally();
     Tensor sums = rows == 0 ? Tensors.zeros(ScalarType.Double, experts + 1).to(device, ScalarType.Double) : stats.sums().detach().to(ScalarType.Double);
     send(org.bytedeco.pytorch.global.torch.cat(new TensorVector(sums, Tensors.ofDoubles(tail).to(device, ScalarType.Double))), last(), tag(mb, pp.rank(), true));
     if (rows == 0) return output; // no router here: the last stage sends no gradient back
@@ -73,10 +70,7 @@ public final class StageRouterStats implements StageRouterLink {
       Tensor got = Tensors.empty(device, ScalarType.Double, 2L * experts + 2);
       pp.recv(got, s, tag(mb, s, true));
       double[] tail = Tensors.toDoubles(got.narrow(0, experts + 1, experts + 1));
-      long rows = Math.round(tail[experts]);
-      if (rows == 0) continue;
-      long[] counts = new long[experts];
-      for (int e = 0; e < experts; e++) counts[e] = Math.round(tail[e]);
+      if (Math.round(tail[experts]) == 0) continue; // no router on that stage
       Tensor leaf = got.narrow(0, 0, experts + 1).to(ScalarType.Float).clone().requires_grad_(true);
       int stage = s;
       TensorTensorHook back = new TensorTensorHook() {
@@ -88,7 +82,7 @@ public final class StageRouterStats implements StageRouterLink {
       };
       holds.hold(new BackwardHolds.Held(back));
       leaf.register_hook(back);
-      stats.addStage(leaf, counts, rows);
+      stats.addStage(leaf, tail);
     }
   }
 
