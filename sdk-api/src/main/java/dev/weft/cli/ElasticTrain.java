@@ -82,7 +82,9 @@ final class ElasticTrain {
       System.err.println("weft: elastic training failed: " + out.message());
       return out.exitCode();
     }
-    if (Files.isRegularFile(dir.resolve("summary.json"))) {
+    if (out.left()) { // rank 0 may have run here until the leave; its summary is not the run's
+      System.out.printf("weft: done — %s%n", out.message());
+    } else if (Files.isRegularFile(dir.resolve("summary.json"))) {
       var s = MetricsJson.readSummary(dir);
       System.out.printf("weft: done — %d generation(s), %d restart(s), final loss %.4f. Summary: %s%n", out.generations(),
           out.restarts(), s.finalLoss(), dir.resolve("summary.json"));

@@ -6,7 +6,7 @@ import dev.weft.elastic.FixedRunWatch;
 import dev.weft.comm.ClusterEnv;
 import dev.weft.comm.HostPlan;
 import dev.weft.launch.LocalLauncher;
-import dev.weft.launch.NativeCache;
+import dev.weft.util.NativeCache;
 import dev.weft.launch.ParentWatch;
 import dev.weft.launch.StandbyHandoff;
 import dev.weft.comm.WorkerIdentity;

@@ -1,5 +1,6 @@
 package dev.weft.comm;
 
+import dev.weft.util.NativeCache;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.bytedeco.javacpp.chrono.Milliseconds;
@@ -66,6 +67,7 @@ public final class Rendezvous implements AutoCloseable {
    */
   public static Rendezvous connect(String host, int port, int rank, boolean isHost, Duration timeout, String nodeAddr, String token) {
     String local = nodeAddr != null && !nodeAddr.isBlank() ? nodeAddr : NodeAddress.resolve(null, host);
+    NativeCache.load(); // the store is libtorch's: agents sharing a cold cache must not extract it at once
     long deadline = System.nanoTime() + timeout.toNanos();
     long backoffMs = 100;
     RuntimeException last = null;

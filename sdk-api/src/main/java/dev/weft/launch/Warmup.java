@@ -4,6 +4,7 @@ import dev.weft.plan.SpecCheck;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.train.Optimizers;
+import dev.weft.util.NativeCache;
 import java.nio.file.Path;
 import java.util.List;
 import org.bytedeco.javacpp.PointerScope;

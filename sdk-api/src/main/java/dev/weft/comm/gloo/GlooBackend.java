@@ -12,7 +12,7 @@ public final class GlooBackend implements Backend {
   @Override
   public Availability probe() {
     try {
-      org.bytedeco.javacpp.Loader.load(org.bytedeco.pytorch.global.torch.class);
+      dev.weft.util.NativeCache.load();
       return Availability.yes("libtorch CPU with Gloo (" + Runtime.getRuntime().availableProcessors() + " cores)");
     } catch (Throwable t) {
       return Availability.no("libtorch did not load: " + t);

@@ -1,23 +1,30 @@
-package dev.weft.launch;
+package dev.weft.util;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.JarURLConnection;
+import java.net.URL;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.jar.JarEntry;
+import java.util.stream.Stream;
 import org.bytedeco.javacpp.Loader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Loads libtorch in a worker with its extraction into JavaCPP's cache guarded by a file lock. With a cold cache
+ * Loads libtorch with its extraction into JavaCPP's cache guarded by a file lock. With a cold cache
  * (a fresh pod's scratch volume, a new WEFT_CACHE_DIR) ranks started together would otherwise extract the same
  * libraries at once, and one maps a file the other is still rewriting (SIGBUS in the dynamic loader). Once one
- * process has loaded it, a marker in the cache lets every later one load without the lock (in parallel). The
- * launchers themselves never load libtorch (that cost ~1 s and ~300 MB in every launcher and agent).
+ * process has loaded it, a marker in the cache lets every later one load without the lock (in parallel). Workers load
+ * it first thing; of the launchers only an elastic agent does, for its c10d store (libtorch's TCPStore), which
+ * several agents sharing one cache (hosts on one machine, a shared home) would otherwise extract at once.
  */
 public final class NativeCache {
   private static final Logger log = LoggerFactory.getLogger(NativeCache.class);
@@ -37,11 +44,52 @@ public final class NativeCache {
     }
     try (FileChannel ch = FileChannel.open(dir.resolve(".weft-extract.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
          FileLock lock = lock(ch)) {
+      if (lock != null) dropIncomplete(dir);
       loadNow();
       if (lock != null) created(marker);
     } catch (IOException e) {
       log.debug("no extraction lock in {} ({}): loading without it", dir, e.getMessage());
       loadNow();
+    }
+  }
+
+  /**
+   * Deletes cached libraries shorter than their jar entry. JavaCPP extracts in place and trusts a file that exists, so
+   * one extraction cut short (a Ctrl-C, a killed pod, a test that stops its processes) would otherwise leave a
+   * truncated libtorch that crashes every later process with SIGBUS until someone deletes the cache by hand.
+   */
+  static int dropIncomplete(Path dir) {
+    int dropped = 0;
+    try (Stream<Path> jars = Files.list(dir)) {
+      for (Path jar : jars.filter(j -> j.getFileName().toString().endsWith(".jar") && Files.isDirectory(j)).toList()) {
+        try (Stream<Path> files = Files.walk(jar)) {
+          for (Path f : files.filter(f -> Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)).toList()) {
+            long want = entrySize(jar.getFileName().toString(), jar.relativize(f).toString().replace('\\', '/'));
+            if (want >= 0 && Files.size(f) != want) {
+              log.warn("{} in JavaCPP's cache is {} of {} bytes (an extraction cut short): extracting it again", f, Files.size(f), want);
+              Files.delete(f);
+              dropped++;
+            }
+          }
+        }
+      }
+    } catch (IOException | UncheckedIOException e) {
+      log.debug("cannot check JavaCPP's cache {}: {}", dir, e.getMessage());
+    }
+    return dropped;
+  }
+
+  /** The size of {@code entry} in the jar named {@code jarName} on the class path, or -1 when it is not there. */
+  private static long entrySize(String jarName, String entry) throws IOException {
+    URL url = NativeCache.class.getClassLoader().getResource(entry);
+    if (url == null || !(url.openConnection() instanceof JarURLConnection c)) return -1;
+    c.setUseCaches(false);
+    if (!Path.of(c.getJarFileURL().getPath()).getFileName().toString().equals(jarName)) return -1;
+    JarEntry e = c.getJarEntry();
+    try {
+      return e == null ? -1 : e.getSize();
+    } finally {
+      c.getJarFile().close();
     }
   }
 
