@@ -59,7 +59,11 @@ public final class BenchSuite {
     if (sel.contains("packing")) rows.addAll(PackingBench.rows(PackingBench.measure(PackingBench.Config.of(quick))));
     if (sel.contains("load")) rows.addAll(LoadBench.rows(LoadBench.measure(LoadBench.Config.of(quick))));
     if (sel.contains("cp")) rows.addAll(CpBench.rows(CpBench.measure(CpBench.Config.of(quick))));
-    if (sel.contains("moe")) rows.addAll(MoeBench.rows(MoeBench.measure(MoeBench.Config.of(quick))));
+    if (sel.contains("moe")) {
+      MoeBench.Config c = MoeBench.Config.of(quick);
+      rows.addAll(quick ? MoeBench.rows(MoeBench.measure(c, MoeBench.Tokens.RANDOM))
+          : MoeBench.rows(MoeBench.measure(c, MoeBench.Tokens.RANDOM), MoeBench.measure(c, MoeBench.Tokens.ARITHMETIC)));
+    }
     if (sel.contains("progress")) rows.addAll(ProgressBench.rows(ProgressBench.measure(ProgressBench.Config.of(quick))));
     return rows;
   }

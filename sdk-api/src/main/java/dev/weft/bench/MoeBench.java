@@ -1,6 +1,9 @@
 package dev.weft.bench;
 
 import dev.weft.Trainer;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.weft.data.Npy;
+import dev.weft.data.TokenWidth;
 import dev.weft.metrics.MetricsJson;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,8 +15,12 @@ import java.util.List;
 /**
  * Expert parallelism (issue 29): the same Mixtral-like batch trained at dp=2 with its experts split over ep=2 ranks
  * (tokens dispatched and combined by all-to-all) and whole on each rank (ep=1), the order swapped per round; a pair
- * is one round's two median {@code step_ms}. A second row counts the data-parallel gradient bytes reduced per step
- * (ep=2 reduces no expert over dp: each expert lives on one rank of the pair). {@code --quick} runs a tiny model in-process.
+ * is one round's two median {@code step_ms}. The headline batch is uniformly random tokens over the vocabulary
+ * (Megatron's mock data), which a router spreads over the experts as a real corpus does; the arithmetic corpus (14
+ * byte values, so every '1' goes to the same experts) is measured too, reporting what skewed routing costs: ep waits
+ * at each all-to-all for the rank whose experts got more rows. Each row names the load imbalance (the busiest ep
+ * rank's expert rows over the mean). A last row counts the data-parallel gradient bytes reduced per step (ep=2 reduces
+ * no expert over dp: each expert lives on one rank of the pair). {@code --quick} runs a tiny model in-process.
  */
 public final class MoeBench {
   public record Config(Trainer model, String label, boolean processes, int rounds, int steps, int warmSteps) {
@@ -32,48 +39,95 @@ public final class MoeBench {
     }
   }
 
-  /** One run: median step and the median data-parallel gradient MiB reduced per step. */
-  public record Run(double stepMs, double reducedMib) {}
+  /** The batch's tokens: random over the vocabulary (the headline), or the arithmetic corpus's 14 byte values. */
+  public enum Tokens { RANDOM, ARITHMETIC }
+
+  /**
+   * One run: median step, the data-parallel gradient MiB reduced per step, and the median over the measured steps
+   * of the busiest ep=2 rank's expert rows over the mean (what ep=2 would wait for, read from the same routing).
+   */
+  public record Run(double stepMs, double reducedMib, double imbalance) {}
 
   /** {@code ep2[round]}, {@code ep1[round]}. */
-  public record Result(Config config, Run[] ep2, Run[] ep1) {}
+  public record Result(Config config, Tokens tokens, Run[] ep2, Run[] ep1) {}
+
+  private static final int VOCAB = 256; // the mixtral factory's default (byte tokens)
 
   private MoeBench() {}
 
-  public static Result measure(Config c) {
+  public static Result measure(Config c, Tokens tokens) {
     Path dir = StepBench.tempDir();
     try {
+      Trainer model = c.model();
+      if (tokens == Tokens.RANDOM) model = model.data("npy:" + randomTokens(dir.resolve("random-tokens.npy")));
+      Trainer base = model;
       var runs = Interleaved.rounds(c.rounds(), dir, "ep2", "ep1", (split, run) -> {
-        Trainer t = c.model().steps(c.steps()).expertParallel(split ? 2 : 1).runDir(run);
+        Trainer t = base.steps(c.steps()).expertParallel(split ? 2 : 1).runDir(run);
         if (c.processes()) ZeroStepBench.launch(t.toSpec(), run);
         else t.fit();
         Path metrics = run.resolve("metrics.jsonl");
-        return new Run(ZeroStepBench.breakdown(metrics, c.warmSteps()).stepMs(), reducedMib(metrics));
+        return new Run(ZeroStepBench.breakdown(metrics, c.warmSteps()).stepMs(), reducedMib(metrics), imbalance(metrics, c.warmSteps()));
       });
-      return new Result(c, runs.first().toArray(Run[]::new), runs.second().toArray(Run[]::new));
+      return new Result(c, tokens, runs.first().toArray(Run[]::new), runs.second().toArray(Run[]::new));
     } finally {
       StepBench.deleteTree(dir);
     }
   }
 
+  /** Enough uniformly random tokens (fixed seed) for any run of the bench. */
+  private static Path randomTokens(Path file) {
+    java.util.Random r = new java.util.Random(29);
+    Npy.write(file, TokenWidth.UINT16, r.ints(1 << 18, 0, VOCAB).toArray());
+    return file;
+  }
+
   /** The last step's gradient MiB reduced over dp (the same every step: a count, not a timing). */
   private static double reducedMib(Path metrics) {
+    List<JsonNode> lines = lines(metrics);
+    return lines.get(lines.size() - 1).get("zero").get("reduced_mib").asDouble();
+  }
+
+  /** Per measured step: the expert rows of the busier half of the experts (ep=2's two ranks) over the mean half. */
+  private static double imbalance(Path metrics, int warm) {
+    double[] ratios = lines(metrics).stream().skip(warm).mapToDouble(n -> {
+      int experts = 0;
+      while (n.has("expert_load_" + experts)) experts++;
+      double first = 0, second = 0;
+      for (int e = 0; e < experts; e++) {
+        if (e < experts / 2) first += n.get("expert_load_" + e).asDouble();
+        else second += n.get("expert_load_" + e).asDouble();
+      }
+      return first + second == 0 ? 1 : Math.max(first, second) / ((first + second) / 2);
+    }).toArray();
+    return ratios.length == 0 ? Double.NaN : Stats.median(ratios);
+  }
+
+  private static List<JsonNode> lines(Path metrics) {
     try {
-      List<String> lines = Files.readAllLines(metrics);
-      return MetricsJson.MAPPER.readTree(lines.get(lines.size() - 1)).get("zero").get("reduced_mib").asDouble();
+      List<JsonNode> out = new java.util.ArrayList<>();
+      for (String l : Files.readAllLines(metrics)) if (!l.isBlank()) out.add(MetricsJson.MAPPER.readTree(l));
+      return out;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  public static List<BenchRow> rows(Result r) {
-    double[] two = Arrays.stream(r.ep2()).mapToDouble(Run::stepMs).toArray();
-    double[] one = Arrays.stream(r.ep1()).mapToDouble(Run::stepMs).toArray();
-    return List.of(
-        BenchRow.paired("moe", "step_ms: ep=2 vs ep=1 (swapped per round), " + r.config().label(),
-            Stats.median(two), Stats.median(one), "ms", Stats.ratios(two, one), "≤ 1.15", "pairs: the runs of one round"),
-        BenchRow.of("moe", "gradient MiB reduced over dp per step: ep=2 vs ep=1, " + r.config().label(),
-            r.ep2()[0].reducedMib(), r.ep1()[0].reducedMib(), "MiB", "report",
-            "a count: at ep=2 = dp each expert's edp group is one rank"));
+  /** The step rows of one or more results (the first row's target is the issue's), then the gradient bytes. */
+  public static List<BenchRow> rows(Result... results) {
+    List<BenchRow> rows = new java.util.ArrayList<>();
+    for (Result r : results) {
+      double[] two = Arrays.stream(r.ep2()).mapToDouble(Run::stepMs).toArray();
+      double[] one = Arrays.stream(r.ep1()).mapToDouble(Run::stepMs).toArray();
+      double imbalance = Stats.median(Arrays.stream(r.ep2()).mapToDouble(Run::imbalance).toArray());
+      String data = r.tokens() == Tokens.RANDOM ? "random tokens" : "arithmetic corpus (skewed routing)";
+      rows.add(BenchRow.paired("moe", "step_ms: ep=2 vs ep=1 (swapped per round), " + data + ", " + r.config().label(),
+          Stats.median(two), Stats.median(one), "ms", Stats.ratios(two, one), r.tokens() == Tokens.RANDOM ? "≤ 1.15" : "report",
+          String.format(java.util.Locale.ROOT, "pairs: the runs of one round; ep rank load imbalance %.2f", imbalance)));
+    }
+    Result r = results[0];
+    rows.add(BenchRow.of("moe", "gradient MiB reduced over dp per step: ep=2 vs ep=1, " + r.config().label(),
+        r.ep2()[0].reducedMib(), r.ep1()[0].reducedMib(), "MiB", "report",
+        "a count: at ep=2 = dp each expert's edp group is one rank"));
+    return rows;
   }
 }

@@ -19,6 +19,7 @@ final class RankStop {
   }
 
   private final AtomicReference<String> reason = new AtomicReference<>();
+  private final AtomicReference<RuntimeException> firstFailure = new AtomicReference<>();
   private final Phaser boundary;
   private volatile long lastStep;
   private volatile double firstLoss = Double.NaN, lastLoss = Double.NaN;
@@ -26,6 +27,14 @@ final class RankStop {
   RankStop(int ranks) { this.boundary = new Phaser(ranks); }
 
   void request(String why) { reason.compareAndSet(null, why); }
+
+  /** A rank's failure: the first one in time is the run's (a peer that then timed out waiting for it is not). */
+  void failed(String why, RuntimeException e) {
+    request(why);
+    firstFailure.compareAndSet(null, e);
+  }
+
+  RuntimeException firstFailure() { return firstFailure.get(); }
 
   String reason() { return reason.get(); }
 

@@ -81,7 +81,7 @@ public final class ThreadedRun {
           throw new WeftException("interrupted while waiting for rank " + r, e);
         }
       }
-      if (first != null) throw first;
+      if (first != null) throw stop.firstFailure() != null ? stop.firstFailure() : first; // the cause, not a peer's timeout
       return out;
     } finally {
       pool.shutdownNow();
@@ -94,7 +94,10 @@ public final class ThreadedRun {
       return body.get();
     } catch (RankStop.Stopped e) {
       throw e;
-    } catch (RuntimeException | Error e) {
+    } catch (RuntimeException e) {
+      stop.failed("rank " + rank + " failed: " + e.getMessage(), e);
+      throw e;
+    } catch (Error e) {
       stop.request("rank " + rank + " failed: " + e.getMessage());
       throw e;
     } finally {

@@ -86,12 +86,20 @@ public final class Lineage {
     }
   }
 
-  /** The fields whose values differ between {@code a} and {@code b}: path → {a's, b's} (null where one lacks it). */
+  /**
+   * The fields whose values differ between {@code a} and {@code b}: path → {a's, b's} (null where one lacks it). An
+   * empty list and a missing field are the same (an older lineage without a list of nothing differs in nothing).
+   */
   public static Map<String, String[]> diff(JsonNode a, JsonNode b) {
     Map<String, String> fa = flatten(a), fb = flatten(b);
     Map<String, String[]> out = new TreeMap<>();
-    for (String k : fa.keySet()) if (!fa.get(k).equals(fb.get(k))) out.put(k, new String[] {fa.get(k), fb.get(k)});
-    for (String k : fb.keySet()) if (!fa.containsKey(k)) out.put(k, new String[] {null, fb.get(k)});
+    java.util.Set<String> keys = new java.util.TreeSet<>(fa.keySet());
+    keys.addAll(fb.keySet());
+    for (String k : keys) {
+      String x = fa.get(k), y = fb.get(k);
+      boolean same = java.util.Objects.equals(x, y) || (x == null && "[]".equals(y)) || ("[]".equals(x) && y == null);
+      if (!same) out.put(k, new String[] {x, y});
+    }
     return out;
   }
 }

@@ -66,6 +66,16 @@ class LineageTest {
   }
 
   @Test
+  void anEmptyListAndAMissingFieldDoNotDiffer() throws Exception {
+    var m = dev.weft.metrics.MetricsJson.MAPPER;
+    Map<String, String[]> d = Lineage.diff(m.readTree("{\"tokenizer\": [], \"run\": {\"name\": \"a\"}}"),
+        m.readTree("{\"run\": {\"name\": \"b\"}, \"exports\": []}"));
+    assertThat(d).containsOnlyKeys("run.name");
+    assertThat(Lineage.diff(m.readTree("{\"tokenizer\": []}"), m.readTree("{\"tokenizer\": [{\"path\": \"t.json\"}]}")))
+        .containsOnlyKeys("tokenizer[0].path");
+  }
+
+  @Test
   void mistakesAreOneLineNamingTheArgument() {
     WeftCli.assertOneLine(WeftCli.run("lineage", dir.resolve("nothing").toString()), 2, "DIR", "lineage.json");
     WeftCli.assertOneLine(WeftCli.run("lineage", "--diff", dir.toString()), 2, "--diff", "A and B");

@@ -62,7 +62,7 @@ public final class HfExport {
         options.maxShardBytes());
     HfFiles.writeJson(dir.resolve(HfCheckpoint.CONFIG), config.json());
     List<String> copied = source == null ? List.of() : HfFiles.copyCarried(source, dir);
-    log.info("exported {} tensors ({}) to {}; config.json {}", w.tensors(), dtype, dir,
+    log.debug("exported {} tensors ({}) to {}; config.json {}", w.tensors(), dtype, dir,
         source == null ? "written by Weft (no model.pretrained)" : config.changed().isEmpty() ? "as in " + source
             : "from " + source + ", changed " + config.changed());
     return new Result(dir, w.tensors(), w.bytes(), w.files().size(), dtype, source, config.changed(), copied);
