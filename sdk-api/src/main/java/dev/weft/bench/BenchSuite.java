@@ -61,8 +61,9 @@ public final class BenchSuite {
     if (sel.contains("cp")) rows.addAll(CpBench.rows(CpBench.measure(CpBench.Config.of(quick))));
     if (sel.contains("moe")) {
       MoeBench.Config c = MoeBench.Config.of(quick);
-      rows.addAll(quick ? MoeBench.rows(MoeBench.measure(c, MoeBench.Tokens.RANDOM))
-          : MoeBench.rows(MoeBench.measure(c, MoeBench.Tokens.RANDOM), MoeBench.measure(c, MoeBench.Tokens.ARITHMETIC)));
+      rows.addAll(quick ? MoeBench.rows(MoeBench.measure(c, MoeBench.Routing.BALANCED))
+          : MoeBench.rows(MoeBench.measure(c, MoeBench.Routing.BALANCED), MoeBench.measure(c, MoeBench.Routing.ROUTER),
+              MoeBench.measure(c, MoeBench.Routing.ARITHMETIC)));
     }
     if (sel.contains("progress")) rows.addAll(ProgressBench.rows(ProgressBench.measure(ProgressBench.Config.of(quick))));
     return rows;

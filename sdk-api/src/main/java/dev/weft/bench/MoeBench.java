@@ -15,12 +15,14 @@ import java.util.List;
 /**
  * Expert parallelism (issue 29): the same Mixtral-like batch trained at dp=2 with its experts split over ep=2 ranks
  * (tokens dispatched and combined by all-to-all) and whole on each rank (ep=1), the order swapped per round; a pair
- * is one round's two median {@code step_ms}. The headline batch is uniformly random tokens over the vocabulary
- * (Megatron's mock data), which a router spreads over the experts as a real corpus does; the arithmetic corpus (14
- * byte values, so every '1' goes to the same experts) is measured too, reporting what skewed routing costs: ep waits
- * at each all-to-all for the rank whose experts got more rows. Each row names the load imbalance (the busiest ep
- * rank's expert rows over the mean). A last row counts the data-parallel gradient bytes reduced per step (ep=2 reduces
- * no expert over dp: each expert lives on one rank of the pair). {@code --quick} runs a tiny model in-process.
+ * is one round's two median {@code step_ms}. Three routings, each its own row with the load imbalance it gave (the
+ * busier ep rank's expert rows over the mean): the headline routes every token round-robin over the experts
+ * ({@code router_force_balance}, as Megatron's benchmarks force load balancing) on random tokens, so the ratio is
+ * ep's own cost; then the router's own choice on random tokens and on the arithmetic corpus (14 byte values), where
+ * a randomly initialised router sends most rows to a few experts and ep=2 waits at every all-to-all for the rank
+ * that holds them (ep=1 runs every expert on each rank, so it never waits). A last row counts the data-parallel
+ * gradient bytes reduced per step (ep=2 reduces no expert over dp). {@code --quick}: a tiny model in-process, the
+ * headline routing only.
  */
 public final class MoeBench {
   public record Config(Trainer model, String label, boolean processes, int rounds, int steps, int warmSteps) {
@@ -39,8 +41,15 @@ public final class MoeBench {
     }
   }
 
-  /** The batch's tokens: random over the vocabulary (the headline), or the arithmetic corpus's 14 byte values. */
-  public enum Tokens { RANDOM, ARITHMETIC }
+  /** The batch and its routing: forced balanced on random tokens (the headline), the router's own on random tokens or the arithmetic corpus. */
+  public enum Routing {
+    BALANCED("random tokens, routing forced balanced"), ROUTER("random tokens, the router's own routing"),
+    ARITHMETIC("arithmetic corpus, the router's own routing (skewed)");
+
+    final String label;
+
+    Routing(String label) { this.label = label; }
+  }
 
   /**
    * One run: median step, the data-parallel gradient MiB reduced per step, and the median over the measured steps
@@ -49,17 +58,18 @@ public final class MoeBench {
   public record Run(double stepMs, double reducedMib, double imbalance) {}
 
   /** {@code ep2[round]}, {@code ep1[round]}. */
-  public record Result(Config config, Tokens tokens, Run[] ep2, Run[] ep1) {}
+  public record Result(Config config, Routing routing, Run[] ep2, Run[] ep1) {}
 
   private static final int VOCAB = 256; // the mixtral factory's default (byte tokens)
 
   private MoeBench() {}
 
-  public static Result measure(Config c, Tokens tokens) {
+  public static Result measure(Config c, Routing routing) {
     Path dir = StepBench.tempDir();
     try {
       Trainer model = c.model();
-      if (tokens == Tokens.RANDOM) model = model.data("npy:" + randomTokens(dir.resolve("random-tokens.npy")));
+      if (routing != Routing.ARITHMETIC) model = model.data("npy:" + randomTokens(dir.resolve("random-tokens.npy")));
+      if (routing == Routing.BALANCED) model = model.set("model.config.router_force_balance", true);
       Trainer base = model;
       var runs = Interleaved.rounds(c.rounds(), dir, "ep2", "ep1", (split, run) -> {
         Trainer t = base.steps(c.steps()).expertParallel(split ? 2 : 1).runDir(run);
@@ -68,7 +78,7 @@ public final class MoeBench {
         Path metrics = run.resolve("metrics.jsonl");
         return new Run(ZeroStepBench.breakdown(metrics, c.warmSteps()).stepMs(), reducedMib(metrics), imbalance(metrics, c.warmSteps()));
       });
-      return new Result(c, tokens, runs.first().toArray(Run[]::new), runs.second().toArray(Run[]::new));
+      return new Result(c, routing, runs.first().toArray(Run[]::new), runs.second().toArray(Run[]::new));
     } finally {
       StepBench.deleteTree(dir);
     }
@@ -119,9 +129,8 @@ public final class MoeBench {
       double[] two = Arrays.stream(r.ep2()).mapToDouble(Run::stepMs).toArray();
       double[] one = Arrays.stream(r.ep1()).mapToDouble(Run::stepMs).toArray();
       double imbalance = Stats.median(Arrays.stream(r.ep2()).mapToDouble(Run::imbalance).toArray());
-      String data = r.tokens() == Tokens.RANDOM ? "random tokens" : "arithmetic corpus (skewed routing)";
-      rows.add(BenchRow.paired("moe", "step_ms: ep=2 vs ep=1 (swapped per round), " + data + ", " + r.config().label(),
-          Stats.median(two), Stats.median(one), "ms", Stats.ratios(two, one), r.tokens() == Tokens.RANDOM ? "≤ 1.15" : "report",
+      rows.add(BenchRow.paired("moe", "step_ms: ep=2 vs ep=1 (swapped per round), " + r.routing().label + ", " + r.config().label(),
+          Stats.median(two), Stats.median(one), "ms", Stats.ratios(two, one), r.routing() == Routing.BALANCED ? "≤ 1.15" : "report",
           String.format(java.util.Locale.ROOT, "pairs: the runs of one round; ep rank load imbalance %.2f", imbalance)));
     }
     Result r = results[0];

@@ -8,7 +8,7 @@ import java.util.Set;
 public final class MoeJson {
   /** Keys every MoE family reads besides its own. */
   public static final Set<String> KEYS = Set.of("num_experts_per_tok", "router_aux_loss_coef", "router_z_loss_coef",
-      "output_router_logits");
+      "output_router_logits", "router_force_balance");
 
   private MoeJson() {}
 
@@ -25,7 +25,8 @@ public final class MoeJson {
           + "=" + experts + "; each token picks k of the experts");
     }
     return new MoeConfig(experts, k, expertHidden, normTopK, sharedHidden, sparseStep, denseLayers,
-        c.nonNegative("router_aux_loss_coef", 0.001), c.nonNegative("router_z_loss_coef", 0), names);
+        c.nonNegative("router_aux_loss_coef", 0.001), c.nonNegative("router_z_loss_coef", 0), names,
+        c.bool("router_force_balance", false));
   }
 
   /** The MoE keys of a Qwen MoE config.json written from sizes (qwen2_moe spells its biases qkv_bias, qwen3_moe attention_bias). */

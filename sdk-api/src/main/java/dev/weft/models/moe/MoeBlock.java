@@ -47,13 +47,25 @@ public final class MoeBlock {
     return layers.replicated(name, Init.normalFull(seed, name + ".weight", std, out, in));
   }
 
+  /** [tokens, k]: token i's experts (i·k + j) mod E, every expert alike (benchmarks only: {@link MoeConfig#forceBalance}). */
+  static Tensor balanced(long tokens, int k, int experts) {
+    return torch.arange(new org.bytedeco.pytorch.Scalar(tokens * k)).remainder(new org.bytedeco.pytorch.Scalar(experts)).reshape(tokens, k);
+  }
+
   /** x [B, T, H] → [B, T, H]. */
   public Tensor forward(Tensor x, RouterLosses stats) {
     Tensor h = x.reshape(-1, hidden);
     Tensor logits = router.forward(h);
     Tensor probs = torch.softmax(logits, -1, new ScalarTypeOptional(ScalarType.Float));
-    T_TensorTensor_T top = torch.topk(probs, cfg.topK(), -1, true, true);
-    Tensor weight = top.get0(), index = top.get1();
+    Tensor weight, index;
+    if (cfg.forceBalance()) {
+      index = balanced(h.size(0), cfg.topK(), cfg.experts()).to(h.device(), ScalarType.Long);
+      weight = probs.gather(1, index);
+    } else {
+      T_TensorTensor_T top = torch.topk(probs, cfg.topK(), -1, true, true);
+      weight = top.get0();
+      index = top.get1();
+    }
     if (cfg.normTopK()) weight = weight.div(weight.sum(new long[] {-1}, true, new ScalarTypeOptional()));
     Tensor out = experts.forward(h, index, weight.to(h.scalar_type()));
     if (stats != null) stats.add(logits.to(ScalarType.Float), probs, experts.lastCounts());
