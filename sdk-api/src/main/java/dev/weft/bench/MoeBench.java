@@ -67,7 +67,7 @@ public final class MoeBench {
   public static Result measure(Config c, Routing routing) {
     Path dir = StepBench.tempDir();
     try {
-      Trainer model = c.model();
+      Trainer model = Trainer.from(c.model().toSpec()); // a copy: the DSL's setters change the Trainer they are called on
       if (routing != Routing.ARITHMETIC) model = model.data("npy:" + randomTokens(dir.resolve("random-tokens.npy")));
       if (routing == Routing.BALANCED) model = model.set("model.config.router_force_balance", true);
       Trainer base = model;
@@ -131,7 +131,7 @@ public final class MoeBench {
       double imbalance = Stats.median(Arrays.stream(r.ep2()).mapToDouble(Run::imbalance).toArray());
       rows.add(BenchRow.paired("moe", "step_ms: ep=2 vs ep=1 (swapped per round), " + r.routing().label + ", " + r.config().label(),
           Stats.median(two), Stats.median(one), "ms", Stats.ratios(two, one), r.routing() == Routing.BALANCED ? "≤ 1.15" : "report",
-          String.format(java.util.Locale.ROOT, "pairs: the runs of one round; ep rank load imbalance %.2f", imbalance)));
+          String.format(java.util.Locale.ROOT, "pairs: the runs of one round; ep rank load imbalance %.2f (the step's rows, all MoE layers together)", imbalance)));
     }
     Result r = results[0];
     rows.add(BenchRow.of("moe", "gradient MiB reduced over dp per step: ep=2 vs ep=1, " + r.config().label(),

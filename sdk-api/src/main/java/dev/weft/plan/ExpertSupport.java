@@ -5,7 +5,7 @@ import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 
 /**
- * What expert parallelism runs with today (ep inside dp, with ZeRO 0–3, HSDP, tp, pp (every schedule), cp, recomputation and LoRA); everything
+ * What expert parallelism runs with today (ep inside dp, with ZeRO 0–3, HSDP, tp, pp (every schedule), cp, recomputation, LoRA and DPO); everything
  * else is refused in one line naming the field. The model's own rule (ep divides the experts) is the MoE decoder's.
  */
 final class ExpertSupport {
@@ -22,10 +22,5 @@ final class ExpertSupport {
       throw new SpecException("parallel.ep", "expert parallelism splits the experts over ep consecutive ranks of the dp group, so"
           + " ep=" + p.ep() + " must divide parallel.dp=" + p.dp() + "; use a divisor of dp");
     }
-    refuse(s.train().dpoObjective(), "train.objective", "DPO", "train.objective=lm");
-  }
-
-  private static void refuse(boolean when, String field, String what, String instead) {
-    if (when) throw new SpecException(field, what + " with expert parallelism is not built yet; use " + instead + " with parallel.ep > 1, or ep=1");
   }
 }

@@ -163,6 +163,19 @@ class DpoTest {
   }
 
   @Test
+  void aMixtureOfExpertsWithItsExpertsSplitOverEpMatchesEpOne() throws Exception {
+    Path moe = HfReference.writeFamily("mixtral", dir.resolve("hf-mixtral"), 37, false);
+    RunResult one = dpo().set("model.factory", "mixtral").pretrained(moe).dataParallel(2).microBatches(1).runDir(dir.resolve("moe-ep1")).fit();
+    RunResult two = dpo().set("model.factory", "mixtral").pretrained(moe).dataParallel(2).microBatches(1).expertParallel(2)
+        .runDir(dir.resolve("moe-ep2")).fit();
+    // the router's auxiliary loss is added to DPO's (as TRL does for MoE models), so the first loss is above log 2
+    assertThat(one.losses().get(0)).isGreaterThan(Math.log(2));
+    TensorParallelEquivalenceTest.assertClose(two.losses(), one.losses(), 1e-4);
+    List<JsonNode> a = metrics(dir.resolve("moe-ep1")), b = metrics(dir.resolve("moe-ep2"));
+    assertThat(b.get(b.size() - 1).get("rewards_margin").asDouble()).isCloseTo(a.get(a.size() - 1).get("rewards_margin").asDouble(), within(1e-4));
+  }
+
+  @Test
   void aResumedRunContinuesExactlyWithTheSameReference() {
     Path ckpt = dir.resolve("resume-ckpt");
     RunResult whole = dpo().lora(4, 8).checkpointDir(ckpt).checkpointEvery(2).runDir(dir.resolve("resume-a")).fit();
