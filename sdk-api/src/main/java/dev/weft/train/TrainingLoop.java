@@ -180,7 +180,7 @@ public final class TrainingLoop {
             preempted = PreemptStop.agreed(summed[0]);
             lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
             if (passes instanceof DpoMicroBatches d) objective = d.metrics(dp);
-            objective = ExpertLoad.with(objective, model, dp, listener, dist.rank());
+            objective = ExpertLoad.with(objective, model, dist, listener);
             if (passes instanceof SequentialMicroBatches s) objective = s.probe.with(objective); // activation_mib, measured
             commNs += System.nanoTime() - c1;
           }

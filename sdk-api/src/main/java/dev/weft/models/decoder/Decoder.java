@@ -89,6 +89,8 @@ public final class Decoder implements StagedModel, CausalLm {
     if (router != null) router.clear(); // per chunk: a pipeline action's PointerScope frees the tensors of the one before
     Tensor x = k == 0 ? embed(input, cache == null ? 0 : cache.length(), docs) : input;
     for (DecoderLayer layer : chunks.get(chunk)) x = layer.forward(x, cache, docs);
+    // this chunk's own routing, before a pipeline link or a cp pool adds other ranks' counts to the router's
+    if (router != null && cache == null && GradMode.is_enabled()) addLoad(router.counts());
     if (k == partition.virtualStages() - 1) return norm.forward(x);
     return routerLink != null && cache == null && routerLossesOn() ? routerLink.handOn(x, router) : x;
   }
@@ -104,7 +106,6 @@ public final class Decoder implements StagedModel, CausalLm {
   @Override
   public Tensor headLossSum(Tensor hidden, Tensor targets) {
     if (head == null) throw new IllegalStateException("pipeline stage " + stage + " does not hold the LM head");
-    if (router != null && GradMode.is_enabled() && partition.virtualStages() == 1) addLoad(router.counts());
     return withRouterLosses(head.lossSum(hidden, targets), targets);
   }
 
@@ -154,8 +155,8 @@ public final class Decoder implements StagedModel, CausalLm {
   public long[] expertLoad() { return router == null ? new long[0] : router.counts(); }
 
   /**
-   * Assignments per expert over the training forwards of a whole decoder (one stage) since the last call, summed
-   * over its MoE layers; empty for a dense model or a pipeline stage.
+   * Assignments per expert over the training forwards of this rank's chunks since the last call, summed over their
+   * MoE layers (this rank's tokens only: other stages', cp ranks' and dp ranks' are theirs); empty for a dense model.
    */
   public long[] takeStepLoad() {
     long[] out = stepLoad;

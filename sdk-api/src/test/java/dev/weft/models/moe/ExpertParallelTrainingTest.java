@@ -47,8 +47,8 @@ class ExpertParallelTrainingTest {
     assertThat(ep2.summary().parameters()).isEqualTo(one.summary().parameters());
     assertThat(ep2.summary().mesh()).containsEntry("ep", 2).containsEntry("dp", 2);
     MoeTrainingEquivalenceTest.assertLoadCounted(dir.resolve("ep2"));
-    assertThat(load(dir.resolve("ep2"))).isEqualTo(load(dir.resolve("one")));
-    List<Long> last = load(dir.resolve("ep2")).get(2);
+    assertThat(MoeTrainingEquivalenceTest.load(dir.resolve("ep2"))).isEqualTo(MoeTrainingEquivalenceTest.load(dir.resolve("one")));
+    List<Long> last = MoeTrainingEquivalenceTest.load(dir.resolve("ep2")).get(2);
     assertThat(Arrays.stream(gauge[0]).mapToLong(v -> (long) v).boxed().toList()).isEqualTo(last); // fit() hands rank 0's on
     // Adam hides a constant factor in the gradients; the norm shows it (the experts' mean over edp × ep)
     TensorParallelEquivalenceTest.assertClose(column(dir.resolve("ep2"), "grad_norm"), column(dir.resolve("one"), "grad_norm"), 1e-4);
@@ -62,7 +62,7 @@ class ExpertParallelTrainingTest {
         .runDir(dir.resolve("ep2dp4")).fit();
     TensorParallelEquivalenceTest.assertClose(ep2dp4.losses(), four.losses(), 1e-4);
     assertThat(ep2dp4.summary().replicasConsistent()).isTrue();
-    assertThat(load(dir.resolve("ep2dp4"))).isEqualTo(load(dir.resolve("four")));
+    assertThat(MoeTrainingEquivalenceTest.load(dir.resolve("ep2dp4"))).isEqualTo(MoeTrainingEquivalenceTest.load(dir.resolve("four")));
     TensorParallelEquivalenceTest.assertClose(column(dir.resolve("ep2dp4"), "grad_norm"), column(dir.resolve("four"), "grad_norm"), 1e-4);
   }
 
@@ -87,17 +87,6 @@ class ExpertParallelTrainingTest {
         .isInstanceOf(SpecException.class).hasMessageContaining("parallel.ep");
     assertThatThrownBy(() -> MoeTrainingEquivalenceTest.mixtral(0, 0).set("model.config.num_local_experts", 6)
         .dataParallel(4).expertParallel(4).toSpec()).isInstanceOf(SpecException.class).hasMessageContaining("6 experts");
-  }
-
-  /** expert_load_E of each step of a run's metrics.jsonl. */
-  private static List<List<Long>> load(Path run) {
-    List<List<Long>> steps = new ArrayList<>();
-    for (JsonNode m : lines(run)) {
-      List<Long> counts = new ArrayList<>();
-      for (int e = 0; e < 4; e++) counts.add(m.get("expert_load_" + e).asLong());
-      steps.add(counts);
-    }
-    return steps;
   }
 
   private static List<Double> column(Path run, String key) {

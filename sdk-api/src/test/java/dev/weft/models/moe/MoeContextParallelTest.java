@@ -1,8 +1,11 @@
 package dev.weft.models.moe;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.weft.train.RunResult;
 import dev.weft.train.TensorParallelEquivalenceTest;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,5 +28,10 @@ class MoeContextParallelTest {
     RunResult epCp = MoeTrainingEquivalenceTest.mixtral(1.0, 0.1).contextParallel(2).dataParallel(2).expertParallel(2).microBatches(1)
         .runDir(dir.resolve("ep2cp2")).fit();
     TensorParallelEquivalenceTest.assertClose(epCp.losses(), one.losses(), 1e-4);
+    // expert_load_E counts every cp rank's part of the sequences (and every stage's layers), as one rank does
+    for (String run : List.of("cp2", "cp2pp2", "ep2cp2")) {
+      MoeTrainingEquivalenceTest.assertLoadCounted(dir.resolve(run));
+      assertThat(MoeTrainingEquivalenceTest.load(dir.resolve(run)).get(0)).as(run).isEqualTo(MoeTrainingEquivalenceTest.load(dir.resolve("one")).get(0));
+    }
   }
 }

@@ -54,6 +54,8 @@ class MoeTrainingEquivalenceTest {
     assertThat(Math.abs(without.losses().get(0) - one.losses().get(0))).as("the router losses count").isGreaterThan(1e-4);
     RunResult pp = mixtral(0, 0).pipeline(2).runDir(dir.resolve("pp")).fit();
     TensorParallelEquivalenceTest.assertClose(pp.losses(), without.losses(), 1e-4);
+    assertLoadCounted(dir.resolve("pp")); // each stage's layers, summed over the stages
+    assertThat(load(dir.resolve("pp")).get(0)).isEqualTo(load(dir.resolve("plain")).get(0));
     assertThatThrownBy(() -> mixtral(0.05, 0).pipeline(2).schedule("interleaved-1f1b").toSpec()).isInstanceOf(SpecException.class)
         .hasMessageContaining("router_aux_loss_coef"); // pooled over stages only in 1f1b and gpipe (ExpertPipelineTrainingTest)
     assertThatThrownBy(() -> mixtral(0.05, 0).tensorParallel(2).sequenceParallel().toSpec()).isInstanceOf(SpecException.class)
@@ -71,6 +73,22 @@ class MoeTrainingEquivalenceTest {
         for (int e = 0; e < 4; e++) sum += m.get("expert_load_" + e).asLong();
         assertThat(sum).as(run + ": " + line).isEqualTo(8L * SEQ * 2 * 2);
       }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** expert_load_E of each step of a run's metrics.jsonl. */
+  static List<List<Long>> load(Path run) {
+    try {
+      List<List<Long>> steps = new java.util.ArrayList<>();
+      for (String line : Files.readAllLines(run.resolve("metrics.jsonl"))) {
+        JsonNode m = new ObjectMapper().readTree(line);
+        List<Long> counts = new java.util.ArrayList<>();
+        for (int e = 0; e < 4; e++) counts.add(m.get("expert_load_" + e).asLong());
+        steps.add(counts);
+      }
+      return steps;
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
