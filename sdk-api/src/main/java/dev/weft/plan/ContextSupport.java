@@ -23,8 +23,5 @@ final class ContextSupport {
       throw new SpecException("data.seqLen", "context parallelism cuts each sequence into 2·cp" + (p.sequenceParallel() ? "·tp" : "")
           + " = " + split + " chunks; make data.seqLen (" + s.data().seqLen() + ") a multiple of " + split);
     }
-    if (s.train().dpoObjective()) {
-      throw new SpecException("train.objective", "DPO with context parallelism (cp=" + p.cp() + ") is not built yet; set parallel.cp=1");
-    }
   }
 }

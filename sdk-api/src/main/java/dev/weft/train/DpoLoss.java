@@ -1,5 +1,6 @@
 package dev.weft.train;
 
+import dev.weft.data.PackedDocuments;
 import dev.weft.models.LanguageModel;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
@@ -21,10 +22,15 @@ record DpoLoss(Tensor lossSum, Tensor chosenRewards, Tensor rejectedRewards) {
    * Summed log-probabilities of each row's targets [B]: −(the model's summed cross-entropy), one row at a time, so any
    * {@link LanguageModel} (tensor-parallel heads included) gives them through its own loss.
    */
-  static Tensor sequenceLogProbs(LanguageModel model, Tensor tokens, Tensor targets) {
+  static Tensor sequenceLogProbs(LanguageModel model, Tensor tokens, Tensor targets) { return sequenceLogProbs(model, tokens, targets, null); }
+
+  /** As above with each row's document positions ({@code documents}: a cp rank's tokens carry their global places; may be null). */
+  static Tensor sequenceLogProbs(LanguageModel model, Tensor tokens, Tensor targets, PackedDocuments documents) {
     TensorVector rows = new TensorVector();
     for (long b = 0; b < tokens.size(0); b++) {
-      rows.push_back(model.lossSum(tokens.narrow(0, b, 1), targets.narrow(0, b, 1)).neg().reshape(1));
+      Tensor t = tokens.narrow(0, b, 1), y = targets.narrow(0, b, 1);
+      Tensor sum = documents == null ? model.lossSum(t, y) : model.lossSum(t, y, documents.rows(b, 1));
+      rows.push_back(sum.neg().reshape(1));
     }
     return torch.cat(rows);
   }

@@ -8,6 +8,7 @@ import dev.weft.models.LanguageModel;
 import dev.weft.models.lora.LoraLayers;
 import dev.weft.parallel.data.Zero3Layers;
 import dev.weft.parallel.data.ShardedOptimizer;
+import dev.weft.parallel.tensor.TpOps;
 import dev.weft.precision.Autocast;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.Tensors;
@@ -30,10 +31,13 @@ final class DpoMicroBatches implements MicroBatches {
   private final String dtype;
   private final boolean cuda;
   private final double beta;
+  private final TpOps cp; // context parallelism: a sequence's log-probability is the sum of its cp ranks' parts; null at cp=1
   private final double[] sums = new double[4]; // this step's chosen rewards, rejected rewards, correctly ordered pairs, pairs
 
-  DpoMicroBatches(LanguageModel model, ReferencePolicy reference, ShardedOptimizer opt, String dtype, boolean cuda, double beta) {
+  DpoMicroBatches(LanguageModel model, ReferencePolicy reference, ShardedOptimizer opt, String dtype, boolean cuda, double beta,
+                  TpOps cp) {
     this.model = model;
+    this.cp = cp;
     this.reference = reference;
     this.opt = opt;
     this.dtype = dtype;
@@ -47,11 +51,13 @@ final class DpoMicroBatches implements MicroBatches {
     if (model.layers() instanceof LoraLayers lora) ref = ReferencePolicy.adaptersOff(model, lora);
     else if (model.layers() instanceof Zero3Layers z && z.inner() instanceof LoraLayers lora) ref = ReferencePolicy.adaptersOff(model, lora);
     else {
-      LanguageModel copy = ModelBuilder.frozenCopy(spec, dist.tp());
+      LanguageModel copy = ModelBuilder.frozenCopy(spec, dist.tp(), dist.cp());
       Placement.moveParameters(copy.parameters().list(), dist.device());
       ref = ReferencePolicy.frozen(copy);
     }
-    return new DpoMicroBatches(model, ref, opt, spec.precision().dtype(), dist.device().cuda(), spec.train().dpo().beta());
+    if (model instanceof dev.weft.models.decoder.Decoder d) d.dropRouterLosses();
+    return new DpoMicroBatches(model, ref, opt, spec.precision().dtype(), dist.device().cuda(), spec.train().dpo().beta(),
+        dist.cp().size() > 1 ? new TpOps(dist.cp()) : null);
   }
 
   /** The normalizer of a DPO step: the global batch's pairs (two rows each), whatever their target counts. */
@@ -67,8 +73,16 @@ final class DpoMicroBatches implements MicroBatches {
       opt.beforeBackward(m, batches.size());
       DpoLoss l;
       try (Autocast ac = Autocast.of(dtype, cuda)) {
-        Tensor ref = reference.logProbs(b.tokens(), b.targets());
-        l = DpoLoss.of(DpoLoss.sequenceLogProbs(model, b.tokens(), b.targets()), ref, beta);
+        Tensor ref = reference.logProbs(b.tokens(), b.targets(), b.documents());
+        Tensor policy = DpoLoss.sequenceLogProbs(model, b.tokens(), b.targets(), b.documents());
+        if (cp != null) { // every cp rank then holds the whole loss; its backward reaches only its own tokens (summed over cp after)
+          ref = ref.contiguous();
+          try (org.bytedeco.pytorch.NoGradGuard ng = new org.bytedeco.pytorch.NoGradGuard()) {
+            cp.communicator().allReduce(ref, ReduceOp.SUM);
+          }
+          policy = cp.reduceFromTp(policy);
+        }
+        l = DpoLoss.of(policy, ref, beta);
       }
       loss += l.lossSum().item_double();
       sums[0] += l.chosenRewards().sum().item_double();
@@ -78,7 +92,7 @@ final class DpoMicroBatches implements MicroBatches {
       l.lossSum().mul(weight).backward();
       opt.afterBackward(m, batches.size());
     }
-    return norm.reported(loss);
+    return norm.reported(loss); // every cp rank holds the whole loss: the step's mean over the ranks is it
   }
 
   /**

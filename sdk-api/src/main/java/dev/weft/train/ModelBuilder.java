@@ -85,10 +85,13 @@ public final class ModelBuilder {
 
   /**
    * A frozen copy of the model as training starts ({@code model.pretrained}, else the seed's weights), split over
-   * {@code tp} as the policy is but never ZeRO-sharded (no optimizer owns it): DPO's reference policy without LoRA.
+   * {@code tp} and {@code cp} as the policy is but never ZeRO-sharded (no optimizer owns it) and with every expert on each
+   * rank (not split over ep): DPO's reference policy without LoRA.
    */
-  public static LanguageModel frozenCopy(TrainingSpec spec, Communicator tp) {
-    LanguageModel copy = buildWith(spec, plainLayers(spec, tp), 0);
+  public static LanguageModel frozenCopy(TrainingSpec spec, Communicator tp, Communicator cp) {
+    Layers layers = plainLayers(spec, tp);
+    if (cp != null && cp.size() > 1) layers = new ContextLayers(layers, cp, spec.parallel().cpMethod()); // the policy's attention
+    LanguageModel copy = buildWith(spec, layers, 0);
     for (Param p : copy.parameters().list()) copy.parameters().freeze(p.name());
     return copy;
   }

@@ -1,5 +1,6 @@
 package dev.weft.train;
 
+import dev.weft.data.PackedDocuments;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.lora.LoraLayers;
 import org.bytedeco.pytorch.NoGradGuard;
@@ -13,23 +14,25 @@ import org.bytedeco.pytorch.Tensor;
  * gradients, batch by batch.
  */
 interface ReferencePolicy {
-  /** Summed log-probabilities of each row's targets [B] under π_ref, without gradients. */
-  Tensor logProbs(Tensor tokens, Tensor targets);
+  /** Summed log-probabilities of each row's targets [B] under π_ref, without gradients ({@code documents} may be null). */
+  Tensor logProbs(Tensor tokens, Tensor targets, PackedDocuments documents);
+
+  default Tensor logProbs(Tensor tokens, Tensor targets) { return logProbs(tokens, targets, null); }
 
   /** The policy's own base with its LoRA adapters off. */
   static ReferencePolicy adaptersOff(LanguageModel policy, LoraLayers lora) {
-    return (tokens, targets) -> {
+    return (tokens, targets, documents) -> {
       try (NoGradGuard ng = new NoGradGuard(); LoraLayers.Off off = lora.adaptersOff()) {
-        return DpoLoss.sequenceLogProbs(policy, tokens, targets);
+        return DpoLoss.sequenceLogProbs(policy, tokens, targets, documents);
       }
     };
   }
 
   /** A frozen copy of the starting model. */
   static ReferencePolicy frozen(LanguageModel copy) {
-    return (tokens, targets) -> {
+    return (tokens, targets, documents) -> {
       try (NoGradGuard ng = new NoGradGuard()) {
-        return DpoLoss.sequenceLogProbs(copy, tokens, targets);
+        return DpoLoss.sequenceLogProbs(copy, tokens, targets, documents);
       }
     };
   }

@@ -84,7 +84,7 @@ class DpoTest {
   @Test
   void theLossOfAFixedBatchIsTheOneComputedFromTheLogits() {
     TrainingSpec spec = dpo().toSpec();
-    LanguageModel policy = ModelBuilder.whole(spec), ref = ModelBuilder.frozenCopy(spec, null);
+    LanguageModel policy = ModelBuilder.whole(spec), ref = ModelBuilder.frozenCopy(spec, null, null);
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Param p : policy.parameters().list()) p.tensor().mul_(new Scalar(1.25)); // the policy has moved from the reference
     }
@@ -168,11 +168,24 @@ class DpoTest {
     RunResult one = dpo().set("model.factory", "mixtral").pretrained(moe).dataParallel(2).microBatches(1).runDir(dir.resolve("moe-ep1")).fit();
     RunResult two = dpo().set("model.factory", "mixtral").pretrained(moe).dataParallel(2).microBatches(1).expertParallel(2)
         .runDir(dir.resolve("moe-ep2")).fit();
-    // the router's auxiliary loss is added to DPO's (as TRL does for MoE models), so the first loss is above log 2
-    assertThat(one.losses().get(0)).isGreaterThan(Math.log(2));
+    // a log-probability is the cross-entropy alone (no router loss, TRL's default): the policy starts as the reference
+    assertThat(one.losses().get(0)).isCloseTo(Math.log(2), within(1e-6));
     TensorParallelEquivalenceTest.assertClose(two.losses(), one.losses(), 1e-4);
     List<JsonNode> a = metrics(dir.resolve("moe-ep1")), b = metrics(dir.resolve("moe-ep2"));
     assertThat(b.get(b.size() - 1).get("rewards_margin").asDouble()).isCloseTo(a.get(a.size() - 1).get("rewards_margin").asDouble(), within(1e-4));
+  }
+
+  @Test
+  void contextParallelRanksSumEachSequencesLogProbabilityAndMatchOneRank() throws Exception {
+    RunResult one = dpo().runDir(dir.resolve("cp1")).fit();
+    RunResult cp2 = dpo().contextParallel(2).runDir(dir.resolve("cp2")).fit();
+    TensorParallelEquivalenceTest.assertClose(cp2.losses(), one.losses(), 1e-4);
+    assertThat(cp2.losses().get(0)).isCloseTo(Math.log(2), within(1e-6)); // the reference sees whole sequences too
+    List<JsonNode> a = metrics(dir.resolve("cp1")), b = metrics(dir.resolve("cp2"));
+    assertThat(b.get(b.size() - 1).get("rewards_margin").asDouble()).isCloseTo(a.get(a.size() - 1).get("rewards_margin").asDouble(), within(1e-4));
+    // with LoRA (the reference is the policy with its adapters off) and beside dp2
+    TensorParallelEquivalenceTest.assertClose(dpo().lora(4, 8).contextParallel(2).dataParallel(2).microBatches(1)
+        .runDir(dir.resolve("cp2-lora")).fit().losses(), dpo().lora(4, 8).runDir(dir.resolve("cp1-lora")).fit().losses(), 1e-4);
   }
 
   @Test

@@ -40,6 +40,7 @@ public final class Decoder implements StagedModel, CausalLm {
   private long[] stepLoad = new long[0];
   private StageRouterLink routerLink; // pipeline stages: where the router statistics of the other stages come from
   private RouterPool routerPool; // context parallelism: the ranks holding the rest of each sequence
+  private boolean withoutRouterLosses;
 
   /** The whole model on one pipeline stage. */
   public Decoder(DecoderConfig cfg, DecoderNames names, Layers layers) {
@@ -140,7 +141,13 @@ public final class Decoder implements StagedModel, CausalLm {
     return ceSum.add(router.loss(cfg.moe().auxCoef(), cfg.moe().zCoef()).mul(new Scalar((double) count)));
   }
 
-  private boolean routerLossesOn() { return router != null && cfg.moe().routerLosses() && GradMode.is_enabled(); }
+  private boolean routerLossesOn() { return router != null && !withoutRouterLosses && cfg.moe().routerLosses() && GradMode.is_enabled(); }
+
+  /**
+   * Training losses without the routers' (DPO: a sequence's log-probability is its cross-entropy alone, as TRL's
+   * default for MoE models, output_router_logits off). The routing and its counts are unchanged.
+   */
+  public void dropRouterLosses() { withoutRouterLosses = true; }
 
   /**
    * Pipeline stages with router losses: the framework's link between the stages (one chunk per stage, every
