@@ -20,6 +20,7 @@ final class RankStop {
 
   private final AtomicReference<String> reason = new AtomicReference<>();
   private final AtomicReference<RuntimeException> firstFailure = new AtomicReference<>();
+  private final AtomicReference<RuntimeException> firstCause = new AtomicReference<>();
   private final Phaser boundary;
   private volatile long lastStep;
   private volatile double firstLoss = Double.NaN, lastLoss = Double.NaN;
@@ -28,13 +29,19 @@ final class RankStop {
 
   void request(String why) { reason.compareAndSet(null, why); }
 
-  /** A rank's failure: the first one in time is the run's (a peer that then timed out waiting for it is not). */
+  /** A rank's failure, kept in the order they happened. */
   void failed(String why, RuntimeException e) {
     request(why);
     firstFailure.compareAndSet(null, e);
+    if (!(e instanceof dev.weft.comm.CommException)) firstCause.compareAndSet(null, e);
   }
 
-  RuntimeException firstFailure() { return firstFailure.get(); }
+  /**
+   * The run's failure: the first that is not a collective's (a peer's timeout or lost connection is what a rank
+   * sees of another's failure, and it may even come first: the failing rank can wait in a release before it
+   * throws), else the first of all.
+   */
+  RuntimeException firstFailure() { return firstCause.get() != null ? firstCause.get() : firstFailure.get(); }
 
   String reason() { return reason.get(); }
 

@@ -7,7 +7,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Of several failing ranks, the run reports the one that failed first, not the lowest-numbered one. */
+/** Of several failing ranks, the run reports the cause (the first failure that is not a collective's), not the lowest-numbered rank's. */
 class ThreadedRunFailureTest {
   @Test
   void theEarliestFailureIsReportedNotAPeersTimeoutAfterIt() {
@@ -25,5 +25,21 @@ class ThreadedRunFailureTest {
       }
       throw new dev.weft.comm.CommException("rank " + id.rank() + " timed out waiting for its peers");
     })).isInstanceOf(IllegalStateException.class).hasMessage("rank 2's real error");
+  }
+
+  @Test
+  void aCauseThrownAfterItsPeersTimedOutStillWins() {
+    // the failing rank may wait (a release, a barrier's deadline) before its exception surfaces
+    assertThatThrownBy(() -> ThreadedRun.onRanks(2, Duration.ofSeconds(30), id -> {
+      if (id.rank() == 1) {
+        try {
+          Thread.sleep(300);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        throw new IllegalArgumentException("rank 1's shape is wrong");
+      }
+      throw new dev.weft.comm.CommException("rank 0 timed out waiting for rank 1");
+    })).isInstanceOf(IllegalArgumentException.class).hasMessage("rank 1's shape is wrong");
   }
 }
