@@ -82,15 +82,13 @@ final class ElasticTrain {
       System.err.println("weft: elastic training failed: " + out.message());
       return out.exitCode();
     }
-    if (out.left()) { // rank 0 may have run here until the leave; its summary is not the run's
-      System.out.printf("weft: done — %s%n", out.message());
-    } else if (Files.isRegularFile(dir.resolve("summary.json"))) {
-      var s = MetricsJson.readSummary(dir);
-      System.out.printf("weft: done — %d generation(s), %d restart(s), final loss %.4f. Summary: %s%n", out.generations(),
-          out.restarts(), s.finalLoss(), dir.resolve("summary.json"));
-    } else {
-      System.out.printf("weft: done — %s (rank 0's outputs are on another node)%n", out.message());
-    }
+    Path summary = dir.resolve("summary.json");
+    String done;
+    if (out.left()) done = out.message(); // it may have held rank 0 until then: the summary here is not the run's
+    else if (Files.isRegularFile(summary)) done = String.format("%d generation(s), %d restart(s), final loss %.4f. Summary: %s",
+        out.generations(), out.restarts(), MetricsJson.readSummary(dir).finalLoss(), summary);
+    else done = out.message() + " (rank 0's outputs are on another node)";
+    System.out.println("weft: done — " + done);
     return 0;
   }
 

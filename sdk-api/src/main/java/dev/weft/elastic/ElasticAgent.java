@@ -42,11 +42,11 @@ public final class ElasticAgent {
   private static final Duration FAILED_GRACE = Duration.ofMillis(500);
 
   /** The end of an agent's run: exit code 0 when training completed. */
-  public record Outcome(int exitCode, String message, int restarts, int generations) {
-    static final String LEFT = "left the run";
+  public record Outcome(int exitCode, String message, int restarts, int generations, boolean left) {
+    Outcome(int exitCode, String message, int restarts, int generations) { this(exitCode, message, restarts, generations, false); }
+    /** This node left on SIGTERM ({@code left}): the run goes on without it, whatever rank 0 wrote here before. */
+    static Outcome leftRun(String when, int restarts, int generations) { return new Outcome(0, "left the run " + when, restarts, generations, true); }
     public boolean ok() { return exitCode == 0; }
-    /** This node left on SIGTERM: the run goes on without it, whatever rank 0 wrote here before it left. */
-    public boolean left() { return ok() && message.startsWith(LEFT); }
   }
 
   private final ElasticOptions o;
@@ -153,7 +153,7 @@ public final class ElasticAgent {
       // no standby before the first generation: warming one would compete with this and the other agents' joins for
       // the cores (a loaded machine then misses the join window); the monitor starts them after the first step
       while (true) {
-        if (PlannedLeave.requested()) return new Outcome(0, Outcome.LEFT + " (SIGTERM) between generations", history.restarts(), generations);
+        if (PlannedLeave.requested()) return Outcome.leftRun("(SIGTERM) between generations", history.restarts(), generations);
         say("joining rendezvous " + o.runId() + " at " + o.endpoint() + " as " + nodeId);
         RendezvousRound.Membership m = rounds.join(nodeId);
         if (m == null) return new Outcome(0, "the run completed before this node joined", history.restarts(), generations);
@@ -205,7 +205,7 @@ public final class ElasticAgent {
           case GROW, LEAVE -> { // the workers leave by themselves after the agreed step, checkpointed
             awaitExit(current, end.how() == GenerationMonitor.End.LEAVE ? leave.workersDeadline() : o.failureTimeout());
             current.stop(STOP_GRACE);
-            if (PlannedLeave.requested()) return new Outcome(0, Outcome.LEFT + " after generation " + m.round()
+            if (PlannedLeave.requested()) return Outcome.leftRun("after generation " + m.round()
                 + "'s emergency checkpoint (SIGTERM)", history.restarts(), generations);
             if (end.how() == GenerationMonitor.End.GROW) rounds.close(m.round(), CloseReason.scaleUp(end.reason()).json(), 0);
             say("generation " + m.round() + " ended at a step boundary " + (end.how() == GenerationMonitor.End.GROW
