@@ -4,10 +4,6 @@ import dev.weft.Trainer;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.data.Npy;
 import dev.weft.data.TokenWidth;
-import dev.weft.metrics.MetricsJson;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -75,8 +71,8 @@ public final class MoeBench {
         Trainer t = base.steps(c.steps()).expertParallel(split ? 2 : 1).runDir(run);
         if (c.processes()) ZeroStepBench.launch(t.toSpec(), run);
         else t.fit();
-        Path metrics = run.resolve("metrics.jsonl");
-        return new Run(ZeroStepBench.breakdown(metrics, c.warmSteps()).stepMs(), reducedMib(metrics), imbalance(metrics, c.warmSteps()));
+        List<JsonNode> steps = ZeroStepBench.steps(run.resolve("metrics.jsonl"));
+        return new Run(ZeroStepBench.breakdown(steps, c.warmSteps()).stepMs(), reducedMib(steps), imbalance(steps, c.warmSteps()));
       });
       return new Result(c, routing, runs.first().toArray(Run[]::new), runs.second().toArray(Run[]::new));
     } finally {
@@ -92,14 +88,13 @@ public final class MoeBench {
   }
 
   /** The last step's gradient MiB reduced over dp (the same every step: a count, not a timing). */
-  private static double reducedMib(Path metrics) {
-    List<JsonNode> lines = lines(metrics);
-    return lines.get(lines.size() - 1).get("zero").get("reduced_mib").asDouble();
+  private static double reducedMib(List<JsonNode> steps) {
+    return steps.get(steps.size() - 1).get("zero").get("reduced_mib").asDouble();
   }
 
   /** Per measured step: the expert rows of the busier half of the experts (ep=2's two ranks) over the mean half. */
-  private static double imbalance(Path metrics, int warm) {
-    double[] ratios = lines(metrics).stream().skip(warm).mapToDouble(n -> {
+  private static double imbalance(List<JsonNode> steps, int warm) {
+    double[] ratios = steps.stream().skip(warm).mapToDouble(n -> {
       int experts = 0;
       while (n.has("expert_load_" + experts)) experts++;
       double first = 0, second = 0;
@@ -110,16 +105,6 @@ public final class MoeBench {
       return first + second == 0 ? 1 : Math.max(first, second) / ((first + second) / 2);
     }).toArray();
     return ratios.length == 0 ? Double.NaN : Stats.median(ratios);
-  }
-
-  private static List<JsonNode> lines(Path metrics) {
-    try {
-      List<JsonNode> out = new java.util.ArrayList<>();
-      for (String l : Files.readAllLines(metrics)) if (!l.isBlank()) out.add(MetricsJson.MAPPER.readTree(l));
-      return out;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   /** The step rows of one or more results (the first row's target is the issue's), then the gradient bytes. */

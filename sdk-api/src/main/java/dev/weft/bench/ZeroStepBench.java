@@ -96,13 +96,20 @@ public final class ZeroStepBench {
     return all;
   }
 
-  static Breakdown breakdown(Path metrics, int warmSteps) {
+  static Breakdown breakdown(Path metrics, int warmSteps) { return breakdown(steps(metrics), warmSteps); }
+
+  /** A run's metrics.jsonl, a node per step. */
+  static List<JsonNode> steps(Path metrics) {
     List<JsonNode> steps = new ArrayList<>();
     try {
-      for (String line : Files.readAllLines(metrics)) steps.add(MetricsJson.MAPPER.readTree(line));
+      for (String line : Files.readAllLines(metrics)) if (!line.isBlank()) steps.add(MetricsJson.MAPPER.readTree(line));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    return steps;
+  }
+
+  static Breakdown breakdown(List<JsonNode> steps, int warmSteps) {
     List<JsonNode> kept = steps.subList(Math.min(warmSteps, steps.size() - 1), steps.size());
     return new Breakdown(median(kept, m -> m.get("step_ms").asDouble()), median(kept, m -> m.get("compute_ms").asDouble()),
         median(kept, m -> m.get("comm_ms").asDouble()), median(kept, m -> m.get("zero").get("gather_wait_ms").asDouble()),
