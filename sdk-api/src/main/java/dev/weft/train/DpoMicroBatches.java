@@ -76,10 +76,8 @@ final class DpoMicroBatches implements MicroBatches {
         Tensor ref = reference.logProbs(b.tokens(), b.targets(), b.documents());
         Tensor policy = DpoLoss.sequenceLogProbs(model, b.tokens(), b.targets(), b.documents());
         if (cp != null) { // every cp rank then holds the whole loss; its backward reaches only its own tokens (summed over cp after)
-          ref = ref.contiguous();
-          try (org.bytedeco.pytorch.NoGradGuard ng = new org.bytedeco.pytorch.NoGradGuard()) {
-            cp.communicator().allReduce(ref, ReduceOp.SUM);
-          }
+          ref = ref.contiguous(); // computed without gradients: summed in place
+          cp.communicator().allReduce(ref, ReduceOp.SUM);
           policy = cp.reduceFromTp(policy);
         }
         l = DpoLoss.of(policy, ref, beta);

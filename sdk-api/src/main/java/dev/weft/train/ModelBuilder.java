@@ -45,8 +45,7 @@ public final class ModelBuilder {
    */
   public static Layers layersFor(TrainingSpec spec, Communicator tp, Communicator cp, Communicator ep) {
     var p = spec.parallel();
-    Layers layers = plainLayers(spec, tp);
-    if (cp != null && cp.size() > 1) layers = new ContextLayers(layers, cp, p.cpMethod());
+    Layers layers = withContext(spec, plainLayers(spec, tp), cp);
     if (spec.train().lora().enabled()) layers = new LoraLayers(layers, spec.train().lora(), spec.train().seed()); // a LoRA linear is one ZeRO unit
     if (p.zero() >= 1) layers = new Zero3Layers(layers, p.zero() == 3);
     return ep != null && ep.size() > 1 ? new ExpertParallelLayers(layers, ep) : layers;
@@ -55,6 +54,11 @@ public final class ModelBuilder {
   /** The layers under expert parallelism's decorator (what ZeRO and the loop look into). */
   public static Layers belowExperts(Layers layers) {
     return layers instanceof ExpertParallelLayers e ? e.inner() : layers;
+  }
+
+  /** Attention over the sequence split across {@code cp} when it has more than one rank. */
+  private static Layers withContext(TrainingSpec spec, Layers layers, Communicator cp) {
+    return cp != null && cp.size() > 1 ? new ContextLayers(layers, cp, spec.parallel().cpMethod()) : layers;
   }
 
   /** Plain or tensor-parallel layers, before adapters and ZeRO. */
@@ -89,9 +93,7 @@ public final class ModelBuilder {
    * rank (not split over ep): DPO's reference policy without LoRA.
    */
   public static LanguageModel frozenCopy(TrainingSpec spec, Communicator tp, Communicator cp) {
-    Layers layers = plainLayers(spec, tp);
-    if (cp != null && cp.size() > 1) layers = new ContextLayers(layers, cp, spec.parallel().cpMethod()); // the policy's attention
-    LanguageModel copy = buildWith(spec, layers, 0);
+    LanguageModel copy = buildWith(spec, withContext(spec, plainLayers(spec, tp), cp), 0);
     for (Param p : copy.parameters().list()) copy.parameters().freeze(p.name());
     return copy;
   }

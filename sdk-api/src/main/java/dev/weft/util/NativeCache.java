@@ -54,7 +54,7 @@ public final class NativeCache {
   }
 
   /**
-   * Deletes cached libraries shorter than their jar entry. JavaCPP extracts in place and trusts a file that exists, so
+   * Deletes cached libraries whose size is not their jar entry's. JavaCPP extracts in place and trusts a file that exists, so
    * one extraction cut short (a Ctrl-C, a killed pod, a test that stops its processes) would otherwise leave a
    * truncated libtorch that crashes every later process with SIGBUS until someone deletes the cache by hand.
    */
@@ -64,9 +64,9 @@ public final class NativeCache {
       for (Path jar : jars.filter(j -> j.getFileName().toString().endsWith(".jar") && Files.isDirectory(j)).toList()) {
         try (Stream<Path> files = Files.walk(jar)) {
           for (Path f : files.filter(f -> Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)).toList()) {
-            long want = entrySize(jar.getFileName().toString(), jar.relativize(f).toString().replace('\\', '/'));
-            if (want >= 0 && Files.size(f) != want) {
-              log.warn("{} in JavaCPP's cache is {} of {} bytes (an extraction cut short): extracting it again", f, Files.size(f), want);
+            long want = entrySize(jar.getFileName().toString(), jar.relativize(f).toString().replace('\\', '/')), have = Files.size(f);
+            if (want >= 0 && have != want) {
+              log.warn("{} in JavaCPP's cache is {} of {} bytes (an extraction cut short): extracting it again", f, have, want);
               Files.delete(f);
               dropped++;
             }

@@ -20,11 +20,6 @@ public record MoeConfig(int experts, int topK, int expertHidden, boolean normTop
     denseLayers = Set.copyOf(denseLayers);
   }
 
-  public MoeConfig(int experts, int topK, int expertHidden, boolean normTopK, int sharedHidden, int sparseStep,
-                   Set<Integer> denseLayers, double auxCoef, double zCoef, MoeNames names) {
-    this(experts, topK, expertHidden, normTopK, sharedHidden, sparseStep, denseLayers, auxCoef, zCoef, names, false);
-  }
-
   /** Whether decoder layer {@code i} has the MoE block (else the dense MLP of intermediate_size). */
   public boolean sparse(int i) { return !denseLayers.contains(i) && (i + 1) % sparseStep == 0; }
 

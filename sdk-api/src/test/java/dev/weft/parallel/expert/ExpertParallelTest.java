@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class ExpertParallelTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
   private static final int H = 16, N = 24, E = 4, K = 2; // N tokens per rank
-  private static final MoeConfig CFG = new MoeConfig(E, K, 8, true, 0, 1, Set.of(), 0, 0, MoeNames.MIXTRAL);
+  private static final MoeConfig CFG = new MoeConfig(E, K, 8, true, 0, 1, Set.of(), 0, 0, MoeNames.MIXTRAL, false);
 
   record Out(double[] y, double[] dx, Map<String, double[]> grads, long[] counts) {}
 
