@@ -3,14 +3,14 @@
 # (debootstrap, minbase) plus openjdk-17-jre-headless, packed as a docker-save tarball, which Jib takes
 # as a base with from.image = tar://FILE.
 #
-#   base-image.sh build     build once, cache $WEFT_BASE_CACHE/weft-base.tar (idempotent)
+#   base-image.sh build     build once, cache $WEFT_CACHE_DIR/base/weft-base.tar (default ~/.cache/weft; idempotent)
 #   base-image.sh path      print the tarball's path (exit 1 when it is not built)
 #
 # Needs root, debootstrap (installed with apt-get when missing) and the Debian mirror this machine's apt
 # uses. Takes a few minutes the first time; afterwards it only says where the cached tarball is.
 set -euo pipefail
 
-CACHE=${WEFT_BASE_CACHE:-$HOME/.cache/weft/base}
+CACHE=${WEFT_CACHE_DIR:-$HOME/.cache/weft}/base  # the one cache rule: .ci/run, the scripts and dist/pom.xml
 OUT=$CACHE/weft-base.tar
 WORK=$CACHE/build
 SUITE=bookworm

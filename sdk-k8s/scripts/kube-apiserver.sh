@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real Kubernetes API server (kube-apiserver 1.20.2 + etcd 3.4) for Weft's integration tests.
 #
-#   kube-apiserver.sh build        build once, cache binaries under $WEFT_K8S_CACHE (idempotent)
+#   kube-apiserver.sh build        build once, cache binaries under $WEFT_CACHE_DIR/k8s (default ~/.cache/weft/k8s; idempotent)
 #   kube-apiserver.sh start DIR    start etcd + kube-apiserver on 127.0.0.1, write DIR/kubeconfig
 #   kube-apiserver.sh stop DIR     stop both (by the PIDs recorded in DIR)
 #   kube-apiserver.sh bin          print the directory holding etcd and kube-apiserver
@@ -11,7 +11,7 @@
 set -euo pipefail
 
 VERSION=1.20.2
-CACHE=${WEFT_K8S_CACHE:-$HOME/.cache/weft/k8s}
+CACHE=${WEFT_CACHE_DIR:-$HOME/.cache/weft}/k8s  # the one cache rule: .ci/run, the scripts and dist/pom.xml
 BIN=$CACHE/$VERSION-linux-amd64
 WORK=$CACHE/build
 ETCD_PORT=${WEFT_ETCD_PORT:-2379}

@@ -15,6 +15,7 @@ import dev.weft.k8s.spec.K8sSpec;
 import dev.weft.k8s.spec.K8sSpecLoader;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.testing.NetHosts;
+import dev.weft.testing.Required;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,6 +49,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Tag("slow")
 class ImagePodsHostsTest {
   private static final Path IMAGE = Path.of(System.getProperty("weft.image.test.tar", "target/weft-image-test.tar"));
+  private static final Path BASE = Path.of(System.getProperty("weft.image.test.base", "/nonexistent"));
   private static final Path SPEC = Path.of(System.getProperty("weft.samples.dir", "../samples/configs"), "gpt-tiny.yaml");
   @TempDir static Path shared;
   static ImageRoot image;
@@ -55,8 +57,9 @@ class ImagePodsHostsTest {
   @BeforeAll
   static void unpackTheImage() throws IOException {
     assumeTrue(NetHosts.available(), NetHosts.unavailableReason());
-    assumeTrue(Files.isRegularFile(IMAGE), "no image tarball at " + IMAGE + ": build the base with dist/scripts/base-image.sh build, "
-        + "then mvn -pl dist -am package (the image-test profile builds it when the base is cached)");
+    Required.that(Files.isRegularFile(IMAGE), "no image tarball at " + IMAGE + " (its base "
+        + System.getProperty("weft.image.test.base", "$WEFT_CACHE_DIR/base/weft-base.tar") + (Files.isRegularFile(BASE) ? " is cached" : " is missing")
+        + "): build the base with dist/scripts/base-image.sh build, then mvn -pl dist -am package builds the image on it");
     long t0 = System.nanoTime();
     image = ImageRoot.unpack(IMAGE, shared);
     System.out.printf("image %s (%d MB) unpacked in %.1f s%n", IMAGE, Files.size(IMAGE) >> 20, (System.nanoTime() - t0) / 1e9);

@@ -5,7 +5,6 @@ import dev.weft.spec.CpMethod;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.plan.MemoryPlan;
-import dev.weft.train.ActivationProbe;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -21,17 +20,18 @@ import java.util.ArrayList;
  * each method (all-gathered K/V, ring, all-to-all), the four runs of a round in an order rotated per round; a
  * pair is one round's two median {@code step_ms}. A method's exposed communication is its cp=2 median
  * {@code comm_ms} (the cp exchanges attention did not hide, the loss reduction and the cp gradient sum).
- * {@code --quick} runs a tiny Llama in-process at sequence 256.
+ * Ranks are always worker processes, {@code --quick} included (a tiny Llama at sequence 256, one round): the
+ * activation figures are resident memory, which only a fresh process measures soundly (see ActivationProbe).
  */
 public final class CpBench {
-  public record Config(Trainer model, String label, boolean processes, int rounds, int steps, int warmSteps) {
+  public record Config(Trainer model, String label, int rounds, int steps, int warmSteps) {
     public static Config of(boolean quick) {
       Trainer llama = Trainer.model("llama").set("model.config.hidden_size", 128).set("model.config.intermediate_size", 344)
           .set("model.config.num_hidden_layers", 2).set("model.config.num_attention_heads", 4)
           .set("model.config.num_key_value_heads", 2).globalBatch(1).microBatches(1).warmup(1).lr(1e-3).seed(7);
-      if (quick) return new Config(llama.seqLen(256), "Llama (2 layers h=128, GQA 4/2) seq 256 batch 1, in-process", false, 1, 4, 1);
+      if (quick) return new Config(llama.seqLen(256), "Llama (2 layers h=128, GQA 4/2) seq 256 batch 1, ranks as processes", 1, 4, 1);
       // steps 2-4 measure activations (trim and barriers), so the timed steps start after them
-      return new Config(llama.seqLen(2048), "Llama (2 layers h=128, GQA 4/2) seq 2048 batch 1 fp32, ranks as processes", true, 3, 8, 4);
+      return new Config(llama.seqLen(2048), "Llama (2 layers h=128, GQA 4/2) seq 2048 batch 1 fp32, ranks as processes", 3, 8, 4);
     }
   }
 
@@ -59,8 +59,7 @@ public final class CpBench {
           Path run = dir.resolve("r" + r + "-" + name);
           Trainer t = c.model().steps(c.steps()).contextParallel(which == 0 ? 1 : 2).runDir(run);
           if (which > 0) t = t.set("parallel.cpMethod", name);
-          if (c.processes()) ZeroStepBench.launch(t.toSpec(), run, Map.of("WEFT_ACTIVATION_PROBE", "1"));
-          else withProbe(t::fit);
+          ZeroStepBench.launch(t.toSpec(), run, Map.of("WEFT_ACTIVATION_PROBE", "1"));
           ZeroStepBench.Breakdown b = ZeroStepBench.breakdown(run.resolve("metrics.jsonl"), c.warmSteps());
           double act = activationMib(run.resolve("metrics.jsonl"));
           if (which == 0) {
@@ -75,16 +74,6 @@ public final class CpBench {
       return new Result(c, cp1, cp2, act1, act2);
     } finally {
       StepBench.deleteTree(dir);
-    }
-  }
-
-  /** Runs {@code fit} in this JVM with {@link ActivationProbe} on. */
-  static void withProbe(Runnable fit) {
-    String was = System.setProperty(ActivationProbe.PROPERTY, "true");
-    try {
-      fit.run();
-    } finally {
-      if (was == null) System.clearProperty(ActivationProbe.PROPERTY); else System.setProperty(ActivationProbe.PROPERTY, was);
     }
   }
 

@@ -70,16 +70,14 @@ public final class ActivationProbe {
   }
 
   /**
-   * Whether runs in this process measure: {@code WEFT_ACTIVATION_PROBE=1} in the environment or the system property
-   * {@code weft.activationProbe=true} (in-process callers). Off by default: a measured step pays a collection, two
-   * trims and four barriers, which timed steps should not.
+   * Whether runs in this process measure: {@code WEFT_ACTIVATION_PROBE=1} in the environment of a worker process.
+   * Never in a JVM that runs other work: there JavaCPP's deallocator frees earlier runs' tensors during the measured
+   * forward, and the difference read can be anything, negative included (a bench row of -176 MiB under CI's load).
+   * Off by default: a measured step pays a collection, two trims and four barriers, which timed steps should not.
    */
   static boolean enabled() {
-    return Boolean.getBoolean(PROPERTY) || "1".equals(System.getenv("WEFT_ACTIVATION_PROBE"));
+    return "1".equals(System.getenv("WEFT_ACTIVATION_PROBE"));
   }
-
-  /** The system property that turns the probe on for runs in this JVM. */
-  public static final String PROPERTY = "weft.activationProbe";
 
   /**
    * Whether {@code step} measures: the second to the fourth of the run (the first allocates what every later step

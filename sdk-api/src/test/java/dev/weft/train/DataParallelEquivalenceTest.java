@@ -18,10 +18,7 @@ class DataParallelEquivalenceTest {
   }
 
   private static void assertClose(List<Double> a, List<Double> b, double rel) {
-    assertThat(a).hasSameSizeAs(b);
-    for (int i = 0; i < a.size(); i++) {
-      assertThat(Math.abs(a.get(i) - b.get(i)) / Math.abs(b.get(i))).as("step %d: %s vs %s", i + 1, a.get(i), b.get(i)).isLessThanOrEqualTo(rel);
-    }
+    TensorParallelEquivalenceTest.assertClose(a, b, rel);
   }
 
   @Test

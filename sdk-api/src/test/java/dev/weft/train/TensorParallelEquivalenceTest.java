@@ -17,10 +17,15 @@ public class TensorParallelEquivalenceTest {
         .seqLen(32).globalBatch(8).steps(20).warmup(2).lr(3e-3).seed(5);
   }
 
+  /**
+   * Each step's losses within {@code rel} of each other, relative to the larger of the loss and 1: a loss near zero (a
+   * DPO loss of 0.005 after a few steps) is compared absolutely, since its relative difference only measures how close
+   * to zero it is (float noise of 1e-7 becomes 1e-3 there), and a bug in a layout shows at the first steps anyway.
+   */
   public static void assertClose(List<Double> a, List<Double> b, double rel) {
     assertThat(a).hasSameSizeAs(b);
     for (int i = 0; i < a.size(); i++) {
-      assertThat(Math.abs(a.get(i) - b.get(i)) / Math.abs(b.get(i))).as("step %d: %s vs %s", i + 1, a.get(i), b.get(i))
+      assertThat(Math.abs(a.get(i) - b.get(i)) / Math.max(1, Math.abs(b.get(i)))).as("step %d: %s vs %s", i + 1, a.get(i), b.get(i))
           .isLessThanOrEqualTo(rel);
     }
   }
