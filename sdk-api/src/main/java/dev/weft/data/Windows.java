@@ -89,6 +89,9 @@ public final class Windows implements TokenSource {
   public long vocabSize() { return vocab; }
 
   @Override
+  public String idOutside(long vocab) { return TokenArray.outside(tokens, vocab); }
+
+  @Override
   public String describe() {
     return what + " (" + count + " windows of " + (seqLen + 1) + " tokens" + (flags == null ? "" : ", with target flags") + ")";
   }
