@@ -1,5 +1,6 @@
 package dev.weft.data;
 
+import dev.weft.spec.DataSpec;
 import dev.weft.spec.SpecException;
 import java.util.Arrays;
 import java.util.List;
@@ -42,11 +43,28 @@ public final class PackedSamples implements TokenSource {
   /** Training and validation samples of the documents ending at {@code ends} (ascending, exclusive) in {@code tokens}. */
   public static Splits split(TokenArray tokens, TokenArray flags, long[] ends, boolean pack, String what, long vocab, int seqLen,
                              double validation, long seed) {
+    return split(tokens, flags, ends, pack, what, vocab, seqLen, validation, seed, 0, DataSpec.SPLIT);
+  }
+
+  /**
+   * As above; a document longer than {@code maxLength} (0: one sample) is cut into pieces ({@code split}), keeps its
+   * first ({@code right}) or last ({@code left}) {@code maxLength} tokens, or is left out ({@code drop}).
+   */
+  public static Splits split(TokenArray tokens, TokenArray flags, long[] ends, boolean pack, String what, long vocab, int seqLen,
+                             double validation, long seed, int maxLength, String truncation) {
     long[] starts = new long[ends.length], lengths = new long[ends.length];
+    long limit = maxLength > 0 ? maxLength : seqLen + 1;
+    int cut = 0;
     for (int d = 0; d < ends.length; d++) {
       starts[d] = d == 0 ? 0 : ends[d - 1];
       lengths[d] = ends[d] - starts[d];
+      if (lengths[d] <= limit || DataSpec.SPLIT.equals(truncation)) continue;
+      cut++;
+      if ("left".equals(truncation)) starts[d] += lengths[d] - limit;
+      lengths[d] = "drop".equals(truncation) ? 0 : limit;
     }
+    if (cut > 0) log.info("{}: {} documents longer than {} tokens ({})", what, cut, limit, "drop".equals(truncation) ? "dropped"
+        : "truncated, " + truncation);
     List<BestFitPacking.Window> all = pack ? BestFitPacking.pack(lengths, seqLen + 1) : BestFitPacking.alone(lengths, seqLen + 1);
     if (flags != null) all = withTargets(all, flags, starts, what);
     int count = all.size();

@@ -80,6 +80,29 @@ class DataInputChecksTest {
   }
 
   @Test
+  void dataTruncationKeepsTheStartOrTheEndOrDropsALongDocument() {
+    Path shards = chatShards(true);
+    TokenSource left = DataSources.open(new DataSpec(shards.toString(), 8, null, 0, "true", 0, "left"), 0).train();
+    assertThat(left.distinctSamples()).isEqualTo(2); // the last 9 tokens of the 40 (the answer in them), and the 6
+    java.util.Set<String> samples = new java.util.HashSet<>();
+    for (int k = 0; k < 2; k++) {
+      int[] out = new int[9];
+      left.sample(k, out);
+      samples.add(Arrays.toString(out));
+    }
+    assertThat(samples).contains(Arrays.toString(new int[] {32, 33, 34, 35, 36, 37, 38, 39, 40}));
+    // the first 9 tokens are prompt only: that sample is left out, as is the dropped document
+    for (String how : new String[] {"right", "drop"}) {
+      TokenSource s = DataSources.open(new DataSpec(shards.toString(), 8, null, 0, "true", 0, how), 0).train();
+      assertThat(s.distinctSamples()).as(how).isEqualTo(1);
+    }
+    TokenSource longer = DataSources.open(new DataSpec(shards.toString(), 8, null, 0, "true", 20, "right"), 0).train();
+    assertThat(longer.distinctSamples()).as("20 tokens kept: 2 full windows of prompt, a piece of 2 and the 6").isEqualTo(1);
+    assertOneLine(WeftCli.run("plan", spec.toString(), "--set", "data.truncation=middle"), 2, "data.truncation", "middle");
+    assertOneLine(WeftCli.run("plan", spec.toString(), "--set", "data.maxLength=100"), 2, "data.maxLength", "data.truncation");
+  }
+
+  @Test
   void tokenIdsTheModelCannotEmbedAreRefusedNamingFileAndOffset() throws Exception {
     Path npy = dir.resolve("tokens.npy");
     int[] ids = new int[200];
