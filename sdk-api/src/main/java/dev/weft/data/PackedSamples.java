@@ -90,15 +90,18 @@ public final class PackedSamples implements TokenSource {
                                                          String what) {
     List<BestFitPacking.Window> kept = new java.util.ArrayList<>(windows.size());
     for (BestFitPacking.Window w : windows) if (hasTarget(w, flags, starts)) kept.add(w);
-    if (kept.isEmpty()) {
-      throw new SpecException("data.source", what + " holds no token to learn (every target flag is 0); prepare it with "
-          + "assistant turns, or with --train-on all");
-    }
+    if (kept.isEmpty()) throw nothingToLearn(what);
     if (kept.size() < windows.size()) {
       log.info("{}: {} of {} samples hold no target token (pieces of documents longer than a sample) and are left out", what,
           windows.size() - kept.size(), windows.size());
     }
     return kept;
+  }
+
+  /** Flagged data none of whose tokens is a target: every step would learn nothing (loss 0/0). */
+  static SpecException nothingToLearn(String what) {
+    return new SpecException("data.source", what + " holds no token to learn (every target flag is 0); prepare it with "
+        + "assistant turns, or with --train-on all");
   }
 
   /** Whether a token after the first of some piece is flagged (a piece's first token is no one's target). */

@@ -2,6 +2,7 @@ package dev.weft.cli;
 
 import static dev.weft.testing.WeftCli.assertOneLine;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weft.data.Batches;
 import dev.weft.data.DataSources;
@@ -76,7 +77,11 @@ class DataInputChecksTest {
       long[] row = Arrays.copyOfRange(tg, k * 8, k * 8 + 8);
       assertThat(Arrays.stream(row).anyMatch(t -> t != Batches.IGNORE)).as("sample %d has a target", k).isTrue();
     }
-    assertOneLine(plan(chatShards(false).toString()), 2, "data.source", "holds no token to learn", "--train-on all");
+    Path prompts = chatShards(false);
+    assertOneLine(plan(prompts.toString()), 2, "data.source", "holds no token to learn", "--train-on all");
+    // read as a stream too (windows cut end to end)
+    assertThatThrownBy(() -> dev.weft.data.Windows.split(ShardIndex.read(prompts).open(prompts), ShardIndex.read(prompts).openFlags(prompts),
+        "prompts", 256, 8, 0, 0)).hasMessageContaining("holds no token to learn");
   }
 
   @Test
