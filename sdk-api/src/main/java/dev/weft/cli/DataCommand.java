@@ -1,6 +1,7 @@
 package dev.weft.cli;
 
 import dev.weft.data.ShardIndex;
+import dev.weft.data.prepare.LengthPolicy;
 import dev.weft.data.prepare.Prepare;
 import dev.weft.spec.SpecException;
 import dev.weft.tokenizer.Tokenizer;
@@ -44,9 +45,19 @@ final class DataCommand implements Runnable {
         description = "Rows: the field holding the text (default: text), or with --format chat the list of messages (default: messages).")
     String field;
 
-    @Option(names = "--train-on", defaultValue = "assistant", paramLabel = "assistant|all",
-        description = "Chat: which tokens are learned (default: the assistant's turns; all: every token).")
+    @Option(names = "--train-on", defaultValue = "assistant", paramLabel = "assistant|last|all",
+        description = "Chat: which tokens are learned (default: every assistant turn, as TRL's assistant_only_loss; "
+            + "last: the last assistant turn only; all: every token).")
     String trainOn;
+
+    @Option(names = "--max-length", defaultValue = "0", paramLabel = "N",
+        description = "Tokens one document or conversation may hold (default 0: any; set it to the training seqLen to decide "
+            + "here what a longer one loses).")
+    int maxLength;
+
+    @Option(names = "--truncation", defaultValue = "right", paramLabel = "right|left|drop",
+        description = "What --max-length does to a longer one: keep its first N tokens (right), its last N (left), or drop it.")
+    String truncation;
 
     @Option(names = "--shard-tokens", defaultValue = "268435456", paramLabel = "N",
         description = "Tokens per shard file (default: 2^28).")
@@ -63,10 +74,11 @@ final class DataCommand implements Runnable {
     public Integer call() {
       if (shardTokens < 1) throw new SpecException("--shard-tokens", shardTokens + " must be at least 1");
       ChatEncoder.TrainOn on = trainOn();
+      LengthPolicy length = LengthPolicy.of(maxLength, truncation);
       try (Tokenizer t = Tokenizer.open(tokenizer)) {
         int sep = separator(t);
         PrepareBar bar = new PrepareBar(System.out, ConsoleProgress.onTerminal());
-        ShardIndex ix = Prepare.run(new Prepare.Request(t, inputs, out, format, field, shardTokens, sep, replaceInvalid, on), bar);
+        ShardIndex ix = Prepare.run(new Prepare.Request(t, inputs, out, format, field, shardTokens, sep, replaceInvalid, on, length), bar);
         bar.finish();
         if ("preference".equalsIgnoreCase(format)) System.out.printf("%s: %,d pairs for DPO (data.source: preference:%s)%n", out, ix.documents() / 2, out);
         System.out.printf("%s: %,d documents, %,d tokens (%s, vocabulary %,d) in %d shard(s)%n", out, ix.documents(),
@@ -78,8 +90,9 @@ final class DataCommand implements Runnable {
     private ChatEncoder.TrainOn trainOn() {
       return switch (trainOn) {
         case "assistant" -> ChatEncoder.TrainOn.ASSISTANT;
+        case "last" -> ChatEncoder.TrainOn.LAST;
         case "all" -> ChatEncoder.TrainOn.ALL;
-        default -> throw new SpecException("--train-on", "'" + trainOn + "' is not assistant or all");
+        default -> throw new SpecException("--train-on", "'" + trainOn + "' is not assistant, last or all");
       };
     }
 

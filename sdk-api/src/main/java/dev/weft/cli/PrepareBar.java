@@ -15,6 +15,7 @@ final class PrepareBar implements Prepare.Progress {
   private final long start = System.nanoTime();
   private long lastDraw;
   private int lastTenth = -1;
+  private long lastTokens = -1;
   private String drawn = "";
 
   PrepareBar(PrintStream out, boolean terminal) {
@@ -26,9 +27,12 @@ final class PrepareBar implements Prepare.Progress {
   public void update(long done, long total, long tokens) {
     long now = System.nanoTime();
     int tenth = total == 0 ? 10 : (int) (10 * done / total);
-    if (terminal ? now - lastDraw < 100_000_000L && done < total : tenth == lastTenth) return;
+    // the last update is always drawn (unless already drawn as is): its tokens count is the total
+    boolean last = done >= total && tokens != lastTokens;
+    if (terminal ? now - lastDraw < 100_000_000L && !last : tenth == lastTenth && !last) return;
     lastDraw = now;
     lastTenth = tenth;
+    lastTokens = tokens;
     String line = render(done, total, tokens, (now - start) / 1e9);
     if (terminal) {
       out.print("\r" + line + " ".repeat(Math.max(0, drawn.length() - line.length())));
@@ -36,6 +40,14 @@ final class PrepareBar implements Prepare.Progress {
     } else {
       out.println(line);
     }
+    out.flush();
+  }
+
+  @Override
+  public void note(String line) {
+    finish();
+    drawn = "";
+    out.println(line);
     out.flush();
   }
 

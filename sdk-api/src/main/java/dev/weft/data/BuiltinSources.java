@@ -59,6 +59,7 @@ public final class BuiltinSources {
     public Splits open(String location, DataSpec data, long seed) {
       Path f = requireFile(location, "a UTF-8 text file");
       requireNoPacking(data, "a text file");
+      requireNoTruncation(data, "a text file");
       TokenArray bytes = new MappedTokens(f, 0, size(f), TokenWidth.UINT8);
       return Windows.split(bytes, "text file " + f + " (byte tokens)", 256, data.seqLen(), data.validation(), seed);
     }
@@ -76,6 +77,7 @@ public final class BuiltinSources {
     public Splits open(String location, DataSpec data, long seed) {
       Path f = requireFile(location, "a .npy file of token ids");
       requireNoPacking(data, "a .npy file");
+      requireNoTruncation(data, "a .npy file");
       return Windows.split(TokenArray.npy(f), "token array " + f, 0, data.seqLen(), data.validation(), seed);
     }
   }
@@ -95,12 +97,14 @@ public final class BuiltinSources {
       String what = "token shards " + dir + " (" + ix.tokens() + " tokens, " + ix.dtype() + ")";
       boolean auto = DataSpec.AUTO.equals(data.packing());
       if (auto && !ix.flagged()) {
+        requireNoTruncation(data, dir + " (plain token shards read as a stream)");
         return Windows.split(ix.open(dir), ix.openFlags(dir), what, ix.vocabSize(), data.seqLen(), data.validation(), seed);
       }
       long[] ends = ix.documentEnds(dir);
       if (ends == null && auto) {
         log.warn("{} record no document ends (prepared before Weft recorded them): samples run across documents; prepare "
             + "the data again to pack whole documents", dir);
+        requireNoTruncation(data, dir + " (no document ends recorded)");
         return Windows.split(ix.open(dir), ix.openFlags(dir), what, ix.vocabSize(), data.seqLen(), data.validation(), seed);
       }
       if (ends == null) {
@@ -108,7 +112,15 @@ public final class BuiltinSources {
             + "data again with weft data prepare, or remove data.packing");
       }
       return PackedSamples.split(ix.open(dir), ix.openFlags(dir), ends, !"false".equals(data.packing()), what, ix.vocabSize(),
-          data.seqLen(), data.validation(), seed);
+          data.seqLen(), data.validation(), seed, data.maxLength(), data.truncation());
+    }
+  }
+
+  /** Samples cut from a stream know no documents to truncate: an explicit {@code data.truncation} is refused. */
+  static void requireNoTruncation(DataSpec data, String what) {
+    if (!DataSpec.SPLIT.equals(data.truncation())) {
+      throw new SpecException("data.truncation", what + " has no documents to truncate; set data.packing true (or false) "
+          + "on shards from weft data prepare, or remove data.truncation");
     }
   }
 

@@ -31,6 +31,12 @@ final class ConcatTokens implements TokenArray {
   }
 
   @Override
+  public String where(long i) {
+    int p = part(i);
+    return parts[p].where(i - starts[p]);
+  }
+
+  @Override
   public void read(long from, int[] out) {
     int done = 0;
     while (done < out.length) {

@@ -53,6 +53,9 @@ final class MappedTokens implements TokenArray {
   public long size() { return size; }
 
   @Override
+  public String where(long i) { return file + " token " + i; }
+
+  @Override
   public int get(long i) {
     if (i < 0 || i >= size) throw new IndexOutOfBoundsException("token " + i + " outside [0, " + size + ") of " + file);
     return width.read(chunks[(int) (i / chunkTokens)], (int) (i % chunkTokens) * width.bytes);

@@ -78,6 +78,11 @@ public final class Mixture implements TokenSource {
   public long vocabSize() { return sources.stream().mapToLong(TokenSource::vocabSize).max().orElseThrow(); }
 
   @Override
+  public String idOutside(long vocab) {
+    return sources.stream().map(s -> s.idOutside(vocab)).filter(java.util.Objects::nonNull).findFirst().orElse(null);
+  }
+
+  @Override
   public long distinctSamples() {
     long n = 0;
     for (TokenSource s : sources) {

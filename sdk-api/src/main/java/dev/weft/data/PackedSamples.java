@@ -1,5 +1,6 @@
 package dev.weft.data;
 
+import dev.weft.spec.DataSpec;
 import dev.weft.spec.SpecException;
 import java.util.Arrays;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.List;
  * sample i is window shuffle_e(i mod W) of epoch e = i / W, as for {@link Windows}.
  */
 public final class PackedSamples implements TokenSource {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PackedSamples.class);
   private final TokenArray tokens;
   private final TokenArray flags; // null: every token is a target
   private final long[] starts; // per document
@@ -41,12 +43,30 @@ public final class PackedSamples implements TokenSource {
   /** Training and validation samples of the documents ending at {@code ends} (ascending, exclusive) in {@code tokens}. */
   public static Splits split(TokenArray tokens, TokenArray flags, long[] ends, boolean pack, String what, long vocab, int seqLen,
                              double validation, long seed) {
+    return split(tokens, flags, ends, pack, what, vocab, seqLen, validation, seed, 0, DataSpec.SPLIT);
+  }
+
+  /**
+   * As above; a document longer than {@code maxLength} (0: one sample) is cut into pieces ({@code split}), keeps its
+   * first ({@code right}) or last ({@code left}) {@code maxLength} tokens, or is left out ({@code drop}).
+   */
+  public static Splits split(TokenArray tokens, TokenArray flags, long[] ends, boolean pack, String what, long vocab, int seqLen,
+                             double validation, long seed, int maxLength, String truncation) {
     long[] starts = new long[ends.length], lengths = new long[ends.length];
+    long limit = maxLength > 0 ? maxLength : seqLen + 1;
+    int cut = 0;
     for (int d = 0; d < ends.length; d++) {
       starts[d] = d == 0 ? 0 : ends[d - 1];
       lengths[d] = ends[d] - starts[d];
+      if (lengths[d] <= limit || DataSpec.SPLIT.equals(truncation)) continue;
+      cut++;
+      if ("left".equals(truncation)) starts[d] += lengths[d] - limit;
+      lengths[d] = "drop".equals(truncation) ? 0 : limit;
     }
+    if (cut > 0) log.info("{}: {} documents longer than {} tokens ({})", what, cut, limit, "drop".equals(truncation) ? "dropped"
+        : "truncated, " + truncation);
     List<BestFitPacking.Window> all = pack ? BestFitPacking.pack(lengths, seqLen + 1) : BestFitPacking.alone(lengths, seqLen + 1);
+    if (flags != null) all = withTargets(all, flags, starts, what);
     int count = all.size();
     int held = validation <= 0 ? 0 : (int) Math.max(1, Math.ceil(count * validation));
     if (count - held < 1) {
@@ -60,6 +80,38 @@ public final class PackedSamples implements TokenSource {
     PackedSamples val = held == 0 ? null : new PackedSamples(tokens, flags, starts, all.subList(count - held, count),
         what + " (" + how + ", validation)", vocab, seqLen, seed, false, pack);
     return new Splits(train, val);
+  }
+
+  /**
+   * The windows that hold a target: a sample with none (the prompt-only piece of a conversation longer than a window)
+   * would be a step that learns nothing, its loss 0/0. Refused when no window has one.
+   */
+  private static List<BestFitPacking.Window> withTargets(List<BestFitPacking.Window> windows, TokenArray flags, long[] starts,
+                                                         String what) {
+    List<BestFitPacking.Window> kept = new java.util.ArrayList<>(windows.size());
+    for (BestFitPacking.Window w : windows) if (hasTarget(w, flags, starts)) kept.add(w);
+    if (kept.isEmpty()) throw nothingToLearn(what);
+    if (kept.size() < windows.size()) {
+      log.info("{}: {} of {} samples hold no target token (pieces of documents longer than a sample) and are left out", what,
+          windows.size() - kept.size(), windows.size());
+    }
+    return kept;
+  }
+
+  /** Flagged data none of whose tokens is a target: every step would learn nothing (loss 0/0). */
+  static SpecException nothingToLearn(String what) {
+    return new SpecException("data.source", what + " holds no token to learn (every target flag is 0); prepare it with "
+        + "assistant turns, or with --train-on all");
+  }
+
+  /** Whether a token after the first of some piece is flagged (a piece's first token is no one's target). */
+  private static boolean hasTarget(BestFitPacking.Window w, TokenArray flags, long[] starts) {
+    for (BestFitPacking.Piece p : w.pieces()) {
+      int[] f = new int[p.length()];
+      flags.read(starts[p.document()] + p.offset(), f);
+      for (int k = 1; k < f.length; k++) if (f[k] != 0) return true;
+    }
+    return false;
   }
 
   /**
@@ -111,6 +163,9 @@ public final class PackedSamples implements TokenSource {
 
   @Override
   public long vocabSize() { return vocab; }
+
+  @Override
+  public String idOutside(long vocab) { return TokenArray.outside(tokens, vocab); }
 
   @Override
   public String describe() {

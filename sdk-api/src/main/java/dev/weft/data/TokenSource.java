@@ -42,6 +42,12 @@ public interface TokenSource {
   /** Token ids are below this; 0 when the source does not know (a bare .npy array). */
   long vocabSize();
 
+  /**
+   * Where the first token id outside [0, {@code vocab}) lies ("FILE token N holds id X"), so training refuses data a
+   * model cannot embed before it starts; null when every id is inside, or the source cannot tell.
+   */
+  default String idOutside(long vocab) { return null; }
+
   /** How many distinct samples there are before they repeat ({@link Long#MAX_VALUE} when endless). */
   default long distinctSamples() { return Long.MAX_VALUE; }
 

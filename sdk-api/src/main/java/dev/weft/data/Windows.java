@@ -47,6 +47,7 @@ public final class Windows implements TokenSource {
     if (flags != null && flags.size() != tokens.size()) {
       throw new IllegalArgumentException(what + ": " + flags.size() + " target flags for " + tokens.size() + " tokens");
     }
+    if (flags != null && flags.firstOutside(1) < 0) throw PackedSamples.nothingToLearn(what); // no flag is 1
     long windows = (tokens.size() - 1) / seqLen;
     long held = validation <= 0 ? 0 : Math.max(1, (long) Math.ceil(windows * validation));
     if (windows - held < 1) {
@@ -87,6 +88,9 @@ public final class Windows implements TokenSource {
 
   @Override
   public long vocabSize() { return vocab; }
+
+  @Override
+  public String idOutside(long vocab) { return TokenArray.outside(tokens, vocab); }
 
   @Override
   public String describe() {

@@ -38,12 +38,21 @@ public final class ModelFactories {
     return f;
   }
 
-  /** Every token id of the data must be a row of the model's embedding. */
+  /**
+   * Every token id of the data must be a row of the model's embedding: the vocabulary the data declares, and each id
+   * it holds (a bare .npy declares none; a shard may have been edited), read before any rank starts.
+   */
   public static void requireDataVocab(TrainingSpec spec, long modelVocab, String field) {
-    long dataVocab = dev.weft.data.DataSources.vocabSize(spec.data());
+    dev.weft.data.TokenSource train = dev.weft.data.DataSources.open(spec.data(), 0).train();
+    long dataVocab = train.vocabSize();
     if (modelVocab < dataVocab) {
       throw new SpecException(field, modelVocab + " is below the data's vocabulary of " + dataVocab + " (data.source "
           + spec.data().mix().get(0).source() + (spec.data().mix().size() > 1 ? ", ..." : "") + "); use at least " + dataVocab);
+    }
+    String outside = train.idOutside(modelVocab);
+    if (outside != null) {
+      throw new SpecException("data.source", outside + ", not below the model's vocabulary of " + modelVocab + " (" + field
+          + "); prepare the data with the model's tokenizer, or fix the file");
     }
   }
 

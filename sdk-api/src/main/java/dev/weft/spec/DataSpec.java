@@ -12,13 +12,23 @@ import java.util.List;
  * documents: {@code true} packs whole documents into each sample (best fit; attention and positions stay inside each
  * document), {@code false} puts one document in each sample, padded; {@code auto} (the default) packs chat data
  * (shards with target flags) and cuts other data from the token stream end to end, documents running together.
+ * {@code truncation} says what becomes of a packed or padded document longer than {@code maxLength} tokens (0: one
+ * sample, {@code seqLen + 1}): {@code split} (the default) cuts it into sample-sized pieces, {@code right} keeps its
+ * first {@code maxLength} tokens, {@code left} its last, {@code drop} leaves it out.
  */
-public record DataSpec(String source, int seqLen, List<Weighted> sources, double validation, String packing) {
+public record DataSpec(String source, int seqLen, List<Weighted> sources, double validation, String packing, int maxLength,
+                       String truncation) {
   public static final String AUTO = "auto";
+  public static final String SPLIT = "split";
 
   public DataSpec {
     sources = sources == null ? List.of() : List.copyOf(sources);
     packing = packing == null ? AUTO : packing;
+    truncation = truncation == null ? SPLIT : truncation;
+  }
+
+  public DataSpec(String source, int seqLen, List<Weighted> sources, double validation, String packing) {
+    this(source, seqLen, sources, validation, packing, 0, SPLIT);
   }
 
   public DataSpec(String source, int seqLen, List<Weighted> sources, double validation) {

@@ -84,6 +84,11 @@ public final class SpecValidator {
     positive(d.seqLen(), "data.seqLen");
     require(List.of(DataSpec.AUTO, "true", "false").contains(d.packing()), "data.packing", "'" + d.packing()
         + "' must be true (whole documents packed into each sample), false (one document per sample) or auto");
+    require(List.of(DataSpec.SPLIT, "right", "left", "drop").contains(d.truncation()), "data.truncation", "'" + d.truncation()
+        + "' must be split (a long document cut into samples), right (its first data.maxLength tokens), left (its last) or drop");
+    require(d.maxLength() >= 0, "data.maxLength", d.maxLength() + " must be 0 (one sample) or a number of tokens");
+    require(d.maxLength() == 0 || !DataSpec.SPLIT.equals(d.truncation()), "data.maxLength", "needs data.truncation right, left "
+        + "or drop (split cuts a long document into samples whatever its length)");
 
     CheckpointSpec c = s.checkpoint();
     require(c.every() >= 0, "checkpoint.every", c.every() + " must be 0 (never) or a number of steps");

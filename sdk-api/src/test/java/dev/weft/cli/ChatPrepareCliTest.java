@@ -50,17 +50,9 @@ class ChatPrepareCliTest {
     return out;
   }
 
-  private static int[] all(TokenArray a) {
-    int[] out = new int[(int) a.size()];
-    a.read(0, out);
-    return out;
-  }
+  private static int[] all(TokenArray a) { return ChatReference.all(a); }
 
-  private static int[] concat(JsonNode lists) {
-    List<Integer> out = new ArrayList<>();
-    for (JsonNode l : lists) for (JsonNode v : l) out.add(v.asInt());
-    return out.stream().mapToInt(Integer::intValue).toArray();
-  }
+  private static int[] concat(JsonNode lists) { return ChatReference.concat(lists); }
 
   @Test
   void chatmlAndLlama3ShardsHoldTransformersIdsConversationAfterConversation() {
@@ -145,7 +137,7 @@ class ChatPrepareCliTest {
 
   @Test
   void rowsWithoutMessagesAreRefusedNamingTheField() throws Exception {
-    Path in = Files.writeString(dir.resolve("bad.jsonl"), "{\"conversation\": [{\"role\": \"user\", \"content\": \"hi\"}]}\n");
+    Path in = Files.writeString(dir.resolve("bad.jsonl"), "{\"conversation\": [{\"role\": \"user\", \"content\": \"hi\"}, {\"role\": \"assistant\", \"content\": \"ok\"}]}\n");
     Output r = WeftCli.capture("data", "prepare", "--format", "chat", "--tokenizer", ref.resolve("chatml").toString(), "--input", in.toString(),
         "--out", dir.resolve("y").toString());
     assertThat(r.code()).isEqualTo(2);

@@ -1,6 +1,5 @@
 package dev.weft.data.prepare;
 
-import dev.weft.data.ShardWriter;
 import dev.weft.spec.SpecException;
 import dev.weft.tokenizer.HfTokenizer;
 import dev.weft.tokenizer.Tokenizer;
@@ -12,14 +11,14 @@ import java.util.function.LongConsumer;
 
 /**
  * Chat rows → each conversation rendered with the tokenizer's chat template and encoded, its ids and target flags
- * appended to flagged shards, one document per conversation.
+ * appended to flagged shards (through the length policy), one document per conversation.
  */
 final class ChatPrepare {
   private final ChatEncoder encoder;
   private final ChatEncoder.TrainOn trainOn;
-  private final ShardWriter out;
+  private final Truncator out;
 
-  ChatPrepare(Tokenizer tokenizer, ChatEncoder.TrainOn trainOn, ShardWriter out) {
+  ChatPrepare(Tokenizer tokenizer, ChatEncoder.TrainOn trainOn, Truncator out) {
     if (!(tokenizer instanceof HfTokenizer hf)) {
       throw new SpecException("--tokenizer", "--format chat needs a Hugging Face tokenizer whose tokenizer_config.json has a "
           + "chat_template; '" + tokenizer.describe() + "' has none");
@@ -32,6 +31,9 @@ final class ChatPrepare {
     this.trainOn = trainOn;
     this.out = out;
   }
+
+  /** How targets are found, for prepare to say. */
+  String method() { return encoder.method(); }
 
   void read(Path file, String field, boolean replaceInvalid, LongConsumer bytesRead) {
     Rows.read(file, replaceInvalid, bytesRead, (where, row) -> {

@@ -23,13 +23,19 @@ public final class Prepare {
    * What to prepare. {@code format} is {@code auto}, {@code text}, {@code jsonl}, {@code chat} or {@code preference}; {@code field} null
    * means the format's default ({@code text}, or {@code messages} for chat); {@code separator} -1 means none
    * (documents run together); {@code replaceInvalid} turns bytes that are not UTF-8 into U+FFFD instead of refusing
-   * the file; {@code trainOn} says which tokens of chat data are targets (the shards of chat data carry flags).
+   * the file; {@code trainOn} says which tokens of chat data are targets (the shards of chat data carry flags);
+   * {@code length} bounds each document or conversation.
    */
   public record Request(Tokenizer tokenizer, List<Path> inputs, Path out, String format, String field, long shardTokens,
-                        int separator, boolean replaceInvalid, ChatEncoder.TrainOn trainOn) {
+                        int separator, boolean replaceInvalid, ChatEncoder.TrainOn trainOn, LengthPolicy length) {
+    public Request {
+      trainOn = trainOn == null ? ChatEncoder.TrainOn.ASSISTANT : trainOn;
+      length = length == null ? LengthPolicy.NONE : length;
+    }
+
     public Request(Tokenizer tokenizer, List<Path> inputs, Path out, String format, String field, long shardTokens,
                    int separator, boolean replaceInvalid) {
-      this(tokenizer, inputs, out, format, field, shardTokens, separator, replaceInvalid, ChatEncoder.TrainOn.ASSISTANT);
+      this(tokenizer, inputs, out, format, field, shardTokens, separator, replaceInvalid, ChatEncoder.TrainOn.ASSISTANT, LengthPolicy.NONE);
     }
 
     public Request(Tokenizer tokenizer, List<Path> inputs, Path out, String format, String field, long shardTokens, int separator) {
@@ -40,6 +46,9 @@ public final class Prepare {
   /** Told how far preparation is, in input bytes. */
   public interface Progress {
     void update(long bytesDone, long bytesTotal, long tokens);
+
+    /** A line about what was done (how targets were found, what the length policy cost), after the bar. */
+    default void note(String line) {}
   }
 
   public static ShardIndex run(Request r, Progress progress) {
@@ -60,8 +69,9 @@ public final class Prepare {
     if (r.inputs().stream().anyMatch(in -> InputFormat.of(r.format(), in) == InputFormat.PREFERENCE)) return pairs(r, progress, bytesTotal);
     try (ShardWriter w = new ShardWriter(r.out(), r.tokenizer().vocabSize(), r.tokenizer().describe(), r.separator(),
         r.shardTokens(), chat)) {
+      Truncator sink = new Truncator(w, r.length());
       if (chat) {
-        ChatPrepare c = new ChatPrepare(r.tokenizer(), r.trainOn(), w);
+        ChatPrepare c = new ChatPrepare(r.tokenizer(), r.trainOn(), sink);
         for (Path in : r.inputs()) {
           c.read(in, field(r, InputFormat.CHAT), r.replaceInvalid(), n -> {
             done[0] += n;
@@ -69,16 +79,24 @@ public final class Prepare {
           });
         }
         progress.update(bytesTotal, bytesTotal, w.tokens());
+        progress.note("targets: " + c.method() + "; " + String.format("%,d target tokens", sink.targets) + lengthNote(r, sink, "conversations"));
+        if (sink.targets == 0) {
+          throw new SpecException("--input", "no conversation has a token to learn (" + c.method() + " found none"
+              + (sink.targetsLost > 0 ? " that --max-length kept" : "") + "); give conversations with assistant turns, "
+              + "or pass --train-on all");
+        }
         return w.finish();
       }
       // progress is told after each batch is written, with the bytes read by then: its tokens count is never behind
-      Batched sink = new Batched(r.tokenizer(), w, bytes -> progress.update(bytes, bytesTotal, w.tokens()), () -> done[0]);
+      Batched batched = new Batched(r.tokenizer(), sink, bytes -> progress.update(bytes, bytesTotal, w.tokens()), () -> done[0]);
       for (Path in : r.inputs()) {
         InputFormat f = InputFormat.of(r.format(), in);
-        Documents.read(in, f, field(r, f), r.replaceInvalid(), sink, n -> done[0] += n);
+        Documents.read(in, f, field(r, f), r.replaceInvalid(), batched, n -> done[0] += n);
       }
-      sink.flush();
+      batched.flush();
       progress.update(bytesTotal, bytesTotal, w.tokens());
+      String length = lengthNote(r, sink, "documents");
+      if (!length.isEmpty()) progress.note(length.substring(2));
       return w.finish();
     }
   }
@@ -108,14 +126,14 @@ public final class Prepare {
     private static final int MAX_CHARS = 1 << 20;
     private static final int MAX_PIECES = 1024;
     private final Tokenizer tokenizer;
-    private final ShardWriter out;
+    private final Truncator out;
     private final List<String> pieces = new ArrayList<>();
     private final List<Integer> ends = new ArrayList<>(); // documents ending after each piece
     private final java.util.function.LongConsumer written;
     private final java.util.function.LongSupplier bytesRead;
     private long chars, bytesOfPieces;
 
-    Batched(Tokenizer tokenizer, ShardWriter out, java.util.function.LongConsumer written, java.util.function.LongSupplier bytesRead) {
+    Batched(Tokenizer tokenizer, Truncator out, java.util.function.LongConsumer written, java.util.function.LongSupplier bytesRead) {
       this.tokenizer = tokenizer;
       this.out = out;
       this.written = written;
@@ -133,14 +151,14 @@ public final class Prepare {
 
     @Override
     public void endDocument() {
-      if (ends.isEmpty()) out.endDocument(); else ends.set(ends.size() - 1, ends.get(ends.size() - 1) + 1);
+      if (ends.isEmpty()) out.endDocument(true); else ends.set(ends.size() - 1, ends.get(ends.size() - 1) + 1);
     }
 
     void flush() {
       List<int[]> ids = tokenizer.encodeBatch(pieces);
       for (int i = 0; i < ids.size(); i++) {
         out.append(ids.get(i));
-        for (int e = 0; e < ends.get(i); e++) out.endDocument();
+        for (int e = 0; e < ends.get(i); e++) out.endDocument(true);
       }
       boolean any = !pieces.isEmpty();
       pieces.clear();
@@ -148,6 +166,15 @@ public final class Prepare {
       chars = 0;
       if (any) written.accept(bytesOfPieces);
     }
+  }
+
+  /** "; N conversations longer than M tokens: K truncated (right), T target tokens lost", or "" when none were. */
+  private static String lengthNote(Request r, Truncator t, String what) {
+    if (!r.length().limits() || t.truncated + t.dropped == 0) return "";
+    String done = t.dropped > 0 ? String.format("%,d dropped", t.dropped)
+        : String.format("%,d truncated (%s)", t.truncated, r.length().truncation().name().toLowerCase(java.util.Locale.ROOT));
+    return String.format("; %,d %s longer than %,d tokens: %s, %,d target tokens lost", t.truncated + t.dropped, what,
+        r.length().maxLength(), done, t.targetsLost);
   }
 
   private static String field(Request r, InputFormat f) { return r.field() != null ? r.field() : f.defaultField(); }

@@ -8,12 +8,16 @@ import java.util.Map;
 /**
  * A conversation → token ids (the tokenizer's chat template rendered, then encoded without added special tokens,
  * as {@code apply_chat_template(conversation, tokenize=True)}) and a target flag per token: the spans the template
- * marks with {@code {% generation %}}, else each assistant message's content through its end-of-turn token, or
- * every token ({@link TrainOn#ALL}).
+ * marks with {@code {% generation %}}, else each assistant turn found by diffing the renderings of the conversation's
+ * prefixes ({@link PrefixDiff}: its content, tool calls and end-of-turn token), or every token ({@link TrainOn#ALL}).
  */
 public final class ChatEncoder {
-  /** Which tokens are training targets. */
-  public enum TrainOn { ASSISTANT, ALL }
+  /**
+   * Which tokens are training targets: every assistant turn (TRL's {@code assistant_only_loss}, Axolotl's
+   * {@code roles_to_train: [assistant]}), the last assistant turn only (Axolotl's {@code train_on_eos: last}-style
+   * single-turn training), or every token.
+   */
+  public enum TrainOn { ASSISTANT, LAST, ALL }
 
   /** The ids of one conversation and whether each is a target. */
   public record Encoded(int[] ids, boolean[] targets) {}
@@ -36,10 +40,20 @@ public final class ChatEncoder {
     if (trainOn == TrainOn.ALL) {
       Arrays.fill(targets, true);
     } else {
-      List<int[]> spans = template.marksGeneration() ? r.generation() : AssistantSpans.find(r.text(), messages, template.turnEnds());
+      List<int[]> spans = template.marksGeneration() ? r.generation()
+          : PrefixDiff.spans(template, r.text(), messages, extra, template.turnEnds(), trainOn == TrainOn.LAST);
+      if (trainOn == TrainOn.LAST && spans.size() > 1) spans = spans.subList(spans.size() - 1, spans.size());
       mark(targets, o, r.text(), spans);
     }
     return new Encoded(o.ids(), targets);
+  }
+
+  /** How targets are found, for prepare to say. */
+  public String method() {
+    if (trainOn == TrainOn.ALL) return "every token";
+    String which = trainOn == TrainOn.LAST ? "the last assistant turn" : "every assistant turn";
+    return which + (template.marksGeneration() ? ", from the template's {% generation %} blocks"
+        : ", found by diffing the renderings of each conversation's prefixes (the template has no {% generation %} blocks)");
   }
 
   /**

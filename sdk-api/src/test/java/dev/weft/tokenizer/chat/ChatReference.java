@@ -1,6 +1,7 @@
 package dev.weft.tokenizer.chat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.weft.data.TokenArray;
 import dev.weft.testing.PythonRef;
 import dev.weft.util.Json;
 import java.nio.charset.StandardCharsets;
@@ -16,15 +17,32 @@ public final class ChatReference {
   private ChatReference() {}
 
   /** Writes everything under {@code dir}; returns reference.json. */
-  public static JsonNode make(Path dir) throws Exception {
-    Path script = dir.resolve("chat_reference.py");
-    try (var in = ChatReference.class.getResourceAsStream("/dev/weft/data/prepare/chat_reference.py")) {
+  public static JsonNode make(Path dir) throws Exception { return make(dir, "chat_reference.py"); }
+
+  /** Runs the reference script {@code name} (of dev/weft/data/prepare) writing under {@code dir}; returns its reference.json. */
+  public static JsonNode make(Path dir, String name) throws Exception {
+    Path script = dir.resolve(name);
+    try (var in = ChatReference.class.getResourceAsStream("/dev/weft/data/prepare/" + name)) {
       Files.copy(in, script);
     }
     Process p = new ProcessBuilder(PythonRef.command(script.toString(), dir.toString())).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) throw new AssertionError("chat_reference.py failed:\n" + out);
+    if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) throw new AssertionError(name + " failed:\n" + out);
     return Json.PLAIN.readTree(dir.resolve("reference.json").toFile());
+  }
+
+  /** Every id of a token array. */
+  public static int[] all(TokenArray a) {
+    int[] out = new int[(int) a.size()];
+    a.read(0, out);
+    return out;
+  }
+
+  /** Lists of ints put end to end. */
+  public static int[] concat(JsonNode lists) {
+    List<Integer> out = new ArrayList<>();
+    for (JsonNode l : lists) for (JsonNode v : l) out.add(v.asInt());
+    return out.stream().mapToInt(Integer::intValue).toArray();
   }
 
   /** The rows of a JSONL file as maps. */
