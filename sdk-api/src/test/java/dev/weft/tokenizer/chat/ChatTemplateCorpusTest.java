@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ChatTemplateCorpusTest {
   static final List<String> TEMPLATES = List.of("qwen2.5-instruct", "granite-3.0-instruct", "mistral-instruct", "gemma-it",
       "llama-3.2-1B-Instruct", "phi-4-mini-instruct", "deepseek-v3.1", "mistral-small-3.1", "nemotron-nano-v2", "kimi-k2", "lfm2", "llama-3.2-instruct", "llama-3.1-generation",
-      "deepseek-r1-distill-qwen", "glm-4.6");
+      "deepseek-r1-distill-qwen", "glm-4.6", "chatml", "zephyr", "gemma-3", "llama-4", "hermes-3-tool-use");
   static final Map<String, Object> SPECIALS = Map.of("bos_token", "<|bos|>", "eos_token", "<|eos|>");
 
   @TempDir Path dir;
