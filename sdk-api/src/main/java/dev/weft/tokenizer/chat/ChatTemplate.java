@@ -42,19 +42,27 @@ public final class ChatTemplate {
   ChatTemplate(String source, String where, Map<String, Object> specials) { this(source, where, specials, limits()); }
 
   ChatTemplate(String source, String where, Map<String, Object> specials, Limits limits) {
+    this(source, where, specials, compile(source, where), limits);
+  }
+
+  private ChatTemplate(String source, String where, Map<String, Object> specials, Template template, Limits limits) {
     this.source = source;
     this.where = where;
     this.specials = specials;
+    this.template = template;
     this.limits = limits;
+  }
+
+  private static Template compile(String source, String where) {
     try {
-      this.template = Template.compile(source);
+      return Template.compile(source);
     } catch (TemplateError e) {
       throw ChatTemplateException.unsupported("the chat template of " + where + " cannot be used: " + e.getMessage());
     }
   }
 
   /** The same template rendered under other limits. */
-  public ChatTemplate withLimits(Limits other) { return new ChatTemplate(source, where, specials, other); }
+  public ChatTemplate withLimits(Limits other) { return new ChatTemplate(source, where, specials, template, other); }
 
   /** {@link Limits#DEFAULT}, or what {@code WEFT_CHAT_TEMPLATE_STEPS} / {@code WEFT_CHAT_TEMPLATE_CHARS} say. */
   static Limits limits() {
