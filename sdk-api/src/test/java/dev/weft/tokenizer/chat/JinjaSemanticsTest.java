@@ -110,7 +110,15 @@ class JinjaSemanticsTest {
       "{% if messages[0].role == 'system' %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}",
       "{% generation %}g1{% endgeneration %}x{% generation %}{% endgeneration %}y",
       "{{ strftime_now('%Y') | length }}",
-      "{% for m in messages %}{{ m['content'] }}{% endfor %}");
+      "{% for m in messages %}{{ m['content'] }}{% endfor %}",
+      // precedence, literals, more printing
+      "{{ -2 ** 2 }} {{ 2 ** 3 ** 2 }} {{ 10 - 2 - 3 }} {{ messages | length - 1 }} {{ 'a' 'b' }} {{ l.0 }} {{ 1 if 0 else 2 if 0 else 3 }} {{ not missing is defined }}",
+      "{{ 7 / 2 }} {{ 6 / 2 }} {{ 0.1 + 0.2 }} {{ 1e100 }} {{ 123456789012345678 }} {{ 1.0e-3 }} {{ 3.0 * 1 }} {{ 2 * 1.5 }} {{ -7.5 // 2 }} {{ 7.5 % 2 }}",
+      "{% for m in messages[::-1] %}{{ loop.index0 }}{{ m.role[0] }}{% endfor %} {{ [1, 2, 3][1:] | join('-') }} {{ u[:3] }} {{ u | length }} {{ u[-1] }} {{ u | reverse }}",
+      "{{ messages | map(attribute='content') | select('string') | list | length }} {{ ' '.join(l | map('string')) }} {{ '%05.1f' | format(3.14159) }} {{ none | default('x') }} {{ '' | default('x', true) }}",
+      "{% set d2 = {'k': 'v', 1: 'one'} %}{{ d2.k }}{{ d2['k'] }}{{ d2[1] }}{{ d2.items() | list }}{% for a, b in [[1, 2], [3, 4]] %}{{ a + b }}{% endfor %}[{{ loop }}]",
+      "{%- if true %}\n  x\n{%- endif %}\n  {%- for i in range(2) -%}\n   {{ i }}\n  {%- endfor %}\n{# c #}\n  {% if false %}no{% else %}\n  else\n  {% endif %}\nend",
+      "{{ messages[0] }}|{{ messages[1:2] }}|{{ tools[0].function.parameters }}");
 
   @Test
   void everyCaseRendersAsJinja2RendersItOrIsRefusedWhereJinja2Raises() throws Exception {
