@@ -25,7 +25,7 @@ class LayersTest {
       List.of("error", "util", "log", "metrics", "precision", "optim", "preempt"), // no Weft imports (but errors)
       List.of("spec"),                                                  // the spec records and their own checks
       List.of("comm", "comm.gloo", "device"),                           // process group, worker identity, backends
-      List.of("data", "data.prepare", "tokenizer", "tokenizer.chat"),                   // corpora and batches
+      List.of("data", "data.prepare", "tokenizer", "tokenizer.chat", "tokenizer.chat.jinja"), // corpora and batches, chat templates
       List.of("models", "models.layers", "models.lora"),               // model contracts, dense layers, LoRA adapters
       List.of("checkpoint"),                                            // sharded checkpoints, safetensors
       List.of("models.hf", "models.gpt", "models.decoder", "models.llama", "models.qwen2", "models.qwen3",

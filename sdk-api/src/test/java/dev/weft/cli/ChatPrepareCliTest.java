@@ -131,7 +131,7 @@ class ChatPrepareCliTest {
     Output r = WeftCli.capture("data", "prepare", "--format", "chat", "--tokenizer", tok.toString(), "--input", ref.resolve("chat.jsonl").toString(),
         "--out", dir.resolve("x").toString());
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err().strip()).doesNotContain("\n").startsWith("weft: --tokenizer:").contains("Unknown tag: trans");
+    assertThat(r.err().strip()).doesNotContain("\n").startsWith("weft: --tokenizer:").contains("unknown tag 'trans'");
     assertThat(dir.resolve("x").resolve(ShardIndex.FILE)).doesNotExist();
   }
 

@@ -1,10 +1,10 @@
 package dev.weft.tokenizer.chat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.hubspot.jinjava.Jinjava;
-import com.hubspot.jinjava.interpret.RenderResult;
-import com.hubspot.jinjava.interpret.TemplateError;
 import dev.weft.spec.SpecException;
+import dev.weft.tokenizer.chat.jinja.Limits;
+import dev.weft.tokenizer.chat.jinja.Template;
+import dev.weft.tokenizer.chat.jinja.TemplateError;
 import dev.weft.util.Json;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,7 +18,10 @@ import java.util.Map;
 /**
  * A tokenizer's own chat template ({@code chat_template} in {@code tokenizer_config.json}, or
  * {@code chat_template.jinja} beside it) with the special tokens it names, rendered as transformers'
- * {@code apply_chat_template} renders it. A construct Weft's engine lacks refuses the template, naming it.
+ * {@code apply_chat_template} renders it, by Weft's own Jinja2 engine ({@link Template}): the data is never run as
+ * template code, the template reads no files, and each render is bounded by {@link Limits} (the defaults, or
+ * {@code WEFT_CHAT_TEMPLATE_STEPS} and {@code WEFT_CHAT_TEMPLATE_CHARS}). A construct the engine lacks refuses the
+ * template at load, naming it.
  */
 public final class ChatTemplate {
   private static final List<String> SPECIAL_KEYS =
@@ -30,15 +33,52 @@ public final class ChatTemplate {
   private final String source;
   private final String where;
   private final Map<String, Object> specials;
-  private final Jinjava jinjava = TemplateEngine.create();
+  private final Template template;
+  private final Limits limits;
 
   /** Spans are [start, end) character (UTF-16) offsets into {@code text} of the {@code {% generation %}} blocks. */
   public record Rendered(String text, List<int[]> generation) {}
 
-  ChatTemplate(String source, String where, Map<String, Object> specials) {
-    this.source = WhitespaceControl.apply(source.endsWith("\n") ? source.substring(0, source.length() - 1) : source); // Jinja drops one
+  ChatTemplate(String source, String where, Map<String, Object> specials) { this(source, where, specials, limits()); }
+
+  ChatTemplate(String source, String where, Map<String, Object> specials, Limits limits) {
+    this(source, where, specials, compile(source, where), limits);
+  }
+
+  private ChatTemplate(String source, String where, Map<String, Object> specials, Template template, Limits limits) {
+    this.source = source;
     this.where = where;
     this.specials = specials;
+    this.template = template;
+    this.limits = limits;
+  }
+
+  private static Template compile(String source, String where) {
+    try {
+      return Template.compile(source);
+    } catch (TemplateError e) {
+      throw ChatTemplateException.unsupported("the chat template of " + where + " cannot be used: " + e.getMessage());
+    }
+  }
+
+  /** The same template rendered under other limits. */
+  public ChatTemplate withLimits(Limits other) { return new ChatTemplate(source, where, specials, template, other); }
+
+  /** {@link Limits#DEFAULT}, or what {@code WEFT_CHAT_TEMPLATE_STEPS} / {@code WEFT_CHAT_TEMPLATE_CHARS} say. */
+  static Limits limits() {
+    return new Limits(positive("WEFT_CHAT_TEMPLATE_STEPS", Limits.DEFAULT.maxSteps()), positive("WEFT_CHAT_TEMPLATE_CHARS", Limits.DEFAULT.maxChars()));
+  }
+
+  private static long positive(String variable, long otherwise) {
+    String v = System.getenv(variable);
+    if (v == null || v.isBlank()) return otherwise;
+    try {
+      long n = Long.parseLong(v.strip().replace("_", ""));
+      if (n > 0) return n;
+    } catch (NumberFormatException e) {
+      // refused below
+    }
+    throw new SpecException(variable, "'" + v + "' is not a positive whole number");
   }
 
   /** The template of the tokenizer whose {@code tokenizer.json} is {@code tokenizerFile}. */
@@ -51,7 +91,7 @@ public final class ChatTemplate {
     try {
       JsonNode c = Json.PLAIN.readTree(config.toFile());
       Path jinja = dir.resolve("chat_template.jinja");
-      String source = Files.isRegularFile(jinja) ? Files.readString(jinja) : templateIn(c.get("chat_template"));
+      String source = Files.isRegularFile(jinja) ? Files.readString(inside(dir, jinja)) : templateIn(c.get("chat_template"));
       if (source == null) {
         throw new SpecException("--tokenizer", config + " has no chat_template; use a tokenizer made for chat, or --format jsonl");
       }
@@ -61,6 +101,15 @@ public final class ChatTemplate {
     } catch (IOException e) {
       throw new SpecException("--tokenizer", "cannot read " + config + ": " + e.getMessage());
     }
+  }
+
+  /** {@code file}, refused when it is a link that leads out of the tokenizer's directory. */
+  private static Path inside(Path dir, Path file) throws IOException {
+    Path real = file.toRealPath();
+    if (!real.startsWith(dir.toRealPath())) {
+      throw new SpecException("--tokenizer", file + " links to " + real + ", outside the tokenizer's directory; copy the template into " + dir);
+    }
+    return real;
   }
 
   private static String templateIn(JsonNode t) {
@@ -98,27 +147,32 @@ public final class ChatTemplate {
     }
   }
 
-  /** Renders {@code messages} with {@code extra} variables ({@code tools}, {@code documents}, ...). */
+  /**
+   * Renders {@code messages} with {@code extra} variables ({@code tools}, {@code documents}, ...) as transformers
+   * does ({@code tools} and {@code documents} None unless given). A conversation the template raises on, or whose
+   * render passes the limits, is refused in one line.
+   */
   public Rendered render(List<?> messages, Map<String, Object> extra, boolean addGenerationPrompt) {
     Map<String, Object> vars = new HashMap<>(specials);
+    vars.put("tools", null);
+    vars.put("documents", null);
     vars.putAll(extra);
     vars.put("messages", messages);
     vars.put("add_generation_prompt", addGenerationPrompt);
-    Markers.refuseIn(messages);
-    TemplateFunctions.takeRaised();
-    RenderResult r = jinjava.renderForResult(source, vars);
-    String raised = TemplateFunctions.takeRaised();
-    if (raised != null) throw ChatTemplateException.refused("the chat template refused the conversation: " + raised);
-    for (TemplateError e : r.getErrors()) {
-      if (e.getException() instanceof ChatTemplateException c) throw c;
-      throw ChatTemplateException.unsupported("the chat template of " + where + " uses what Weft cannot render (line "
-          + e.getLineno() + ": " + e.getMessage().lines().findFirst().orElse("") + ")");
+    try {
+      Template.Result r = template.render(vars, limits);
+      return new Rendered(r.text(), r.generation());
+    } catch (TemplateError e) {
+      throw ChatTemplateException.refused(switch (e.kind()) {
+        case RAISED -> "the chat template refused the conversation: " + e.getMessage();
+        case LIMIT -> e.getMessage() + " (WEFT_CHAT_TEMPLATE_STEPS and WEFT_CHAT_TEMPLATE_CHARS set the limits)";
+        default -> "the chat template failed on the conversation: " + e.getMessage();
+      });
     }
-    return Markers.extract(r.getOutput());
   }
 
   /** Whether the template marks assistant turns with {@code {% generation %}}. */
-  public boolean marksGeneration() { return source.matches("(?s).*\\{%-?\\s*generation\\s*-?%}.*"); }
+  public boolean marksGeneration() { return template.marksGeneration(); }
 
   /** The tokens that end a turn in this template: its {@code eos_token} and the usual ones it writes. */
   public List<String> turnEnds() {
