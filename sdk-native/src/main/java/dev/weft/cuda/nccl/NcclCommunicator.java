@@ -101,18 +101,8 @@ public final class NcclCommunicator implements Communicator {
     Tensor in = stage(hostIn), out = stage(hostOut);
     long src = address(in, "allToAll"), dst = address(out, "allToAll"), bytes = in.element_size();
     NcclDataType type = type(in);
-    long st = stream.handle();
-    PendingOp done = HostStaging.back(order.launch("allToAll", () -> {
-      NcclComm.groupStart();
-      try {
-        plan.issue(new AllToAllPlan.Transfers() {
-          @Override public void send(int peer, long offset, long count) { comm.send(src + offset * bytes, count, type, peer, st); }
-          @Override public void recv(int peer, long offset, long count) { comm.recv(dst + offset * bytes, count, type, peer, st); }
-        });
-      } finally {
-        NcclComm.groupEnd();
-      }
-    }), hostOut, out);
+    PendingOp done = HostStaging.back(order.launch("allToAll", () -> comm.allToAll(plan, src, dst, type, bytes, stream.handle())),
+        hostOut, out);
     return () -> {
       done.await();
       in.numel(); // holds a staged input until the sends completed
