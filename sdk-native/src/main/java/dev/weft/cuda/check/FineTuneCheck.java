@@ -4,6 +4,7 @@ import dev.weft.Trainer;
 import dev.weft.comm.Communicator;
 import dev.weft.comm.RankDevice;
 import dev.weft.comm.SoloCommunicator;
+import dev.weft.cuda.CudaMemory;
 import dev.weft.cuda.nccl.Nccl;
 import dev.weft.cuda.nccl.NcclComm;
 import dev.weft.cuda.nccl.NcclCommunicator;
@@ -161,6 +162,7 @@ final class FineTuneCheck {
     String name = "chunked cross-entropy, vocab " + bigVocab() + ", chunk " + chunk + " tokens, vs the whole logits";
     Optional<String> absent = unknown(chunked.get(), LOSS_CHUNK);
     if (absent.isPresent()) return CheckResult.skip(name, absent.get());
+    CudaMemory.resetPeak(target.rankDevice());
     RunResult whole = runs.run("loss-whole", plain.get().toSpec());
     CheckResult same = compare(name, "loss-chunked", chunked.get(), whole, FP32_TOLERANCE);
     return CheckResult.of(same.name(), same.passed(), same.detail() + "; peak without chunks " + peak(whole));
@@ -233,6 +235,7 @@ final class FineTuneCheck {
   /** {@code t} on the target against {@code cpu}'s losses, step by step; on CUDA also the device memory figures. */
   private CheckResult compare(String name, String dir, Trainer t, RunResult cpu, double tolerance) {
     try {
+      CudaMemory.resetPeak(target.rankDevice());
       RunResult r = runs.run(dir, t.device(target.device()).toSpec());
       double worst = 0;
       for (int i = 0; i < cpu.losses().size(); i++) {
@@ -251,6 +254,7 @@ final class FineTuneCheck {
   /** Step time, tokens/s, MFU against the measured bf16 peak, and peak device memory against {@code weft plan}. */
   private CheckResult speed(String name, String dir, Trainer t) {
     try {
+      CudaMemory.resetPeak(target.rankDevice());
       RunResult r = runs.run(dir, t.toSpec());
       double flops = r.summary().modelFlopsPerS(), mfu = flops / (TorchCudaCheck.PEAK_BF16_TFLOPS * 1e12);
       boolean finite = r.losses().stream().allMatch(Double::isFinite);

@@ -7,7 +7,6 @@ import dev.weft.cuda.LocalDevice;
 import dev.weft.cuda.TorchCuda;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 import org.bytedeco.pytorch.Device;
 
 /**
@@ -48,19 +47,20 @@ public final class GpuTrainingCheck {
     Device device = new Device("cuda:" + index);
     List<CheckResult> results = new ArrayList<>();
     TorchCudaCheck torch = new TorchCudaCheck(device);
-    section("libtorch CUDA from Java", () -> List.of(torch.roundTrip()), results);
-    section("sharded optimizer step on the device",
+    Sections.run("libtorch CUDA from Java", () -> List.of(torch.roundTrip()), results);
+    Sections.run("sharded optimizer step on the device",
         () -> new OptimizerCheck(device, "cuda:" + index).run(OPTIMIZER_ELEMENTS, 5), results);
-    section("speed", () -> List.of(torch.bf16Gemm(8192, 10)), results);
+    Sections.run("speed", () -> List.of(torch.bf16Gemm(8192, 10)), results);
     TrainingRunCheck training = new TrainingRunCheck(Runtime.getRuntime().availableProcessors());
-    section("weft training loop, device: cuda vs cpu", training::cudaAgainstCpu, results);
+    Sections.run("weft training loop, device: cuda vs cpu", training::cudaAgainstCpu, results);
     if ("1".equals(System.getenv("WEFT_GPU_CHECK_SKIP_1B"))) {
       System.out.println("-- speed of a ~1B model\n  SKIP (WEFT_GPU_CHECK_SKIP_1B=1)");
     } else {
-      section("speed of a ~1B model", () -> List.of(training.mfu()), results);
+      Sections.run("speed of a ~1B model", () -> List.of(training.mfu()), results);
     }
-    new FineTuneCheck(FineTuneCheck.Target.cuda(index), training).steps().forEach(st -> section(st.title(), st.body(), results));
-    return summary(results);
+    new FineTuneCheck(FineTuneCheck.Target.cuda(index), training).steps()
+        .forEach(st -> Sections.run(st.title(), st.body(), results));
+    return Sections.summary(results);
   }
 
   /**
@@ -68,40 +68,19 @@ public final class GpuTrainingCheck {
    * suite's {@code GpuTrainingCheckDryTest}): the libtorch round trip, the optimizer comparison, and each
    * {@link FineTuneCheck} step. The GEMM and the GPT runs measure a device and are listed as skipped.
    */
-  static boolean dry() { return summary(dryResults()); }
+  static boolean dry() { return Sections.summary(dryResults()); }
 
   static List<CheckResult> dryResults() {
     System.out.println("== weft gpu training check, dry: every step on the cpu with tiny shapes ==");
     Device cpu = new Device("cpu");
     List<CheckResult> results = new ArrayList<>();
-    section("libtorch tensors from Java", () -> List.of(new TorchCudaCheck(cpu).roundTrip()), results);
-    section("sharded optimizer step", () -> new OptimizerCheck(cpu, "cpu").run(4099, 2), results);
-    section("speed, weft training loop on gpt (device only)", () -> List.of(
+    Sections.run("libtorch tensors from Java", () -> List.of(new TorchCudaCheck(cpu).roundTrip()), results);
+    Sections.run("sharded optimizer step", () -> new OptimizerCheck(cpu, "cpu").run(4099, 2), results);
+    Sections.run("speed, weft training loop on gpt (device only)", () -> List.of(
         CheckResult.skip("bf16 gemm, gpt small cuda vs cpu, gpt ~1.2B mfu", "dry run: they measure a CUDA device")), results);
     TrainingRunCheck training = new TrainingRunCheck(1);
-    new FineTuneCheck(FineTuneCheck.Target.tiny(), training).steps().forEach(st -> section(st.title(), st.body(), results));
+    new FineTuneCheck(FineTuneCheck.Target.tiny(), training).steps()
+        .forEach(st -> Sections.run(st.title(), st.body(), results));
     return results;
-  }
-
-  private static boolean summary(List<CheckResult> results) {
-    long failed = results.stream().filter(r -> !r.passed()).count();
-    long skipped = results.stream().filter(CheckResult::skipped).count();
-    System.out.println("== " + (results.size() - failed - skipped) + " passed, " + failed + " failed, " + skipped + " skipped ==");
-    return failed == 0;
-  }
-
-  /** Runs one section, printing its results and how long it took; a section that throws is one failed line. */
-  private static void section(String title, Supplier<List<CheckResult>> body, List<CheckResult> all) {
-    System.out.println("-- " + title);
-    long t0 = System.nanoTime();
-    List<CheckResult> part;
-    try {
-      part = body.get();
-    } catch (RuntimeException e) {
-      part = List.of(CheckResult.of(title, false, String.valueOf(e)));
-    }
-    part.forEach(r -> System.out.println("  " + r));
-    System.out.printf("  (%s: %.1f s)%n", title, (System.nanoTime() - t0) / 1e9);
-    all.addAll(part);
   }
 }
