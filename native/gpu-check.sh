@@ -7,8 +7,8 @@
 #                                       presets' JNI glue (libjnitorch*.so, xz'd) into BUNDLE (default
 #                                       native/target/gpu-check), checking that it stays under 64 MiB; then smoke-tests
 #                                       the bundle here ("NO DEVICE", status 2).
-#   native/gpu-check.sh run [BUNDLE]    on a machine with one NVIDIA GPU and no JDK or network (about 8 minutes on
-#                                       one H100/H200; every step prints its own timing):
+#   native/gpu-check.sh run [BUNDLE]    on a machine with one NVIDIA GPU and no JDK or network (planned for about 8
+#                                       minutes on one H100/H200, not yet timed there; every step prints its time):
 #                                       1. finds libnccl.so.2 and Python torch's libraries (site-packages/torch/lib),
 #                                          and lists the NCCL symbols Weft's shim resolves that libnccl.so.2 lacks;
 #                                       2. unpacks the glue and lists every symbol it needs that those libraries lack
