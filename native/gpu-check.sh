@@ -7,17 +7,27 @@
 #                                       presets' JNI glue (libjnitorch*.so, xz'd) into BUNDLE (default
 #                                       native/target/gpu-check), checking that it stays under 64 MiB; then smoke-tests
 #                                       the bundle here ("NO DEVICE", status 2).
-#   native/gpu-check.sh run [BUNDLE]    on a machine with one NVIDIA GPU and no JDK or network:
-#                                       1. finds libnccl.so.2 and Python torch's libraries (site-packages/torch/lib);
+#   native/gpu-check.sh run [BUNDLE]    on a machine with one NVIDIA GPU and no JDK or network (planned for about 8
+#                                       minutes on one H100/H200, not yet timed there; every step prints its time):
+#                                       1. finds libnccl.so.2 and Python torch's libraries (site-packages/torch/lib),
+#                                          and lists the NCCL symbols Weft's shim resolves that libnccl.so.2 lacks;
 #                                       2. unpacks the glue and lists every symbol it needs that those libraries lack
 #                                          (missing-symbols.txt, also copied to $OUT when set);
 #                                       3. if nothing is missing: dev.weft.cuda.check.GpuTrainingCheck (libtorch CUDA
 #                                          from Java, the sharded optimizer's fused step vs libtorch's AdamW on the
 #                                          device, a bf16 GEMM measurement, Weft's training loop with device: cuda:
 #                                          GPT small vs the same run on the CPU in fp32 and bf16, and the step time /
-#                                          MFU of a ~1.2B GPT in bf16; WEFT_GPU_CHECK_SKIP_1B=1 leaves that out);
+#                                          MFU of a ~1.2B GPT in bf16; WEFT_GPU_CHECK_SKIP_1B=1 leaves that out;
+#                                          then the fine-tuning paths (FineTuneCheck): a Llama-3.2-1B-shaped decoder
+#                                          vs the CPU and its MFU at seq 2048, LoRA on a bf16 and an nf4 base, chunked
+#                                          cross-entropy at vocab 128,256, chat-masked SFT, DPO, a one-rank all-to-all
+#                                          through NCCL, KV-cache generation tokens/s);
 #                                       4. always: dev.weft.cuda.check.GpuCheck (every kernel against its CPU
 #                                          reference, an NCCL single-rank round trip, the fused AdamW bandwidth).
+#   native/gpu-check.sh run --dry [BUNDLE]  here: every step of the training half on the CPU with tiny shapes, with
+#                                       the bundle's runtime and the CPU libtorch of ~/.m2 (WEFT_DRY_JARS: other jars,
+#                                       ':'-separated); status 0 / 1 like run. The suite runs the same steps
+#                                       (GpuTrainingCheckDryTest).
 #
 # Exit status of run: 0 all checks passed, 1 a check failed, 2 no usable CUDA device, 3 the bundle is incomplete;
 # the glue not linking is reported (step 2) and does not change the status. Expected output: docs/native.md.
@@ -80,11 +90,23 @@ pack() {
   unpack_glue "$out" "$cache/glue" && python3 "$out/missing_symbols.py" "$cache/missing.txt" "$cache"/glue/libjnitorch*.so -- \
     >> "$out/smoke.txt" 2>&1
   local sym=$?
+  nccl_symbols "$out" "$cache" "" >> "$out/smoke.txt" 2>&1 || sym=99
   set -e
   rm -rf "$cache"
   sed 's/^/  smoke: /' "$out/smoke.txt"
   if [[ "$(grep -c '^status 2$' "$out/smoke.txt")" != 2 ]]; then echo "gpu-check: the bundle does not start" >&2; exit 3; fi
   if [[ $sym -ne 1 ]]; then echo "gpu-check: the symbol report did not run (status $sym)" >&2; exit 3; fi
+}
+
+nccl_symbols() {  # nccl_symbols BUNDLE CACHE LIBNCCL: the NCCL symbols Weft's shim resolves, checked against LIBNCCL ("": listed)
+  local shim="$2/shim/libweftnccl.so"
+  mkdir -p "$2/shim"
+  python3 - "$1"/lib/weft-sdk-native-*.jar "$shim" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z, open(sys.argv[2], "wb") as o:
+    o.write(z.read("dev/weft/cuda/jni/linux-x86_64/libweftnccl.so"))
+PY
+  python3 "$1/missing_symbols.py" --nccl "$2/nccl-symbols.txt" "$shim" ${3:+"$3"}
 }
 
 api_runtime_jars() {  # the runtime jars of sdk-api that the checks need
@@ -160,7 +182,27 @@ find_nccl() {
   done
 }
 
+dry() {  # dry BUNDLE: the training half's steps on the CPU, tiny shapes
+  local b="$1" m2="$HOME/.m2/repository/org/bytedeco"
+  local jars="${WEFT_DRY_JARS:-$m2/pytorch/2.10.0-1.5.13/pytorch-2.10.0-1.5.13-linux-x86_64.jar:$m2/openblas/0.3.31-1.5.13/openblas-0.3.31-1.5.13-linux-x86_64.jar}"
+  local j; for j in ${jars//:/ }; do
+    [[ -f "$j" ]] || { echo "gpu-check: the dry run needs libtorch's CPU build: $j is missing (set WEFT_DRY_JARS)" >&2; exit 3; }
+  done
+  local cache rc=0; cache="$(mktemp -d)"
+  OMP_WAIT_POLICY=PASSIVE "$b/runtime/bin/java" -Dorg.bytedeco.javacpp.cachedir="$cache" -cp "$b/lib/*:$jars" \
+    dev.weft.cuda.check.GpuTrainingCheck --dry || rc=$?
+  rm -rf "$cache"
+  return $rc
+}
+
 run() {
+  if [[ "${1:-}" == --dry ]]; then
+    local db; db="$(bundle_dir "${2:-}")"
+    [[ -x "$db/runtime/bin/java" ]] || { echo "gpu-check: no runtime in $db; run 'native/gpu-check.sh pack' first" >&2; exit 3; }
+    local rc=0
+    dry "$db" || rc=$?
+    exit $rc
+  fi
   local b; b="$(bundle_dir "${1:-}")"
   [[ -x "$b/runtime/bin/java" ]] || { echo "gpu-check: no runtime in $b; run 'native/gpu-check.sh pack' first" >&2; exit 3; }
   local nccl; nccl="$(find_nccl || true)"
@@ -174,6 +216,13 @@ run() {
   add_driver_path
   local cache; cache="$(mktemp -d)"
   trap 'rm -rf "$cache"' EXIT
+  echo "== NCCL symbols of Weft's shim =="
+  if [[ -n "$nccl" ]]; then
+    nccl_symbols "$b" "$cache" "$nccl" | sed 's/^/  /' || echo "  FAIL libnccl.so.2 lacks symbols the shim needs (nccl-symbols.txt)"
+  else
+    nccl_symbols "$b" "$cache" "" | sed 's/^/  /'
+  fi
+  if [[ -n "${OUT:-}" && -d "${OUT:-}" ]]; then cp "$cache/nccl-symbols.txt" "$OUT/"; fi
   local train_rc=0 kernel_rc=0
   training_check "$b" "$cache" || train_rc=$?
   java_in "$b" "$cache" dev.weft.cuda.check.GpuCheck || kernel_rc=$?
@@ -225,6 +274,6 @@ training_check() {  # training_check BUNDLE CACHE: link the glue against torch's
 
 case "${1:-}" in
   pack) pack "${2:-}" ;;
-  run) run "${2:-}" ;;
-  *) echo "usage: native/gpu-check.sh pack|run [BUNDLE]" >&2; exit 64 ;;
+  run) run "${2:-}" "${3:-}" ;;
+  *) echo "usage: native/gpu-check.sh pack [BUNDLE] | run [--dry] [BUNDLE]" >&2; exit 64 ;;
 esac

@@ -2,12 +2,17 @@
 """Which dynamic symbols of JavaCPP's libtorch glue no library on the search path defines.
 
 usage: missing_symbols.py REPORT_FILE GLUE.so [GLUE.so ...] -- DIR [DIR ...]
+       missing_symbols.py --nccl REPORT_FILE libweftnccl.so [libnccl.so.2]
 
 For each glue library: its undefined (non-weak) dynamic symbols, less those defined by the libraries of the search
 path (DIRs, then the system's library folders). Exactly what the dynamic loader would fail on, read from the ELF
 files themselves (.dynsym), so it needs nothing but Python. Prints one summary line per glue library, writes every
 missing symbol (mangled and, where c++filt exists, demangled) to REPORT_FILE, and exits 0 when nothing is missing,
 1 otherwise. Vtables and type info (_ZTV, _ZTI, _ZTS) are counted apart: they are resolved at load time, never lazily.
+
+--nccl: Weft's NCCL shim links nothing of NCCL (it dlopens libnccl.so.2), so its needs are not in .dynsym: it names
+them itself (weft_nccl_symbols, called through ctypes; the shim loads without NCCL). Each is looked up among
+libnccl.so.2's defined dynamic symbols; without a libnccl.so.2 the list is only printed.
 """
 import os
 import shutil
@@ -94,7 +99,32 @@ def demangle(names):
     return r.stdout.splitlines() if r.returncode == 0 else list(names)
 
 
+def nccl_main(argv):
+    import ctypes
+    if len(argv) < 4:
+        print(__doc__.strip().splitlines()[3], file=sys.stderr)
+        return 64
+    report, shim, lib = argv[2], argv[3], argv[4] if len(argv) > 4 else None
+    f = ctypes.CDLL(os.path.abspath(shim)).weft_nccl_symbols
+    f.restype = ctypes.c_char_p
+    needs = f().decode().split()
+    base = os.path.basename(shim)
+    with open(report, "a") as out:
+        if lib is None:
+            print("%s: resolves %d NCCL symbols at run time; no libnccl.so.2 to check them against here" % (base, len(needs)))
+            out.write("%s resolves %s\n" % (base, " ".join(needs)))
+            return 0
+        defined = dynamic_symbols(lib)[0]
+        missing = [n for n in needs if n not in defined]
+        print("%s: resolves %d NCCL symbols at run time, %d missing from %s" % (base, len(needs), len(missing), lib))
+        for m in missing:
+            out.write("%s missing %s (from %s)\n" % (base, m, lib))
+    return 1 if missing else 0
+
+
 def main(argv):
+    if len(argv) > 1 and argv[1] == "--nccl":
+        return nccl_main(argv)
     if "--" not in argv or len(argv) < 4:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 64

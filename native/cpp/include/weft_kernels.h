@@ -75,6 +75,16 @@ int weft_bucket_unpack(const uint64_t* tensors, const int64_t* sizes, int count,
 int weft_bucket_pack_ref(const uint64_t* tensors, const int64_t* sizes, int count, int elem_size, uint64_t bucket);
 int weft_bucket_unpack_ref(const uint64_t* tensors, const int64_t* sizes, int count, int elem_size, uint64_t bucket);
 
+// ---- dequantization of a frozen base (layouts in src/quant_math.h) ------------------------------------
+// NF4: codes uint8[ceil(n/2)] (element 2i high nibble, 2i+1 low), absmax fp32[ceil(n/64)] -> out[n].
+// int8: q int8[rows*cols], scale fp32[rows] -> out[rows*cols] = q * scale[row].
+// out_bf16 != 0: out is bfloat16 (the fp32 product rounded to nearest even); else fp32.
+int weft_dequant_nf4(uint64_t codes, uint64_t absmax, uint64_t out, int64_t n, int out_bf16, uint64_t stream);
+int weft_dequant_nf4_ref(uint64_t codes, uint64_t absmax, uint64_t out, int64_t n, int out_bf16);
+int weft_dequant_int8(uint64_t q, uint64_t scale, uint64_t out, int64_t rows, int64_t cols, int out_bf16,
+                      uint64_t stream);
+int weft_dequant_int8_ref(uint64_t q, uint64_t scale, uint64_t out, int64_t rows, int64_t cols, int out_bf16);
+
 #define WEFT_ERR_INVALID_ARGUMENT 1  /* same value as cudaErrorInvalidValue */
 
 #ifdef __cplusplus

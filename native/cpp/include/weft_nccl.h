@@ -17,6 +17,8 @@ extern "C" {
 // writes the loader's reason (dlerror) into `error`. Loading again after a success is a no-op.
 int weft_nccl_load(const char* library, char* error, int error_len);
 int weft_nccl_loaded(void);
+// The NCCL symbols the shim resolves, space-separated (callable without NCCL: for checking a library first).
+const char* weft_nccl_symbols(void);
 // Where the loaded library lives (from dladdr), or "" when none is loaded.
 const char* weft_nccl_library_path(void);
 int weft_nccl_version(int* version);

@@ -1,8 +1,10 @@
-// Weft's CUDA kernels: fused Adam/AdamW, multi-tensor unscale + inf/NaN check, casts, bucket pack/unpack.
+// Weft's CUDA kernels: fused Adam/AdamW, multi-tensor unscale + inf/NaN check, casts, bucket pack/unpack,
+// NF4/int8 dequantization.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include "adam_math.h"
+#include "quant_math.h"
 #include "tensor_list.h"
 #include "weft_kernels.h"
 
@@ -79,6 +81,29 @@ __global__ void cast_kernel(const void* src, void* dst, int64_t n) {
     if (Kind == WEFT_BF16_TO_F32) static_cast<float*>(dst)[i] = __bfloat162float(static_cast<const __nv_bfloat16*>(src)[i]);
     if (Kind == WEFT_F32_TO_F16) static_cast<__half*>(dst)[i] = __float2half_rn(static_cast<const float*>(src)[i]);
     if (Kind == WEFT_F16_TO_F32) static_cast<float*>(dst)[i] = __half2float(static_cast<const __half*>(src)[i]);
+  }
+}
+
+// ---- dequantization --------------------------------------------------------------------------------
+
+__device__ __forceinline__ void store(float* out, int64_t i, float x) { out[i] = x; }
+__device__ __forceinline__ void store(__nv_bfloat16* out, int64_t i, float x) { out[i] = __float2bfloat16_rn(x); }
+
+// One thread per byte: both nibbles of a byte are read once.
+template <typename T>
+__global__ void nf4_kernel(const uint8_t* codes, const float* absmax, T* out, int64_t n) {
+  int64_t bytes = (n + 1) / 2;
+  for (int64_t b = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; b < bytes; b += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = 2 * b;
+    store(out, i, nf4_element(codes, absmax, i));
+    if (i + 1 < n) store(out, i + 1, nf4_element(codes, absmax, i + 1));
+  }
+}
+
+template <typename T>
+__global__ void int8_kernel(const int8_t* q, const float* scale, T* out, int64_t n, int64_t cols) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    store(out, i, int8_element(q, scale, i, cols));
   }
 }
 
@@ -182,6 +207,29 @@ int weft_cast(int kind, uint64_t src, uint64_t dst, int64_t n, uint64_t stream) 
     case WEFT_F16_TO_F32: cast_kernel<WEFT_F16_TO_F32><<<blocks_for(n), kThreads, 0, s>>>(in, out, n); break;
     default: return cudaErrorInvalidValue;
   }
+  return cudaGetLastError();
+}
+
+int weft_dequant_nf4(uint64_t codes, uint64_t absmax, uint64_t out, int64_t n, int out_bf16, uint64_t stream) {
+  if (n < 0) return cudaErrorInvalidValue;
+  if (n == 0) return cudaSuccess;
+  const uint8_t* c = as_ptr<const uint8_t>(codes);
+  const float* a = as_ptr<const float>(absmax);
+  unsigned blocks = blocks_for((n + 1) / 2);
+  if (out_bf16) nf4_kernel<<<blocks, kThreads, 0, as_stream(stream)>>>(c, a, as_ptr<__nv_bfloat16>(out), n);
+  else nf4_kernel<<<blocks, kThreads, 0, as_stream(stream)>>>(c, a, as_ptr<float>(out), n);
+  return cudaGetLastError();
+}
+
+int weft_dequant_int8(uint64_t q, uint64_t scale, uint64_t out, int64_t rows, int64_t cols, int out_bf16,
+                      uint64_t stream) {
+  if (rows < 0 || cols < 0) return cudaErrorInvalidValue;
+  int64_t n = rows * cols;
+  if (n == 0) return cudaSuccess;
+  const int8_t* x = as_ptr<const int8_t>(q);
+  const float* s = as_ptr<const float>(scale);
+  if (out_bf16) int8_kernel<<<blocks_for(n), kThreads, 0, as_stream(stream)>>>(x, s, as_ptr<__nv_bfloat16>(out), n, cols);
+  else int8_kernel<<<blocks_for(n), kThreads, 0, as_stream(stream)>>>(x, s, as_ptr<float>(out), n, cols);
   return cudaGetLastError();
 }
 

@@ -45,23 +45,19 @@ bool resolve(F& fn, const char* symbol, char* error, int error_len) {
   return false;
 }
 
+// Every NCCL entry point the shim resolves: (field of Api, NCCL's symbol). One list for resolving and for
+// weft_nccl_symbols (which the GPU check's symbol listing reads to check a libnccl.so.2 before loading it).
+#define WEFT_NCCL_SYMBOLS(X) \
+  X(get_version, ncclGetVersion) X(get_unique_id, ncclGetUniqueId) X(comm_init_rank, ncclCommInitRank) \
+  X(comm_destroy, ncclCommDestroy) X(comm_abort, ncclCommAbort) X(comm_get_async_error, ncclCommGetAsyncError) \
+  X(get_error_string, ncclGetErrorString) X(get_last_error, ncclGetLastError) X(all_reduce, ncclAllReduce) \
+  X(all_gather, ncclAllGather) X(reduce_scatter, ncclReduceScatter) X(broadcast, ncclBroadcast) X(send, ncclSend) \
+  X(recv, ncclRecv) X(group_start, ncclGroupStart) X(group_end, ncclGroupEnd)
+
 bool resolve_all(char* error, int error_len) {
-  return resolve(api.get_version, "ncclGetVersion", error, error_len)
-      && resolve(api.get_unique_id, "ncclGetUniqueId", error, error_len)
-      && resolve(api.comm_init_rank, "ncclCommInitRank", error, error_len)
-      && resolve(api.comm_destroy, "ncclCommDestroy", error, error_len)
-      && resolve(api.comm_abort, "ncclCommAbort", error, error_len)
-      && resolve(api.comm_get_async_error, "ncclCommGetAsyncError", error, error_len)
-      && resolve(api.get_error_string, "ncclGetErrorString", error, error_len)
-      && resolve(api.get_last_error, "ncclGetLastError", error, error_len)
-      && resolve(api.all_reduce, "ncclAllReduce", error, error_len)
-      && resolve(api.all_gather, "ncclAllGather", error, error_len)
-      && resolve(api.reduce_scatter, "ncclReduceScatter", error, error_len)
-      && resolve(api.broadcast, "ncclBroadcast", error, error_len)
-      && resolve(api.send, "ncclSend", error, error_len)
-      && resolve(api.recv, "ncclRecv", error, error_len)
-      && resolve(api.group_start, "ncclGroupStart", error, error_len)
-      && resolve(api.group_end, "ncclGroupEnd", error, error_len);
+#define WEFT_RESOLVE(field, symbol) && resolve(api.field, #symbol, error, error_len)
+  return true WEFT_NCCL_SYMBOLS(WEFT_RESOLVE);
+#undef WEFT_RESOLVE
 }
 
 void remember_path() {
@@ -104,6 +100,12 @@ int weft_nccl_load(const char* library, char* error, int error_len) {
 }
 
 int weft_nccl_loaded(void) { return handle != nullptr; }
+
+const char* weft_nccl_symbols(void) {
+#define WEFT_NAME(field, symbol) #symbol " "
+  return WEFT_NCCL_SYMBOLS(WEFT_NAME);
+#undef WEFT_NAME
+}
 const char* weft_nccl_library_path(void) { return handle ? library_path : ""; }
 
 int weft_nccl_version(int* version) { REQUIRE_LOADED(); return api.get_version(version); }

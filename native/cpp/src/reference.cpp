@@ -4,6 +4,7 @@
 #include <string.h>
 #include "adam_math.h"
 #include "float_bits.h"
+#include "quant_math.h"
 #include "tensor_list.h"
 #include "weft_kernels.h"
 
@@ -76,6 +77,28 @@ int weft_bucket_pack_ref(const uint64_t* tensors, const int64_t* sizes, int coun
 
 int weft_bucket_unpack_ref(const uint64_t* tensors, const int64_t* sizes, int count, int elem_size, uint64_t bucket) {
   return bucket_ref(false, tensors, sizes, count, elem_size, bucket);
+}
+
+int weft_dequant_nf4_ref(uint64_t codes, uint64_t absmax, uint64_t out, int64_t n, int out_bf16) {
+  if (n < 0) return WEFT_ERR_INVALID_ARGUMENT;
+  const uint8_t* c = host<const uint8_t>(codes);
+  const float* a = host<const float>(absmax);
+  for (int64_t i = 0; i < n; i++) {
+    float x = nf4_element(c, a, i);
+    if (out_bf16) host<uint16_t>(out)[i] = f32_to_bf16(x); else host<float>(out)[i] = x;
+  }
+  return 0;
+}
+
+int weft_dequant_int8_ref(uint64_t q, uint64_t scale, uint64_t out, int64_t rows, int64_t cols, int out_bf16) {
+  if (rows < 0 || cols < 0) return WEFT_ERR_INVALID_ARGUMENT;
+  const int8_t* x = host<const int8_t>(q);
+  const float* s = host<const float>(scale);
+  for (int64_t i = 0; i < rows * cols; i++) {
+    float v = int8_element(x, s, i, cols);
+    if (out_bf16) host<uint16_t>(out)[i] = f32_to_bf16(v); else host<float>(out)[i] = v;
+  }
+  return 0;
 }
 
 }  // extern "C"

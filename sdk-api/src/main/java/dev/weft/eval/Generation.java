@@ -45,21 +45,27 @@ public final class Generation {
     long[] out = new long[newTokens];
     try (NoGradGuard ng = new NoGradGuard()) {
       KvCache cache = model.newCache();
-      Tensor logits = model.logits(Tensors.ofLongs(prompt).view(1, prompt.length), cache);
+      Tensor logits = model.logits(onModel(model, Tensors.ofLongs(prompt).view(1, prompt.length)), cache);
       for (int i = 0; i < newTokens; i++) {
         out[i] = pick(logits.select(1, logits.size(1) - 1).reshape(-1), sampling, rng);
         long id = out[i];
         if (Arrays.stream(stopTokens).anyMatch(s -> s == id)) return Arrays.copyOf(out, i + 1);
-        if (i + 1 < newTokens) logits = model.logits(Tensors.ofLongs(out[i]).view(1, 1), cache);
+        if (i + 1 < newTokens) logits = model.logits(onModel(model, Tensors.ofLongs(out[i]).view(1, 1)), cache);
       }
     }
     return out;
   }
 
+  /** {@code ids} on the device the model's weights are on (a model on CUDA takes CUDA ids). */
+  private static Tensor onModel(CausalLm model, Tensor ids) {
+    Tensor w = model.parameters().list().get(0).tensor();
+    return w.is_cpu() ? ids : ids.to(w.device(), ids.scalar_type());
+  }
+
   /** One token from the last position's logits [vocab]. */
   static long pick(Tensor logits, Sampling s, Generator rng) {
     if (s.temperature() == 0) return torch.argmax(logits).item_long();
-    Tensor z = logits.to(torch.ScalarType.Float).div(new Scalar(s.temperature()));
+    Tensor z = Tensors.onHost(logits).to(torch.ScalarType.Float).div(new Scalar(s.temperature())); // the generator is a CPU one
     if (s.topK() > 0 && s.topK() < z.size(0)) {
       Tensor kth = z.topk(s.topK()).get0().min();
       z = z.masked_fill(z.lt(kth), new Scalar(Double.NEGATIVE_INFINITY));

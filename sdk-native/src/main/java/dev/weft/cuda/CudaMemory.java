@@ -30,6 +30,20 @@ public final class CudaMemory {
     }
   }
 
+  /**
+   * Starts {@code device}'s peak over from what is allocated now (the allocator's peak is per process: a run measured
+   * after a bigger one would otherwise report the bigger one's). A no-op where {@link #of} answers empty.
+   */
+  public static void resetPeak(RankDevice device) {
+    if (!device.cuda() || !TorchCuda.status().usable()) return;
+    try {
+      Object allocator = allocatorMethod().invoke(null);
+      allocator.getClass().getMethod("resetPeakStats", byte.class).invoke(allocator, (byte) device.index());
+    } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+      // the figures stay process-wide peaks; of() still answers
+    }
+  }
+
   private static Method allocatorMethod() throws ReflectiveOperationException {
     if (getAllocator == null) getAllocator = Class.forName("org.bytedeco.pytorch.global.torch_cuda").getMethod("getAllocator");
     return getAllocator;

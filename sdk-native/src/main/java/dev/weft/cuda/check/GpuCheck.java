@@ -33,18 +33,10 @@ public final class GpuCheck {
     CudaRuntime.setDevice(0);
     List<CheckResult> results = new ArrayList<>();
     try (CudaStream stream = CudaStream.create()) {
-      section("kernels vs CPU reference", new KernelCheck(stream).runAll(), results);
-      section("nccl single rank", new NcclCheck(stream).runAll(), results);
-      section("bandwidth", List.of(new BandwidthCheck(stream).run(BANDWIDTH_ELEMENTS)), results);
+      Sections.run("kernels vs CPU reference", new KernelCheck(stream)::runAll, results);
+      Sections.run("nccl single rank", new NcclCheck(stream)::runAll, results);
+      Sections.run("bandwidth", () -> List.of(new BandwidthCheck(stream).run(BANDWIDTH_ELEMENTS)), results);
     }
-    long failed = results.stream().filter(r -> !r.passed()).count();
-    System.out.println("== " + (results.size() - failed) + " passed, " + failed + " failed ==");
-    return failed == 0;
-  }
-
-  private static void section(String title, List<CheckResult> part, List<CheckResult> all) {
-    System.out.println("-- " + title);
-    part.forEach(r -> System.out.println("  " + r));
-    all.addAll(part);
+    return Sections.summary(results);
   }
 }

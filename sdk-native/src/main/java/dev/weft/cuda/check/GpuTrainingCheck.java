@@ -24,6 +24,9 @@ public final class GpuTrainingCheck {
   private GpuTrainingCheck() {}
 
   public static void main(String[] args) {
+    if (args.length > 0 && args[0].equals("--dry")) {
+      System.exit(dry() ? 0 : 1);
+    }
     System.out.println("== weft gpu training check ==");
     CudaDoctor.report().forEach(l -> System.out.println("  " + l));
     CudaStatus s = CudaStatus.current();
@@ -44,25 +47,40 @@ public final class GpuTrainingCheck {
     Device device = new Device("cuda:" + index);
     List<CheckResult> results = new ArrayList<>();
     TorchCudaCheck torch = new TorchCudaCheck(device);
-    section("libtorch CUDA from Java", List.of(torch.roundTrip()), results);
-    section("sharded optimizer step on the device",
-        new OptimizerCheck(device, "cuda:" + index).run(OPTIMIZER_ELEMENTS, 5), results);
-    section("speed", List.of(torch.bf16Gemm(8192, 10)), results);
+    Sections.run("libtorch CUDA from Java", () -> List.of(torch.roundTrip()), results);
+    Sections.run("sharded optimizer step on the device",
+        () -> new OptimizerCheck(device, "cuda:" + index).run(OPTIMIZER_ELEMENTS, 5), results);
+    Sections.run("speed", () -> List.of(torch.bf16Gemm(8192, 10)), results);
     TrainingRunCheck training = new TrainingRunCheck(Runtime.getRuntime().availableProcessors());
-    section("weft training loop, device: cuda vs cpu", training.cudaAgainstCpu(), results);
+    Sections.run("weft training loop, device: cuda vs cpu", training::cudaAgainstCpu, results);
     if ("1".equals(System.getenv("WEFT_GPU_CHECK_SKIP_1B"))) {
       System.out.println("-- speed of a ~1B model\n  SKIP (WEFT_GPU_CHECK_SKIP_1B=1)");
     } else {
-      section("speed of a ~1B model", List.of(training.mfu()), results);
+      Sections.run("speed of a ~1B model", () -> List.of(training.mfu()), results);
     }
-    long failed = results.stream().filter(r -> !r.passed()).count();
-    System.out.println("== " + (results.size() - failed) + " passed, " + failed + " failed ==");
-    return failed == 0;
+    new FineTuneCheck(FineTuneCheck.Target.cuda(index), training).steps()
+        .forEach(st -> Sections.run(st.title(), st.body(), results));
+    return Sections.summary(results);
   }
 
-  private static void section(String title, List<CheckResult> part, List<CheckResult> all) {
-    System.out.println("-- " + title);
-    part.forEach(r -> System.out.println("  " + r));
-    all.addAll(part);
+  /**
+   * Every step that does not need a device, on the CPU with tiny shapes ({@code gpu-check.sh run --dry}, and the
+   * suite's {@code GpuTrainingCheckDryTest}): the libtorch round trip, the optimizer comparison, and each
+   * {@link FineTuneCheck} step. The GEMM and the GPT runs measure a device and are listed as skipped.
+   */
+  static boolean dry() { return Sections.summary(dryResults()); }
+
+  static List<CheckResult> dryResults() {
+    System.out.println("== weft gpu training check, dry: every step on the cpu with tiny shapes ==");
+    Device cpu = new Device("cpu");
+    List<CheckResult> results = new ArrayList<>();
+    Sections.run("libtorch tensors from Java", () -> List.of(new TorchCudaCheck(cpu).roundTrip()), results);
+    Sections.run("sharded optimizer step", () -> new OptimizerCheck(cpu, "cpu").run(4099, 2), results);
+    Sections.run("speed, weft training loop on gpt (device only)", () -> List.of(
+        CheckResult.skip("bf16 gemm, gpt small cuda vs cpu, gpt ~1.2B mfu", "dry run: they measure a CUDA device")), results);
+    TrainingRunCheck training = new TrainingRunCheck(1);
+    new FineTuneCheck(FineTuneCheck.Target.tiny(), training).steps()
+        .forEach(st -> Sections.run(st.title(), st.body(), results));
+    return results;
   }
 }

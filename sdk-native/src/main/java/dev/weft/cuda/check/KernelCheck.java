@@ -15,6 +15,10 @@ import java.util.List;
 public final class KernelCheck {
   /** Sizes cover empty, odd, not a multiple of 4 (the scalar tail of the vector path) and multi-block grids. */
   static final long[] SIZES = {0, 1, 3, 4, 5, 1023, 4099, (1 << 20) + 1};
+  /** NF4 lengths: empty, one nibble, odd (a lone high nibble), a partial last block of 64, multi-block grids. */
+  static final long[] NF4_SIZES = {0, 1, 3, 63, 64, 65, 4099, (1 << 22) + 1};
+  /** int8 shapes [rows, cols]: empty, a single element, odd columns, a 2048-wide layer's worth of rows. */
+  static final long[][] INT8_SHAPES = {{0, 5}, {1, 1}, {3, 7}, {513, 1027}, {2048, 2049}};
   private static final Duration WAIT = Duration.ofSeconds(60);
   /** More tensors than one kernel launch takes (64), so the chunking is exercised. */
   private static final int LIST_TENSORS = 70;
@@ -39,6 +43,10 @@ public final class KernelCheck {
     out.add(unscale(false));
     out.add(unscale(true));
     for (int elemSize : new int[] {1, 2, 4, 8}) out.add(packUnpack(elemSize));
+    for (boolean bf16 : new boolean[] {false, true}) {
+      for (long n : NF4_SIZES) out.add(nf4(n, bf16));
+      for (long[] rc : INT8_SHAPES) out.add(int8(rc[0], rc[1], bf16));
+    }
     return out;
   }
 
@@ -83,6 +91,40 @@ public final class KernelCheck {
           : Compare.floatMismatches(got, dst.host);
       return CheckResult.of("cast " + kind + " n=" + n, bad == 0, "elements that differ: " + bad);
     }
+  }
+
+  /** Random codes and random absmax, dequantized on both sides: bit-exact (one fp32 product, one rounding). */
+  CheckResult nf4(long n, boolean bf16) {
+    int outBytes = bf16 ? 2 : 4;
+    try (Mirror codes = new Mirror((n + 1) / 2); Mirror absmax = new Mirror(4 * ((n + 63) / 64)); Mirror dst = new Mirror(outBytes * n)) {
+      random.bytes(codes.host);
+      random.positive(absmax.host, 1);
+      codes.upload();
+      absmax.upload();
+      device.dequantNf4(codes.deviceAddress(), absmax.deviceAddress(), dst.deviceAddress(), n, bf16);
+      reference.dequantNf4(codes.hostAddress(), absmax.hostAddress(), dst.hostAddress(), n, bf16);
+      return dequantResult("dequant nf4 -> " + (bf16 ? "bf16" : "fp32") + " n=" + n, dst, bf16);
+    }
+  }
+
+  CheckResult int8(long rows, long cols, boolean bf16) {
+    int outBytes = bf16 ? 2 : 4;
+    try (Mirror q = new Mirror(rows * cols); Mirror scale = new Mirror(4 * rows); Mirror dst = new Mirror(outBytes * rows * cols)) {
+      random.bytes(q.host);
+      random.positive(scale.host, 0.01);
+      q.upload();
+      scale.upload();
+      device.dequantInt8(q.deviceAddress(), scale.deviceAddress(), dst.deviceAddress(), rows, cols, bf16);
+      reference.dequantInt8(q.hostAddress(), scale.hostAddress(), dst.hostAddress(), rows, cols, bf16);
+      return dequantResult("dequant int8 -> " + (bf16 ? "bf16" : "fp32") + " " + rows + "x" + cols, dst, bf16);
+    }
+  }
+
+  private CheckResult dequantResult(String name, Mirror dst, boolean bf16) {
+    stream.synchronize(WAIT, name);
+    ByteBuffer got = dst.download();
+    long bad = bf16 ? Compare.halfMismatches(got, dst.host, 0, true) : Compare.floatMismatches(got, dst.host);
+    return CheckResult.of(name, bad == 0, "elements that differ from the reference: " + bad);
   }
 
   CheckResult unscale(boolean withInf) {

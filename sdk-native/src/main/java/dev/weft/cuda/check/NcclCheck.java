@@ -2,6 +2,7 @@ package dev.weft.cuda.check;
 
 import dev.weft.comm.ReduceOp;
 import dev.weft.cuda.CudaStream;
+import dev.weft.cuda.nccl.AllToAllPlan;
 import dev.weft.cuda.nccl.Nccl;
 import dev.weft.cuda.nccl.NcclComm;
 import dev.weft.cuda.nccl.NcclDataType;
@@ -10,7 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A single-rank NCCL communicator: init from a unique id, every collective Weft uses, destroy. */
+/** A single-rank NCCL communicator: init from a unique id, every collective Weft uses (all-to-all included), destroy. */
 public final class NcclCheck {
   private static final long N = (1 << 20) + 7;
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -47,6 +48,9 @@ public final class NcclCheck {
         comm.recv(b.deviceAddress(), N, NcclDataType.FLOAT32, 0, st);
         NcclComm.groupEnd();
       }));
+      AllToAllPlan whole = AllToAllPlan.of("gpu-check", 1, N, 1, N, 1, new long[] {N}, new long[] {N});
+      out.add(roundTrip("allToAll (grouped send/recv to self)", a, b, () -> comm.allToAll(whole, a.deviceAddress(),
+          b.deviceAddress(), NcclDataType.FLOAT32, 4, st)));
       comm.checkAsyncError();
     }
     out.add(CheckResult.of("nccl destroy", true, "communicator destroyed"));

@@ -103,7 +103,10 @@ final class TrainingRunCheck {
     }
   }
 
-  private RunResult run(String dir, TrainingSpec spec) {
+  /** Where the runs write (one folder each). */
+  Path work() { return work; }
+
+  RunResult run(String dir, TrainingSpec spec) {
     WorkerIdentity id = new WorkerIdentity(0, 1, 0, "127.0.0.1", FreePort.find());
     return WorkerRun.run(spec, id, work.resolve(dir), threads, Duration.ofMinutes(5), StepListener.NONE);
   }

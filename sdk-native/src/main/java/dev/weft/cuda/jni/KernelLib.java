@@ -75,4 +75,14 @@ public final class KernelLib {
       @Cast("const int64_t*") long[] sizes, int count, int elemSize, @Cast("uint64_t") long bucket);
   public static native int weft_bucket_unpack_ref(@Cast("const uint64_t*") long[] tensors,
       @Cast("const int64_t*") long[] sizes, int count, int elemSize, @Cast("uint64_t") long bucket);
+
+  public static native int weft_dequant_nf4(@Cast("uint64_t") long codes, @Cast("uint64_t") long absmax,
+      @Cast("uint64_t") long out, @Cast("int64_t") long n, int outBf16, @Cast("uint64_t") long stream);
+  public static native int weft_dequant_nf4_ref(@Cast("uint64_t") long codes, @Cast("uint64_t") long absmax,
+      @Cast("uint64_t") long out, @Cast("int64_t") long n, int outBf16);
+  public static native int weft_dequant_int8(@Cast("uint64_t") long q, @Cast("uint64_t") long scale,
+      @Cast("uint64_t") long out, @Cast("int64_t") long rows, @Cast("int64_t") long cols, int outBf16,
+      @Cast("uint64_t") long stream);
+  public static native int weft_dequant_int8_ref(@Cast("uint64_t") long q, @Cast("uint64_t") long scale,
+      @Cast("uint64_t") long out, @Cast("int64_t") long rows, @Cast("int64_t") long cols, int outBf16);
 }

@@ -19,6 +19,7 @@ public final class NcclLib {
 
   public static native int weft_nccl_load(String library, @Cast("char*") byte[] error, int errorLen);
   public static native int weft_nccl_loaded();
+  public static native String weft_nccl_symbols();
   public static native String weft_nccl_library_path();
   public static native int weft_nccl_version(int[] version);
   public static native String weft_nccl_error_string(int result);

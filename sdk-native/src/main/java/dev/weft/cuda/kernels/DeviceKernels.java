@@ -31,6 +31,17 @@ public final class DeviceKernels implements Kernels {
   }
 
   @Override
+  public void dequantNf4(long codes, long absmax, long out, long n, boolean bf16) {
+    CudaRuntime.check(KernelLib.weft_dequant_nf4(codes, absmax, out, n, bf16 ? 1 : 0, stream.handle()), "nf4 dequant kernel");
+  }
+
+  @Override
+  public void dequantInt8(long q, long scale, long out, long rows, long cols, boolean bf16) {
+    CudaRuntime.check(KernelLib.weft_dequant_int8(q, scale, out, rows, cols, bf16 ? 1 : 0, stream.handle()),
+        "int8 dequant kernel");
+  }
+
+  @Override
   public void pack(long[] tensors, long[] sizes, int elemSize, long bucket) {
     TensorLists.requireSameLength(tensors, sizes);
     CudaRuntime.check(KernelLib.weft_bucket_pack(tensors, sizes, tensors.length, elemSize, bucket, stream.handle()),

@@ -20,4 +20,13 @@ public interface Kernels {
   void pack(long[] tensors, long[] sizes, int elemSize, long bucket);
 
   void unpack(long[] tensors, long[] sizes, int elemSize, long bucket);
+
+  /**
+   * NF4 to fp32 or bf16 ({@code bf16}): {@code codes} uint8[ceil(n/2)], element 2i in the high nibble and 2i+1 in the
+   * low one; {@code absmax} fp32[ceil(n/64)]; out[i] = NF4 code value × absmax[i / 64] (QLoRA's table).
+   */
+  void dequantNf4(long codes, long absmax, long out, long n, boolean bf16);
+
+  /** int8 [rows, cols] with an fp32 scale per row to fp32 or bf16: out = q × scale[row]. */
+  void dequantInt8(long q, long scale, long out, long rows, long cols, boolean bf16);
 }

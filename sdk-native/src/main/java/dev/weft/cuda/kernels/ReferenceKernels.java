@@ -27,6 +27,16 @@ public final class ReferenceKernels implements Kernels {
   }
 
   @Override
+  public void dequantNf4(long codes, long absmax, long out, long n, boolean bf16) {
+    check(KernelLib.weft_dequant_nf4_ref(codes, absmax, out, n, bf16 ? 1 : 0), "nf4 dequant (n=" + n + ")");
+  }
+
+  @Override
+  public void dequantInt8(long q, long scale, long out, long rows, long cols, boolean bf16) {
+    check(KernelLib.weft_dequant_int8_ref(q, scale, out, rows, cols, bf16 ? 1 : 0), "int8 dequant (" + rows + "x" + cols + ")");
+  }
+
+  @Override
   public void pack(long[] tensors, long[] sizes, int elemSize, long bucket) {
     TensorLists.requireSameLength(tensors, sizes);
     check(KernelLib.weft_bucket_pack_ref(tensors, sizes, tensors.length, elemSize, bucket), "bucket pack");

@@ -88,6 +88,22 @@ public final class NcclComm implements AutoCloseable {
     Nccl.check(NcclLib.weft_nccl_recv(buf, count, type.code, peer, handle(), stream), what("recv from " + peer));
   }
 
+  /**
+   * {@code plan}'s transfers as one NCCL group of sends and receives on {@code stream} (NCCL has no all-to-all):
+   * {@code send}/{@code recv} are the flat input/output buffers, offsets are in elements of {@code elementBytes}.
+   */
+  public void allToAll(AllToAllPlan plan, long send, long recv, NcclDataType type, long elementBytes, long stream) {
+    groupStart();
+    try {
+      plan.issue(new AllToAllPlan.Transfers() {
+        @Override public void send(int peer, long offset, long count) { NcclComm.this.send(send + offset * elementBytes, count, type, peer, stream); }
+        @Override public void recv(int peer, long offset, long count) { NcclComm.this.recv(recv + offset * elementBytes, count, type, peer, stream); }
+      });
+    } finally {
+      groupEnd();
+    }
+  }
+
   public static void groupStart() { Nccl.check(NcclLib.weft_nccl_group_start(), "ncclGroupStart"); }
 
   public static void groupEnd() { Nccl.check(NcclLib.weft_nccl_group_end(), "ncclGroupEnd"); }

@@ -86,11 +86,36 @@ public final class NcclCommunicator implements Communicator {
         () -> comm.reduceScatter(src, dst, out.numel(), type(in), ReduceOp.SUM, stream.handle())), hostOut, out);
   }
 
-  /** NCCL's all-to-all is a group of sends and receives, which the shim does not expose yet. */
+  /**
+   * NCCL has no all-to-all: one group of {@code ncclSend}/{@code ncclRecv} per peer ({@link AllToAllPlan}), on this
+   * group's stream; a rank's transfer to itself is a send and a receive in the same group.
+   */
   @Override
-  public PendingOp allToAllAsync(Tensor out, Tensor in, long[] outSplits, long[] inSplits) {
-    throw new CommException("all-to-all on " + name() + " is not available on the CUDA backend yet (expert parallelism and"
-        + " cpMethod alltoall need it); use device: cpu, or parallel.ep=1 and parallel.cpMethod=ring");
+  public PendingOp allToAllAsync(Tensor hostOut, Tensor hostIn, long[] outSplits, long[] inSplits) {
+    AllToAllPlan plan = AllToAllPlan.of(name, size, rows(hostIn), rowElements(hostIn), rows(hostOut), rowElements(hostOut),
+        outSplits, inSplits);
+    if (hostIn.scalar_type() != hostOut.scalar_type()) {
+      throw new CommException("allToAll on group " + name + ": input is " + hostIn.scalar_type() + " but output "
+          + hostOut.scalar_type() + "; both must have one dtype");
+    }
+    Tensor in = stage(hostIn), out = stage(hostOut);
+    long src = address(in, "allToAll"), dst = address(out, "allToAll"), bytes = in.element_size();
+    NcclDataType type = type(in);
+    PendingOp done = HostStaging.back(order.launch("allToAll", () -> comm.allToAll(plan, src, dst, type, bytes, stream.handle())),
+        hostOut, out);
+    return () -> {
+      done.await();
+      in.numel(); // holds a staged input until the sends completed
+    };
+  }
+
+  private static long rows(Tensor t) { return t.dim() == 0 ? 1 : t.size(0); }
+
+  /** Elements per row: the product of the sizes after dim 0. */
+  private static long rowElements(Tensor t) {
+    long n = 1;
+    for (int d = 1; d < t.dim(); d++) n *= t.size(d);
+    return n;
   }
 
   @Override

@@ -32,6 +32,14 @@ class NcclShimTest {
     assertThat(s.error()).contains("/opt/nowhere/libnccl.so.2");
   }
 
+  /** The list the GPU check's symbol listing reads holds what the all-to-all's group needs, and nothing twice. */
+  @Test
+  void theShimNamesTheNcclSymbolsItResolves() {
+    java.util.List<String> names = java.util.List.of(NcclLib.weft_nccl_symbols().trim().split(" "));
+    assertThat(names).contains("ncclSend", "ncclRecv", "ncclGroupStart", "ncclGroupEnd", "ncclAllReduce").doesNotHaveDuplicates()
+        .hasSize(16).allSatisfy(n -> assertThat(n).startsWith("nccl"));
+  }
+
   @Test
   void aLibraryWithoutNcclSymbolsIsRejectedNamingTheSymbol() {
     Nccl.Status s = Nccl.load("libc.so.6");
