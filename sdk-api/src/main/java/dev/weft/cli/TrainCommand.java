@@ -115,13 +115,16 @@ final class TrainCommand implements Callable<Integer> {
     UserPaths.writableDir(dir, "--run-dir");
     ResumePreflight.check(spec, dir); // nothing intact to resume: one line, exit 2, before any rank starts
     TensorBoardSink.checkStore(spec.tracking(), dir); // a bucket that is not there: one line, exit 2, before any rank starts
-    String sharedBy = plan.nnodes() == 1 ? null : "hosts " + plan.masterAddr() + ":" + plan.masterPort();
+    Map<String, String> tokenEnv = tokenForHosts(plan);
+    // the hosts of one run share a directory under one identity, its token's included: another run's are refused
+    String sharedBy = plan.nnodes() == 1 ? null : "hosts " + plan.masterAddr() + ":" + plan.masterPort() + " token="
+        + RunToken.identity(tokenEnv.getOrDefault(RunToken.ENV, RunToken.fromEnv()));
     try (RunDirLock lock = RunDirLock.acquire(dir, sharedBy, "--run-dir")) { // held until the run ends
-      return train(spec, plan, device, dir);
+      return train(spec, plan, device, dir, tokenEnv);
     }
   }
 
-  private Integer train(TrainingSpec spec, HostPlan plan, DeviceDecision device, Path dir) {
+  private Integer train(TrainingSpec spec, HostPlan plan, DeviceDecision device, Path dir, Map<String, String> tokenEnv) {
     Path resolved = dir.resolve("spec.yaml");
     SpecIO.write(spec, resolved);
     int n = plan.nprocPerNode();
@@ -133,7 +136,7 @@ final class TrainCommand implements Callable<Integer> {
     ConsoleProgress.View view = ConsoleProgress.view(System.out);
     LocalLauncher launcher = new LocalLauncher(
         List.of(WeftMain.class.getName(), "worker", "--spec", resolved.toString(), "--run-dir", dir.toString()),
-        tokenForHosts(plan), view.stream()).grace(spec.deployment().terminationGraceSeconds());
+        tokenEnv, view.stream()).grace(spec.deployment().terminationGraceSeconds());
     LocalLauncher.Outcome outcome = launcher.run(plan, NativeThreads.perRank(n));
     view.finish();
     if (!outcome.ok()) {
