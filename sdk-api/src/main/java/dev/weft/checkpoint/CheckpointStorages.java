@@ -24,6 +24,20 @@ public final class CheckpointStorages {
     return provider("checkpoint.dir", dir, scheme).open(dir, localWork);
   }
 
+  /**
+   * As {@link #open}, every failure to open (a missing bucket, refused credentials, nobody answering: object stores
+   * check at open) one line naming {@code field}, the field {@code uri} came from.
+   */
+  public static CheckpointStorage openAs(String field, String uri, Path localWork) {
+    try {
+      return open(uri, localWork);
+    } catch (SpecException e) {
+      throw e.about(field); // the storage names checkpoint.dir, its usual field
+    } catch (RuntimeException e) {
+      throw new SpecException(field, uri + ": " + e.getMessage());
+    }
+  }
+
   /** Refuses, naming {@code field}, a URI whose scheme no storage on the class path serves; a local path passes. */
   public static void requireProvider(String field, String dir) {
     Matcher m = URI.matcher(dir);

@@ -33,6 +33,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (out != null) UserPaths.writableFile(out, "--out"); // before minutes of benchmarks, not after them
     if (!which.equals("all") && !BenchSuite.NAMES.contains(which)) {
       System.err.println("weft: unknown benchmark '" + which + "'; use one of " + BenchSuite.NAMES + " or all");
       return WeftMain.EXIT_BAD_INPUT;

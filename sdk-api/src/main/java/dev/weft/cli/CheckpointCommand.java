@@ -13,6 +13,7 @@ import dev.weft.checkpoint.DType;
 import dev.weft.checkpoint.Manifest;
 import dev.weft.checkpoint.TensorSlice;
 import dev.weft.error.WeftException;
+import dev.weft.spec.SpecException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -69,7 +70,7 @@ final class CheckpointCommand implements Runnable {
     Checkpoint open() {
       if (cache == null) return CheckpointCommand.open(Path.of(arg));
       if (step.isPresent()) return Checkpoint.open(storage.fetch(step.getAsLong()));
-      return CheckpointResolver.latest(storage, c -> {}).orElseThrow(() -> new WeftException(arg
+      return CheckpointResolver.latest(storage, c -> {}).orElseThrow(() -> new SpecException("CHECKPOINT", arg
           + " holds no complete checkpoint; pass a checkpoint root (with step-NNNNNN/ under it) or one step-NNNNNN"));
     }
 
@@ -91,8 +92,9 @@ final class CheckpointCommand implements Runnable {
 
   /** A checkpoint directory (holding manifest.json), or a checkpoint root whose latest good checkpoint is meant. */
   static Checkpoint open(Path dir) {
+    if (!Files.exists(dir)) throw new SpecException("CHECKPOINT", dir + " does not exist; pass a checkpoint root or one step directory");
     if (isStepDir(dir)) return Checkpoint.open(dir);
-    return CheckpointResolver.latest(dir).orElseThrow(() -> new WeftException(dir
+    return CheckpointResolver.latest(dir).orElseThrow(() -> new SpecException("CHECKPOINT", dir
         + " holds no complete checkpoint; pass a checkpoint root (with step-NNNNNN/ directories) or one step directory"));
   }
 
@@ -221,7 +223,7 @@ final class CheckpointCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      if (!"hf".equals(format) && !"peft".equals(format)) throw new WeftException("--format " + format + " is not known; use hf or peft");
+      if (!"hf".equals(format) && !"peft".equals(format)) throw new dev.weft.error.BadInputException("--format " + format + " is not known; use hf or peft");
       var options = ModelCommand.exportOptions(dtype, maxShardSize);
       try (Target t = Target.of(dir)) {
         Checkpoint c = t.open();

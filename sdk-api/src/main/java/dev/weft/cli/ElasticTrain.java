@@ -7,7 +7,6 @@ import dev.weft.elastic.RendezvousBackend;
 import dev.weft.comm.ClusterEnv;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.spec.TrainingSpec;
-import dev.weft.tracking.TensorBoardSink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -70,7 +69,7 @@ final class ElasticTrain {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the run directory " + dir + "; choose a writable --run-dir", e);
     }
-    TensorBoardSink.checkStore(spec.tracking(), dir); // before any rendezvous: every node checks, so each says why
+    OutputsPreflight.check(spec, dir); // before any rendezvous: every node checks, so each says why
     System.out.printf("weft: elastic training %s on %s node(s) × %d process(es), rendezvous %s %s id %s; run dir %s%n", spec.name(),
         o.minNodes() == o.maxNodes() ? String.valueOf(o.minNodes()) : o.minNodes() + "–" + o.maxNodes(), o.procsPerNode(),
         o.backend().flag(), o.endpoint(), o.runId(), dir);

@@ -1,7 +1,6 @@
 package dev.weft.cli;
 
 import dev.weft.error.WeftException;
-import dev.weft.spec.SpecException;
 import dev.weft.util.NativeTraces;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,7 +15,7 @@ final class Errors implements CommandLine.IExecutionExceptionHandler {
 
   @Override
   public int handleExecutionException(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
-    int code = e instanceof SpecException ? WeftMain.EXIT_BAD_INPUT
+    int code = e instanceof dev.weft.error.BadInputException ? WeftMain.EXIT_BAD_INPUT
         : e instanceof dev.weft.train.TrainingDivergedException ? dev.weft.train.TrainingDivergedException.EXIT_CODE : 1;
     String line;
     String message = NativeTraces.firstLine(e.getMessage());

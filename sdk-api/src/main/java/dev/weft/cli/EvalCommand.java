@@ -7,6 +7,7 @@ import dev.weft.data.TokenSource;
 import dev.weft.data.TokenArray;
 import dev.weft.eval.Evaluation;
 import dev.weft.eval.ModelSource;
+import dev.weft.spec.SpecException;
 import dev.weft.spec.SpecIO;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -79,6 +80,6 @@ final class EvalCommand implements Callable<Integer> {
   static TokenArray tokens(Path data) {
     if (Files.isDirectory(data) && ShardIndex.isShardDirectory(data)) return ShardIndex.read(data).open(data);
     if (Files.isRegularFile(data) && data.toString().endsWith(".npy")) return TokenArray.npy(data);
-    throw new WeftException(data + " is neither a .npy file of token ids nor a token-shard directory with index.json");
+    throw new SpecException("--data", data + " is neither a .npy file of token ids nor a token-shard directory with index.json");
   }
 }

@@ -111,7 +111,7 @@ final class GenerateCommand implements Callable<Integer> {
   /** The model for {@code seqLen} tokens in {@code --precision} (a 16-bit directory of that dtype memory-mapped, as eval does). */
   private CausalLm open(int seqLen) {
     LanguageModel m = ModelSource.open(model, seqLen, precision).model();
-    if (!(m instanceof CausalLm lm)) throw new WeftException(model + " holds a model that gives no logits; it cannot generate");
+    if (!(m instanceof CausalLm lm)) throw new dev.weft.error.BadInputException(model + " holds a model that gives no logits; it cannot generate");
     return lm;
   }
 
@@ -131,7 +131,7 @@ final class GenerateCommand implements Callable<Integer> {
   }
 
   private static Tokenizer requireTokenizer(Tokenizer t) {
-    if (t == null) throw new WeftException("--prompt needs a tokenizer: pass --tokenizer tokenizer.json, or use --prompt-ids");
+    if (t == null) throw new dev.weft.error.BadInputException("--prompt needs a tokenizer: pass --tokenizer tokenizer.json, or use --prompt-ids");
     return t;
   }
 

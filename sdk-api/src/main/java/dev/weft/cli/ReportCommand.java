@@ -47,7 +47,7 @@ final class ReportCommand implements Callable<Integer> {
       Path into = UserPaths.writableDir(out == null ? DEFAULT_URI_OUT : out, "--out");
       try (CheckpointStorage storage = CheckpointStorages.open(run, into.resolve(".checkpoint-work"))) {
         if (!RunRecord.download(storage, into)) {
-          throw new WeftException(run + " holds no run record (" + RunRecord.DIR + "/metrics.jsonl); give the checkpoint.dir of a run"
+          throw new dev.weft.error.BadInputException(run + " holds no run record (" + RunRecord.DIR + "/metrics.jsonl); give the checkpoint.dir of a run"
               + " trained with this version, or its run directory");
         }
       }

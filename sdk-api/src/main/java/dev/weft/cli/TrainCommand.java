@@ -15,7 +15,6 @@ import dev.weft.metrics.MetricsJson;
 import dev.weft.metrics.RunSummary;
 import dev.weft.plan.MemoryPlan;
 import dev.weft.plan.Preflight;
-import dev.weft.tracking.TensorBoardSink;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.SpecValidator;
@@ -97,7 +96,10 @@ final class TrainCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (resume != null) specOptions.overrides.add("checkpoint.resume=" + resume);
+    if (resume != null) {
+      OutputsPreflight.oneResume(resume, specOptions.read().checkpoint().resume());
+      specOptions.overrides.add("checkpoint.resume=" + resume);
+    }
     if (resetOptimizer) specOptions.overrides.add("checkpoint.resetOptimizer=true");
     if (allowPartial) specOptions.overrides.add("checkpoint.allowPartial=true");
     TrainingSpec spec = SpecValidator.mesh(specOptions.read()); // dp=-1 would reach the host plan as -1 processes
@@ -114,14 +116,17 @@ final class TrainCommand implements Callable<Integer> {
         : Path.of("runs", spec.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     UserPaths.writableDir(dir, "--run-dir");
     ResumePreflight.check(spec, dir); // nothing intact to resume: one line, exit 2, before any rank starts
-    TensorBoardSink.checkStore(spec.tracking(), dir); // a bucket that is not there: one line, exit 2, before any rank starts
-    String sharedBy = plan.nnodes() == 1 ? null : "hosts " + plan.masterAddr() + ":" + plan.masterPort();
+    OutputsPreflight.check(spec, dir); // checkpoints, TensorBoard: one line, exit 2, before any rank starts
+    Map<String, String> tokenEnv = tokenForHosts(plan);
+    // the hosts of one run share a directory under one identity, its token's included: another run's are refused
+    String sharedBy = plan.nnodes() == 1 ? null : "hosts " + plan.masterAddr() + ":" + plan.masterPort() + " token="
+        + RunToken.identity(tokenEnv.getOrDefault(RunToken.ENV, RunToken.fromEnv()));
     try (RunDirLock lock = RunDirLock.acquire(dir, sharedBy, "--run-dir")) { // held until the run ends
-      return train(spec, plan, device, dir);
+      return train(spec, plan, device, dir, tokenEnv);
     }
   }
 
-  private Integer train(TrainingSpec spec, HostPlan plan, DeviceDecision device, Path dir) {
+  private Integer train(TrainingSpec spec, HostPlan plan, DeviceDecision device, Path dir, Map<String, String> tokenEnv) {
     Path resolved = dir.resolve("spec.yaml");
     SpecIO.write(spec, resolved);
     int n = plan.nprocPerNode();
@@ -133,7 +138,7 @@ final class TrainCommand implements Callable<Integer> {
     ConsoleProgress.View view = ConsoleProgress.view(System.out);
     LocalLauncher launcher = new LocalLauncher(
         List.of(WeftMain.class.getName(), "worker", "--spec", resolved.toString(), "--run-dir", dir.toString()),
-        tokenForHosts(plan), view.stream()).grace(spec.deployment().terminationGraceSeconds());
+        tokenEnv, view.stream()).grace(spec.deployment().terminationGraceSeconds());
     LocalLauncher.Outcome outcome = launcher.run(plan, NativeThreads.perRank(n));
     view.finish();
     if (!outcome.ok()) {
@@ -167,23 +172,23 @@ final class TrainCommand implements Callable<Integer> {
   /** The torchrun-style fixed multi-host plan when {@code --node-rank} is given; null otherwise. */
   private HostPlan fixedPlan(TrainingSpec spec) {
     if (nodeRank == null) {
-      if (masterAddr != null) throw new WeftException("--master-addr needs --node-rank and --nnodes (a fixed multi-host run)");
+      if (masterAddr != null) throw new dev.weft.error.BadInputException("--master-addr needs --node-rank and --nnodes (a fixed multi-host run)");
       return null;
     }
     if (nnodes == null || nnodes.contains(":")) {
-      throw new WeftException("--node-rank needs --nnodes N (a whole number of hosts; MIN:MAX is elastic, which takes --rdzv-endpoint)");
+      throw new dev.weft.error.BadInputException("--node-rank needs --nnodes N (a whole number of hosts; MIN:MAX is elastic, which takes --rdzv-endpoint)");
     }
-    if (masterAddr == null) throw new WeftException("--node-rank needs --master-addr (host 0's address)");
+    if (masterAddr == null) throw new dev.weft.error.BadInputException("--node-rank needs --master-addr (host 0's address)");
     int hosts;
     try {
       hosts = Integer.parseInt(nnodes.trim());
     } catch (NumberFormatException e) {
-      throw new WeftException("--nnodes=" + nnodes + " is not a whole number of hosts");
+      throw new dev.weft.error.BadInputException("--nnodes=" + nnodes + " is not a whole number of hosts");
     }
     int perHost = nprocPerNode != null ? nprocPerNode : nproc != null ? nproc : 1;
     HostPlan p = new HostPlan(hosts, nodeRank, perHost, masterAddr, masterPort, null);
     if (p.worldSize() != spec.worldSize()) {
-      throw new WeftException("--nnodes " + hosts + " × --nproc-per-node " + perHost + " = " + p.worldSize()
+      throw new dev.weft.error.BadInputException("--nnodes " + hosts + " × --nproc-per-node " + perHost + " = " + p.worldSize()
           + " ranks, but the spec's dp × tp × pp = " + spec.worldSize() + "; change one to match");
     }
     return p.withNodeAddr(NodeAddress.resolve(nodeAddr, System.getenv(), masterAddr, NodeAddress::routeTo));

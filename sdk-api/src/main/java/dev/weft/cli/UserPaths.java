@@ -27,6 +27,24 @@ final class UserPaths {
     }
   }
 
+  /**
+   * {@code dir} can be written, or made and written, by this process, without making it: a directory a run writes
+   * only later (its checkpoints) is checked before training, not at its first save. The proof is a file made and
+   * removed in it, or in the nearest directory above it that exists (permission bits alone do not say no to root).
+   */
+  static void writableWhenMade(Path dir, String option) {
+    Path p = dir.toAbsolutePath().normalize();
+    while (p.getParent() != null && !Files.exists(p)) p = p.getParent();
+    boolean itself = p.equals(dir.toAbsolutePath().normalize());
+    if (!Files.isDirectory(p)) throw new SpecException(option, dir + (itself ? "" : ": " + p) + " is a file, not a directory; give a directory");
+    try {
+      Files.delete(Files.createTempFile(p, ".weft-probe-", ""));
+    } catch (IOException | SecurityException e) {
+      throw new SpecException(option, (itself ? dir + " is not writable" : dir + " cannot be made: " + p + " is not writable")
+          + " (" + reason(e) + "); give a directory you can write");
+    }
+  }
+
   /** {@code file} is not a directory and its parent directory is writable (created if needed). */
   static Path writableFile(Path file, String option) {
     if (Files.isDirectory(file)) throw new SpecException(option, file + " is a directory; give a file name, e.g. " + file.resolve("model.safetensors"));

@@ -96,15 +96,22 @@ public final class Rendezvous implements AutoCloseable {
   }
 
   /**
-   * A host with a token says so under an unprefixed key (which holds no secret), so that a node started without
-   * the token is refused in one line instead of waiting for keys it cannot see.
+   * The store's host marks it with its run's token identity under an unprefixed key (which holds no secret); a node
+   * whose token differs (another token, none where the run has one, or one where the run has none) is refused in
+   * one line before it sets anything, instead of waiting for keys it cannot see or running a run of its own beside.
+   * A store without the mark (deleted by another local process) admits any node: the run's keys stay under its token
+   * and its run directory's lock names the token too (docs/security.md).
    */
   private Rendezvous markToken(boolean isHost, String token) {
-    if (isHost && !token.isEmpty()) {
-      calls.run("set '" + RunToken.REQUIRED_KEY + "'", () -> nativeBase.set(RunToken.REQUIRED_KEY, new ByteVector(new byte[] {'1'})));
-    } else if (!isHost && token.isEmpty()
-        && calls.call("check '" + RunToken.REQUIRED_KEY + "'", () -> nativeBase.check(new StringVector(RunToken.REQUIRED_KEY)))) {
-      throw RunToken.missing("the rendezvous store at " + host + ":" + port);
+    String mine = RunToken.identity(token);
+    if (isHost) {
+      calls.run("set '" + RunToken.MARK_KEY + "'", () -> nativeBase.set(RunToken.MARK_KEY, new ByteVector(mine.getBytes(StandardCharsets.UTF_8))));
+    } else if (calls.call("check '" + RunToken.MARK_KEY + "'", () -> nativeBase.check(new StringVector(RunToken.MARK_KEY)))) {
+      ByteVector v = calls.call("get '" + RunToken.MARK_KEY + "'", () -> nativeBase.get(RunToken.MARK_KEY));
+      byte[] b = new byte[(int) Math.min(v.size(), 256)];
+      for (int i = 0; i < b.length; i++) b[i] = v.get(i);
+      String theirs = new String(b, StandardCharsets.UTF_8);
+      if (!theirs.equals(mine)) throw RunToken.mismatch("the rendezvous store at " + host + ":" + port, theirs, mine);
     }
     return this;
   }

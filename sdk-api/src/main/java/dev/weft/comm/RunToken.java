@@ -2,6 +2,9 @@ package dev.weft.comm;
 
 import dev.weft.error.WeftException;
 import dev.weft.spec.SpecException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Map;
@@ -36,13 +39,41 @@ public final class RunToken {
     return t;
   }
 
-  /** An unprefixed store key a host with a token sets (to "1": no secret), so a node without the token is told so. */
-  public static final String REQUIRED_KEY = "weft/run-token-required";
+  /**
+   * An unprefixed store key the store's host sets to its run's {@link #identity} (no secret), so that a node with
+   * another token, or without one where the run has one (or the reverse), is refused in one line.
+   */
+  public static final String MARK_KEY = "weft/run-token";
 
-  /** A node without the token joining {@code where}, which holds a run with one: one line, exit 2. */
-  public static SpecException missing(String where) {
-    return new SpecException(ENV, where + " belongs to a run with a run token, and this node has none; set " + ENV
-        + " on this node to the token the run's first node printed (docs/security.md)");
+  /**
+   * What names a run's token where others may read it (the store's mark, a run dir's lock): {@code none}, or the
+   * first 64 bits of its SHA-256, which tells tokens apart without giving one away.
+   */
+  public static String identity(String token) {
+    if (token.isEmpty()) return "none";
+    try {
+      byte[] d = MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+      return "sha256:" + HexFormat.of().formatHex(d, 0, 8);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime has SHA-256", e);
+    }
+  }
+
+  /**
+   * A node whose token has identity {@link #identity} {@code mine} joining {@code where}, whose run's is
+   * {@code theirs}: one line naming what to change, exit 2.
+   */
+  public static SpecException mismatch(String where, String theirs, String mine) {
+    if (mine.equals("none")) {
+      return new SpecException(ENV, where + " belongs to a run with a run token, and this node has none; set " + ENV
+          + " on this node to the token the run's first node was given or printed (docs/security.md)");
+    }
+    if (theirs.equals("none")) {
+      return new SpecException(ENV, where + " belongs to a run without a run token, and this node has one; start every node of"
+          + " a run with the same " + ENV + " (or none), or give this run another --rdzv-endpoint (docs/security.md)");
+    }
+    return new SpecException(ENV, where + " belongs to a run with another run token (" + theirs + ", this node's is " + mine
+        + "); start this node with the run's " + ENV + ", or give this run another --rdzv-endpoint or --run-dir (docs/security.md)");
   }
 
   /** The store key prefix for {@code token}: "" without a token. */

@@ -1,5 +1,6 @@
 package dev.weft.data;
 
+import dev.weft.error.BadInputException;
 import dev.weft.error.WeftException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,15 +42,15 @@ public final class Npy {
     try (InputStream in = Files.newInputStream(file)) {
       byte[] pre = in.readNBytes(8);
       if (pre.length < 8 || !java.util.Arrays.equals(java.util.Arrays.copyOf(pre, 6), MAGIC)) {
-        throw new WeftException(file + " is not a NumPy .npy file (no \\x93NUMPY magic); save it with numpy.save");
+        throw new BadInputException(file + " is not a NumPy .npy file (no \\x93NUMPY magic); save it with numpy.save");
       }
       int major = pre[6];
-      if (major < 1 || major > 3) throw new WeftException(file + ": .npy version " + major + " is unknown; save it with numpy.save");
+      if (major < 1 || major > 3) throw new BadInputException(file + ": .npy version " + major + " is unknown; save it with numpy.save");
       int lenBytes = major == 1 ? 2 : 4;
       ByteBuffer lb = ByteBuffer.wrap(in.readNBytes(lenBytes)).order(ByteOrder.LITTLE_ENDIAN);
       long len = major == 1 ? Short.toUnsignedInt(lb.getShort()) : Integer.toUnsignedLong(lb.getInt());
       byte[] text = in.readNBytes((int) len);
-      if (text.length < len) throw new WeftException(file + ": .npy header is truncated");
+      if (text.length < len) throw new BadInputException(file + ": .npy header is truncated");
       String dict = new String(text, major == 3 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
       return parse(file, dict, 8 + lenBytes + len);
     } catch (IOException e) {
@@ -62,23 +63,23 @@ public final class Npy {
     try {
       m = new Literal(dict).dict();
     } catch (IllegalArgumentException e) {
-      throw new WeftException(file + ": cannot parse the .npy header (" + e.getMessage() + ")");
+      throw new BadInputException(file + ": cannot parse the .npy header (" + e.getMessage() + ")");
     }
     Object descr = m.get("descr"), fortran = m.get("fortran_order"), shape = m.get("shape");
     if (!(descr instanceof String d) || !(fortran instanceof Boolean f) || !(shape instanceof List<?> s)) {
-      throw new WeftException(file + ": the .npy header lacks descr, fortran_order or shape");
+      throw new BadInputException(file + ": the .npy header lacks descr, fortran_order or shape");
     }
     TokenWidth w = switch (d.replace('=', '<').replace("<u1", "|u1")) {
       case "|u1" -> TokenWidth.UINT8;
       case "<u2" -> TokenWidth.UINT16;
       case "<i4" -> TokenWidth.INT32;
       case "<u4" -> TokenWidth.UINT32;
-      default -> throw new WeftException(file + " holds " + d + "; token ids must be little-endian uint16 or int32 (or uint8/uint32) "
+      default -> throw new BadInputException(file + " holds " + d + "; token ids must be little-endian uint16 or int32 (or uint8/uint32) "
           + "(numpy: arr.astype('<u2') or arr.astype('<i4'))");
     };
     long[] dims = s.stream().mapToLong(o -> (Long) o).toArray();
     if (f && dims.length > 1) {
-      throw new WeftException(file + " is in Fortran order; save a C-ordered array (numpy.ascontiguousarray)");
+      throw new BadInputException(file + " is in Fortran order; save a C-ordered array (numpy.ascontiguousarray)");
     }
     return new Header(w, dims, dataOffset);
   }

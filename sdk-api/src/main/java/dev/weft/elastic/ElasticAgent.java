@@ -83,17 +83,7 @@ public final class ElasticAgent {
   public Outcome run(TrainingSpec spec, Path runDir) {
     MembershipPlan.Shape shape = MembershipPlan.Shape.of(spec, o.procsPerNode());
     MembershipPlan.requireAllWorkable(o.minNodes(), o.maxNodes(), shape);
-    // the agents of one run may share a directory (one host, or shared storage): they are the same run
-    try (RunDirLock lock = RunDirLock.acquire(runDir, "elastic " + o.runId() + "@" + o.endpoint(), "--run-dir")) {
-      return runLocked(spec, runDir, shape);
-    }
-  }
-
-  private Outcome runLocked(TrainingSpec spec, Path runDir, MembershipPlan.Shape shape) {
-    String ownCkptDir = ResumeCheck.location(spec.checkpoint().dir(), runDir);
-    int every = spec.checkpoint().every() > 0 ? spec.checkpoint().every() : 1;
-    Path specFile = runDir.resolve("spec.yaml");
-    SpecIO.write(spec, specFile);
+    // the store first: a node with another token is refused there before it writes anything
     KeyValue root;
     try {
       // twice the failure timeout: a busy store is not mistaken for a partition; a cut-off node still leaves within ~15 s
@@ -104,6 +94,18 @@ public final class ElasticAgent {
     } catch (CommException e) {
       return new Outcome(1, e.getMessage(), 0, 0);
     }
+    // the agents of one run may share a directory (one host, or shared storage): they are the same run, token included
+    try (RunDirLock lock = RunDirLock.acquire(runDir, "elastic " + o.runId() + "@" + o.endpoint() + " token=" + RunToken.identity(token),
+        "--run-dir")) {
+      return runLocked(spec, runDir, shape, root);
+    }
+  }
+
+  private Outcome runLocked(TrainingSpec spec, Path runDir, MembershipPlan.Shape shape, KeyValue root) {
+    String ownCkptDir = ResumeCheck.location(spec.checkpoint().dir(), runDir);
+    int every = spec.checkpoint().every() > 0 ? spec.checkpoint().every() : 1;
+    Path specFile = runDir.resolve("spec.yaml");
+    SpecIO.write(spec, specFile);
     if (token.isEmpty()) {
       say("warning: no " + RunToken.ENV + ", so any process that can reach " + o.endpoint() + " can read and change this run's keys"
           + " (end a generation, redirect its checkpoints); give every node the same " + RunToken.ENV + " (docs/security.md)");

@@ -35,7 +35,7 @@ public final class Evaluation {
   public static Result run(LanguageModel model, TokenArray tokens, TokenArray flags, int seqLen) {
     long windows = (tokens.size() - 1L) / seqLen;
     if (windows < 1) {
-      throw new WeftException("the data holds " + tokens.size() + " tokens, fewer than one window of --seq-len + 1 = "
+      throw new dev.weft.spec.SpecException("--seq-len", "the data holds " + tokens.size() + " tokens, fewer than one window of --seq-len + 1 = "
           + (seqLen + 1) + "; use a shorter --seq-len or more data");
     }
     long vocab = model instanceof dev.weft.models.CausalLm lm ? lm.vocabSize() : Long.MAX_VALUE;
@@ -85,7 +85,7 @@ public final class Evaluation {
         }
       }
     }
-    if (targets == 0) throw new WeftException("no token of the data is a target (every target is masked); there is no loss to report");
+    if (targets == 0) throw new dev.weft.error.BadInputException("no token of the data is a target (every target is masked); there is no loss to report");
     double mean = sum / targets;
     return new Result(mean, targets, Math.exp(mean));
   }
@@ -93,7 +93,7 @@ public final class Evaluation {
   private static void requireInVocabulary(int[] ids, long offset, long vocab) {
     for (int i = 0; i < ids.length; i++) {
       if (ids[i] < 0 || ids[i] >= vocab) {
-        throw new WeftException("token " + ids[i] + " at position " + (offset + i) + " is outside the model's vocabulary of "
+        throw new dev.weft.error.BadInputException("token " + ids[i] + " at position " + (offset + i) + " is outside the model's vocabulary of "
             + vocab + "; was the data tokenized for another model?");
       }
     }

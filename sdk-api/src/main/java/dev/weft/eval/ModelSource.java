@@ -13,6 +13,7 @@ import dev.weft.models.hf.HfCheckpoint;
 import dev.weft.models.hf.PeftAdapter;
 import dev.weft.data.BuiltinSources;
 import dev.weft.plan.Preflight;
+import dev.weft.spec.SpecException;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.train.ModelBuilder;
@@ -76,8 +77,8 @@ public final class ModelSource {
     if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(PeftAdapter.CONFIG))) return peft(path, seqLen);
     if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG))) return huggingFace(path, seqLen);
     if (Files.isRegularFile(path)) return consolidated(path, seqLen);
-    if (Files.isDirectory(path)) return checkpoint(path);
-    throw new WeftException(path + " does not exist; give a Hugging Face directory, a consolidated .safetensors file or a checkpoint");
+    if (Files.isDirectory(path)) return checkpoint(path, seqLen);
+    throw new SpecException("MODEL", path + " does not exist; give a Hugging Face directory, a consolidated .safetensors file or a checkpoint");
   }
 
   private static Loaded huggingFace(Path dir, int seqLen) {
@@ -96,7 +97,7 @@ public final class ModelSource {
     PeftAdapter a = PeftAdapter.read(dir, "MODEL");
     Path base = Path.of(a.baseModel());
     if (!Files.isRegularFile(base.resolve(HfCheckpoint.CONFIG))) {
-      throw new WeftException(dir.resolve(PeftAdapter.CONFIG) + " names the base " + base + ", which is not a Hugging Face"
+      throw new dev.weft.error.BadInputException(dir.resolve(PeftAdapter.CONFIG) + " names the base " + base + ", which is not a Hugging Face"
           + " directory here; set base_model_name_or_path to the base model's directory");
     }
     String factory = HuggingFaceFormat.factoryFor(HfCheckpoint.config(base, "MODEL").path("model_type").asText(""), "MODEL").name();
@@ -109,7 +110,7 @@ public final class ModelSource {
   private static Loaded consolidated(Path file, int seqLen) {
     Path config = file.toAbsolutePath().getParent().resolve("model.config.json");
     if (!Files.isRegularFile(config)) {
-      throw new WeftException(file + " has no model.config.json beside it; write it with weft checkpoint consolidate");
+      throw new dev.weft.error.BadInputException(file + " has no model.config.json beside it; write it with weft checkpoint consolidate");
     }
     JsonNode model = SpecIO.readTree(config);
     Trainer t = Trainer.model(model.path("factory").asText("gpt"),
@@ -118,12 +119,25 @@ public final class ModelSource {
     return withWeights(t.toSpec(), ConsolidatedWeights.load(file));
   }
 
-  private static Loaded checkpoint(Path dir) {
+  private static Loaded checkpoint(Path dir, int seqLen) {
     Checkpoint c = Files.isRegularFile(dir.resolve(Manifest.FILE_NAME)) ? Checkpoint.open(dir)
-        : CheckpointResolver.latest(dir).orElseThrow(() -> new WeftException(dir
+        : CheckpointResolver.latest(dir).orElseThrow(() -> new SpecException("MODEL", dir
             + " is neither a Hugging Face directory (config.json) nor a checkpoint (manifest.json or step-NNNNNN/)"));
     // the trained context length: a GPT's position embedding has exactly that many rows
-    return fromWeights(c.meta().trainingSpec(), ConsolidatedWeights.modelTensors(c));
+    Map<String, Tensor> weights = ConsolidatedWeights.modelTensors(c);
+    requireContext(weights, seqLen);
+    return fromWeights(c.meta().trainingSpec(), weights);
+  }
+
+  /** Learned position embeddings have exactly as many rows as the trained context: a longer window has none to look up. */
+  private static void requireContext(Map<String, Tensor> weights, int seqLen) {
+    for (Map.Entry<String, Tensor> e : weights.entrySet()) {
+      long rows = e.getValue().dim() == 2 ? e.getValue().size(0) : Long.MAX_VALUE;
+      if (e.getKey().contains("pos_emb") && rows < seqLen) {
+        throw new SpecException("--seq-len", seqLen + " is beyond the model's context of " + rows + " positions (learned position"
+            + " embeddings); give --seq-len " + rows + " or less");
+      }
+    }
   }
 
   /** The whole model of a training spec (whatever its layout) holding {@code weights}, by parameter name. */

@@ -32,7 +32,7 @@ public final class RunData {
   public static RunData load(Path runDir) {
     Path metrics = runDir.resolve("metrics.jsonl");
     if (!Files.isRegularFile(metrics)) {
-      throw new WeftException(runDir + " has no metrics.jsonl; pass the --run-dir of a run (weft train ... --run-dir DIR)");
+      throw new dev.weft.error.BadInputException(runDir + " has no metrics.jsonl; pass the --run-dir of a run (weft train ... --run-dir DIR)");
     }
     List<JsonNode> lines = new ArrayList<>();
     try {
@@ -43,7 +43,7 @@ public final class RunData {
       // a crash can leave a partial last line; everything before it is good
       if (lines.isEmpty()) throw new WeftException("cannot read " + metrics + ": " + e.getMessage(), e);
     }
-    if (lines.isEmpty()) throw new WeftException(metrics + " is empty: the run recorded no step yet");
+    if (lines.isEmpty()) throw new dev.weft.error.BadInputException(metrics + " is empty: the run recorded no step yet");
     Map<String, double[]> cols = new LinkedHashMap<>();
     for (int i = 0; i < lines.size(); i++) {
       for (Iterator<Map.Entry<String, JsonNode>> it = lines.get(i).fields(); it.hasNext(); ) {

@@ -1,9 +1,9 @@
 package dev.weft.spec;
 
-import dev.weft.error.WeftException;
+import dev.weft.error.BadInputException;
 
 /** A spec that cannot run. {@link #field()} is the dotted path of the offending field, as written in YAML. */
-public final class SpecException extends WeftException {
+public final class SpecException extends BadInputException {
   private final String field;
   private final String detail;
 

@@ -2,7 +2,6 @@ package dev.weft.tracking;
 
 import dev.weft.checkpoint.CheckpointStorage;
 import dev.weft.checkpoint.CheckpointStorages;
-import dev.weft.spec.SpecException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,13 +53,7 @@ final class EventUploads implements AutoCloseable {
   }
 
   private static CheckpointStorage store(String field, String uri, Path localWork) {
-    try {
-      return CheckpointStorages.open(uri, localWork);
-    } catch (SpecException e) {
-      throw e.about(field); // the storage names checkpoint.dir, its usual field
-    } catch (RuntimeException e) {
-      throw new SpecException(field, uri + ": " + e.getMessage());
-    }
+    return CheckpointStorages.openAs(field, uri, localWork);
   }
 
   String location() { return store.location(); }

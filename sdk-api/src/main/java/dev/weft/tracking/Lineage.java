@@ -32,12 +32,14 @@ public final class Lineage {
   public static ObjectNode read(Path dirOrFile) {
     Path f = Files.isDirectory(dirOrFile) ? dirOrFile.resolve(FILE) : dirOrFile;
     if (!Files.isRegularFile(f)) {
-      throw new WeftException(dirOrFile + " holds no " + FILE + "; give a run directory or a directory weft checkpoint export wrote");
+      throw new dev.weft.error.BadInputException(dirOrFile + " holds no " + FILE + "; give a run directory or a directory weft checkpoint export wrote");
     }
     try {
       JsonNode n = MAPPER.readTree(BoundedFiles.read(f, MAX_BYTES));
-      if (!(n instanceof ObjectNode o)) throw new WeftException(f + " is not a lineage object");
+      if (!(n instanceof ObjectNode o)) throw new dev.weft.error.BadInputException(f + " is not a lineage object");
       return o;
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) { // a file given that is not one
+      throw new dev.weft.error.BadInputException(f + " is not a lineage.json (" + e.getOriginalMessage() + ")");
     } catch (IOException e) {
       throw new WeftException("cannot read " + f + ": " + e.getMessage(), e);
     }

@@ -8,6 +8,9 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.bytedeco.javacpp.chrono.Milliseconds;
+import org.bytedeco.pytorch.TCPStore;
+import org.bytedeco.pytorch.TCPStoreOptions;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
@@ -38,7 +41,11 @@ class StoreIsolationTest {
     Rendezvous peer = Rendezvous.connect("127.0.0.1", port, 1, false, Duration.ofSeconds(60), "127.0.0.1", token);
     assertThatThrownBy(() -> Rendezvous.connect("127.0.0.1", port, 2, false, Duration.ofSeconds(60), "127.0.0.1", ""))
         .hasMessageStartingWith(RunToken.ENV + ": "); // a node without the token is told so at once
-    Rendezvous stranger = Rendezvous.connect("127.0.0.1", port, 2, false, Duration.ofSeconds(60), "127.0.0.1", RunToken.generate());
+    assertThatThrownBy(() -> Rendezvous.connect("127.0.0.1", port, 2, false, Duration.ofSeconds(60), "127.0.0.1", RunToken.generate()))
+        .hasMessageStartingWith(RunToken.ENV + ": ").hasMessageContaining("another run token"); // nor one with another
+    TCPStoreOptions o = new TCPStoreOptions(); // a raw client, which knows no prefix
+    o.port((short) port).isServer(false).waitWorkers(false).timeout(new Milliseconds(60_000));
+    TCPStore stranger = new TCPStore("127.0.0.1", o);
     host.add("elastic/stop_at", 5);
     host.set("master", "10.0.0.1");
     assertThat(peer.add("elastic/stop_at", 0)).isEqualTo(5);

@@ -95,6 +95,45 @@ class RunTokenSteeringTest {
         .hasMessageContaining("set WEFT_RUN_TOKEN on this node").hasMessageNotContaining("\n");
   }
 
+  @Test
+  void aNodeWithAnotherTokenIsRefusedAndSoIsOneWithATokenAtARunWithout() {
+    int port = FreePort.find();
+    host(port, RunToken.generate());
+    assertThatThrownBy(() -> Rendezvous.connect("127.0.0.1", port, 1, false, DEADLINE, "127.0.0.1", RunToken.generate()))
+        .isInstanceOf(SpecException.class).hasMessageContaining("belongs to a run with another run token").hasMessageNotContaining("\n");
+    int none = FreePort.find();
+    host(none, "");
+    assertThatThrownBy(() -> Rendezvous.connect("127.0.0.1", none, 1, false, DEADLINE, "127.0.0.1", RunToken.generate()))
+        .isInstanceOf(SpecException.class).hasMessageContaining("belongs to a run without a run token").hasMessageNotContaining("\n");
+  }
+
+  /**
+   * docs/security.md, what a tokenless store client can do: delete the mark, after which a node without the token is no
+   * longer refused at the store, yet still sees none of the run's keys and cannot end its generation (its run dir's
+   * lock names the token: ForeignRunProcessTest); or overwrite the mark, which only keeps the run's own late nodes out.
+   */
+  @Test
+  void aRawClientThatDeletesOrRewritesTheMarkCannotReachTheRun() {
+    int port = FreePort.find();
+    RendezvousBackend.Opened agent = host(port, RunToken.generate());
+    agent.kv().under("t/").setIfAbsent("checkpoint-dir", "/runs/a/checkpoints");
+    StepListener w = worker(port, agent.token());
+    TCPStore stranger = raw(port);
+    assertThat(stranger.deleteKey(RunToken.MARK_KEY)).isTrue();
+    RendezvousBackend.Opened tokenless = RendezvousBackend.C10D.open(new Endpoint("127.0.0.1", port), false, "", false, DEADLINE,
+        DEADLINE, line -> {});
+    KEEP.add(tokenless);
+    assertThat(tokenless.kv().under("t/").getOrNull("checkpoint-dir")).isNull(); // the run's keys stay out of its sight
+    assertThat(tokenless.kv().under("t/").setIfAbsent("checkpoint-dir", "/planted")).isEqualTo("/planted"); // its own, beside
+    tokenless.kv().under("t/" + RendezvousRound.key(0, "")).setIfAbsent(WorkerKeys.STOP_AT, "0");
+    w.atStepBoundary(0, 5); // the run goes on
+    assertThat(agent.kv().under("t/").getOrNull("checkpoint-dir")).isEqualTo("/runs/a/checkpoints");
+
+    stranger.set(RunToken.MARK_KEY, "sha256:0000000000000000"); // a rewritten mark keeps the run's own late nodes out
+    assertThatThrownBy(() -> Rendezvous.connect("127.0.0.1", port, 1, false, DEADLINE, "127.0.0.1", agent.token()))
+        .isInstanceOf(SpecException.class).hasMessageContaining("another run token");
+  }
+
   /** An agent of a 2-node run that never gets its second node: it opens the store, says what it says, and gives up. */
   private String agentOutput(boolean mint) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -2,10 +2,13 @@ package dev.weft.models.hf;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.spec.SpecIO;
+import dev.weft.util.FileModes;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,8 +32,14 @@ public final class HfFiles {
     List<String> copied = new ArrayList<>();
     for (String name : CARRIED) {
       Path src = from.resolve(name);
-      if (!Files.isRegularFile(src, java.nio.file.LinkOption.NOFOLLOW_LINKS)) continue;
-      Files.copy(src, to.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+      if (!Files.isRegularFile(src, LinkOption.NOFOLLOW_LINKS)) continue;
+      Path copy = to.resolve(name);
+      Files.deleteIfExists(copy);
+      Files.createFile(copy);
+      FileModes.narrow(copy, FileModes.of(src)); // before any byte lands: never readable by more than the source
+      try (InputStream in = Files.newInputStream(src, LinkOption.NOFOLLOW_LINKS); OutputStream out = Files.newOutputStream(copy)) {
+        in.transferTo(out);
+      }
       copied.add(name);
     }
     return copied;

@@ -1,6 +1,5 @@
 package dev.weft.k8s.cli;
 
-import dev.weft.spec.SpecException;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -23,7 +22,7 @@ final class Commands {
   static int run(PrintWriter err, Callable<Integer> body) {
     try {
       return body.call();
-    } catch (SpecException e) {
+    } catch (dev.weft.error.BadInputException e) { // a spec field, or any other input the user gave (SpecException is one)
       err.println("error: " + e.getMessage().replace('\n', ' '));
       return BAD_SPEC;
     } catch (KubernetesClientException e) {

@@ -17,6 +17,9 @@ public final class ManifestWriter {
 
   /** Returns the files written, kustomization.yaml last. */
   public static List<Path> write(Rendered r, Path dir) {
+    if (Files.exists(dir) && !Files.isDirectory(dir)) {
+      throw new dev.weft.spec.SpecException("-o", dir + " is a file, not a directory; give a directory for the manifests");
+    }
     try {
       Files.createDirectories(dir);
       List<Path> files = new ArrayList<>();
@@ -29,6 +32,8 @@ public final class ManifestWriter {
       Files.writeString(k, Yaml.write(kustomization(r)));
       files.add(k);
       return files;
+    } catch (java.nio.file.FileAlreadyExistsException e) { // a file where one of its parent directories goes
+      throw new dev.weft.spec.SpecException("-o", "cannot make " + dir + ": " + e.getFile() + " is a file; give a directory for the manifests");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write manifests to " + dir + ": " + e.getMessage(), e);
     }

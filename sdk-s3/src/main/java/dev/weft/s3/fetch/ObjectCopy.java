@@ -1,16 +1,20 @@
 package dev.weft.s3.fetch;
 
+import dev.weft.util.FileModes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Copies one object to {@code NAME.partial} beside its target, continuing a partial file left by an interrupted
@@ -33,15 +37,16 @@ final class ObjectCopy {
   String copy(SourceObject o, Path target) throws IOException {
     Files.createDirectories(target.getParent());
     Path partial = target.resolveSibling(target.getFileName() + PARTIAL);
-    long have = Files.isRegularFile(partial) ? Files.size(partial) : 0;
+    long have = Files.isRegularFile(partial, LinkOption.NOFOLLOW_LINKS) ? Files.size(partial) : 0;
     if (have > o.size()) {
       Files.delete(partial);
       have = 0;
     }
-    Attempt a = attempt(o, partial, have);
+    Optional<Set<PosixFilePermission>> mode = source.permissions(o);
+    Attempt a = attempt(o, partial, have, mode);
     if (a.mismatch().isPresent() && have > 0) {
       Files.deleteIfExists(partial);
-      a = attempt(o, partial, 0);
+      a = attempt(o, partial, 0, mode);
     }
     if (a.mismatch().isPresent()) {
       Files.deleteIfExists(partial);
@@ -55,12 +60,13 @@ final class ObjectCopy {
   /** What an attempt found: the SHA-256 of the partial file, and what does not match the source, if anything. */
   private record Attempt(String sha256, Optional<String> mismatch) {}
 
-  /** Appends the object's bytes from {@code from} to {@code partial}, then checks the whole file. */
-  private Attempt attempt(SourceObject o, Path partial, long from) throws IOException {
+  /** Appends the object's bytes from {@code from} to {@code partial} (its mode cut to {@code mode}), then checks the whole file. */
+  private Attempt attempt(SourceObject o, Path partial, long from, Optional<Set<PosixFilePermission>> mode) throws IOException {
     long done = from;
     try (InputStream in = source.open(o, from);
-        OutputStream out = Files.newOutputStream(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        OutputStream out = Files.newOutputStream(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS,
             from == 0 ? StandardOpenOption.TRUNCATE_EXISTING : StandardOpenOption.APPEND)) {
+      FileModes.narrow(partial, mode); // before its first byte: the copy is never readable by more than the source
       byte[] buf = new byte[BUFFER];
       for (int n; (n = in.read(buf)) > 0; ) {
         out.write(buf, 0, n);
