@@ -116,8 +116,15 @@ public final class Trainer {
   public Trainer precision(String dtype) { return set("precision", dtype); }
   public Trainer optimizer(String name) { return set("train.optimizer", name); }
   public Trainer lr(double lr) { return set("train.lr", lr); }
+  /** The final learning rate, absolute ({@code train.minLr}); without it the final rate is {@link #minLrRatio} × lr. */
   public Trainer minLr(double lr) { return set("train.minLr", lr); }
+  /** The final learning rate as a fraction of {@code lr} ({@code train.minLrRatio}, default 0.1). */
+  public Trainer minLrRatio(double ratio) { return set("train.minLrRatio", ratio); }
+  /** {@code constant}, {@code linear}, {@code cosine} (default) or {@code wsd} ({@code train.schedule}). */
+  public Trainer lrSchedule(String kind) { return set("train.schedule", kind); }
   public Trainer warmup(int steps) { return set("train.warmup", steps); }
+  /** Warm-up over this fraction of the steps ({@code train.warmupRatio}) instead of {@link #warmup} steps. */
+  public Trainer warmupRatio(double ratio) { return set("train.warmupRatio", ratio); }
   public Trainer globalBatch(int n) { return set("train.globalBatch", n); }
   public Trainer steps(int n) { return set("train.steps", n); }
   public Trainer seed(long seed) { return set("train.seed", seed); }
@@ -143,13 +150,17 @@ public final class Trainer {
   public Trainer validationSplit(double fraction) { return set("data.validation", fraction); }
   /** Save a checkpoint every {@code steps} steps (under {@code checkpoint.dir}, default RUN_DIR/checkpoints). */
   public Trainer checkpointEvery(int steps) { return set("checkpoint.every", steps); }
-  public Trainer checkpointDir(Path dir) { return set("checkpoint.dir", dir.toString()); }
+  public Trainer checkpointDir(Path dir) { return checkpointDir(dir.toString()); }
+  /** A local directory or {@code s3://bucket/prefix}. */
+  public Trainer checkpointDir(String dir) { return set("checkpoint.dir", dir); }
   /** Continue from {@code latest} or a checkpoint directory, in whatever layout this run has. */
   public Trainer resume(String latestOrPath) { return set("checkpoint.resume", latestOrPath); }
   /** Start from consolidated weights ({@code weft checkpoint consolidate}). */
-  public Trainer initWeights(Path file) { return set("checkpoint.initWeights", file.toString()); }
+  public Trainer initWeights(Path file) { return initWeights(file.toString()); }
+  public Trainer initWeights(String file) { return set("checkpoint.initWeights", file); }
   /** Start from a Hugging Face model directory (config.json + safetensors): its sizes and weights. */
-  public Trainer pretrained(Path hfDir) { return set("model.pretrained", hfDir.toString()); }
+  public Trainer pretrained(Path hfDir) { return pretrained(hfDir.toString()); }
+  public Trainer pretrained(String hfDir) { return set("model.pretrained", hfDir); }
   public Trainer seqLen(int n) { return set("data.seqLen", n); }
 
   /** Where run outputs go (default: a new temporary directory). */
@@ -157,6 +168,8 @@ public final class Trainer {
     this.runDir = dir;
     return this;
   }
+
+  public Trainer runDir(String dir) { return runDir(Path.of(dir)); }
 
   /** Called on rank 0 after each step of {@link #fit()}. */
   public Trainer onStep(StepListener l) {

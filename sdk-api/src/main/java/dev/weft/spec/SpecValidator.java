@@ -20,6 +20,23 @@ public final class SpecValidator {
     require(t.evalEvery() == 0, "train.evalEvery", "train.objective=dpo reports no validation loss yet; use train.evalEvery=0");
   }
 
+  /** The learning-rate schedule's fields ({@code train.minLr}, {@code minLrRatio}, {@code schedule}, warm-up, decay). */
+  private static void lrSchedule(TrainSpec t) {
+    if (t.minLr() != null) {
+      require(t.minLr() >= 0 && t.minLr() <= t.lr(), "train.minLr", t.minLr() + " must be between 0 and train.lr=" + t.lr()
+          + " (an absolute rate); or remove it and set train.minLrRatio, the final rate as a fraction of lr");
+    }
+    require(t.minLrRatio() >= 0 && t.minLrRatio() <= 1, "train.minLrRatio", t.minLrRatio()
+        + " must be between 0 and 1 (the final learning rate as a fraction of train.lr)");
+    require(SpecChoice.find(LrScheduleKind.class, t.schedule()).isPresent(), "train.schedule",
+        "'" + t.schedule() + "' is not a learning-rate schedule; use one of " + SpecChoice.spellings(LrScheduleKind.class));
+    require(t.warmup() >= 0, "train.warmup", t.warmup() + " must be 0 or more steps");
+    require(t.warmupRatio() >= 0 && t.warmupRatio() < 1, "train.warmupRatio", t.warmupRatio()
+        + " must be at least 0 and below 1 (a fraction of train.steps; 0 = use train.warmup)");
+    require(t.decayRatio() > 0 && t.decayRatio() <= 1, "train.decayRatio", t.decayRatio()
+        + " must be above 0 and at most 1 (the fraction of train.steps wsd decays over)");
+  }
+
   /** Validates the spec on its own (no process count). */
   public static TrainingSpec validate(TrainingSpec s) {
     SpecSecrets.refuse(s); // first: no later message may repeat a credential
@@ -45,8 +62,7 @@ public final class SpecValidator {
         t.globalBatch() + " is not divisible by dp × microBatches = " + p.dp() + " × " + p.microBatches()
             + "; use a multiple of " + perStep);
     require(t.lr() > 0 && Double.isFinite(t.lr()), "train.lr", t.lr() + " must be a positive number");
-    require(t.minLr() >= 0 && t.minLr() <= t.lr(), "train.minLr", t.minLr() + " must be between 0 and train.lr=" + t.lr());
-    require(t.warmup() >= 0, "train.warmup", t.warmup() + " must be 0 or more steps");
+    lrSchedule(t);
     require(t.clipGradNorm() >= 0, "train.clipGradNorm", t.clipGradNorm() + " must be 0 (off) or positive");
     require(t.weightDecay() >= 0, "train.weightDecay", t.weightDecay() + " must be 0 or positive");
     require(SpecChoice.find(OptimizerKind.class, t.optimizer()).isPresent(), "train.optimizer",

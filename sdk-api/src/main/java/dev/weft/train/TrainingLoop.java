@@ -91,7 +91,7 @@ public final class TrainingLoop {
     LossScaler scaler = new LossScaler("fp16".equals(precision.dtype()), precision.initialScale(),
         precision.growthInterval(), precision.backoff());
     Divergence divergence = new Divergence("fp16".equals(precision.dtype()), precision.maxConsecutiveSkips());
-    LrSchedule schedule = new LrSchedule(t.lr(), t.minLr(), t.warmup(), t.steps());
+    LrSchedule schedule = LrSchedule.of(t, t.steps());
     TokenSource data = TokenSource.of(spec.data(), t.seed());
     DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
     StepData stepData = new StepData(data, sampler, seqLen, dist.device(), new Zigzag(dist.cp().size(), dist.cp().rank()));
