@@ -33,6 +33,7 @@ import java.util.Map;
 public final class Trainer {
   private final ObjectNode tree;
   private Path runDir;
+  Path lastTemporary; // the temporary run directory the last fit() made and removed (for tests)
   private StepListener listener = StepListener.NONE;
   private Duration timeout = Duration.ofSeconds(120);
 
@@ -129,6 +130,13 @@ public final class Trainer {
   public Trainer steps(int n) { return set("train.steps", n); }
   public Trainer seed(long seed) { return set("train.seed", seed); }
   public Trainer clipGradNorm(double max) { return set("train.clipGradNorm", max); }
+  /**
+   * The loss-spike guard ({@code train.lossSpike}): a loss above {@code factor} × the median of the last {@code window}
+   * steps stops the run as diverged ({@code "stop"}) or leaves the step's update out ({@code "skip"}).
+   */
+  public Trainer lossSpike(double factor, int window, String action) {
+    return set("train.lossSpike.factor", factor).set("train.lossSpike.window", window).set("train.lossSpike.action", action);
+  }
   public Trainer recompute() { return set("train.recompute", true); }
 
   /** LoRA adapters of {@code rank} (scale alpha / rank) on the attention and MLP projections; the base stays frozen. */
@@ -204,12 +212,21 @@ public final class Trainer {
   /** The validated spec. */
   public TrainingSpec toSpec() { return SpecCheck.validate(SpecIO.bind(tree)); }
 
-  /** Trains in this JVM: one thread per rank. Returns the per-step losses and the summary. */
+  /**
+   * Trains in this JVM: one thread per rank. Returns the per-step losses and the summary. Without {@link #runDir} the
+   * run writes into a new temporary directory, removed when the run completes (kept when it fails, for its summary).
+   */
   public RunResult fit() {
     TrainingSpec spec = toSpec();
+    boolean temporary = runDir == null;
     Path dir = runDirOrTemp();
     try (RunDirLock lock = RunDirLock.acquire(dir, null, "runDir")) {
-      return ThreadedRun.run(spec, dir, timeout, listener);
+      RunResult r = ThreadedRun.run(spec, dir, timeout, listener);
+      if (temporary) {
+        lock.close();
+        removeTemporary(dir);
+      }
+      return r;
     } catch (dev.weft.train.RunPreemptedException e) {
       dev.weft.preempt.Preemption.exitAfterSave(); // SIGTERM asked this JVM to end: now that the checkpoint is committed
       throw e; // stopped by Preemption.request() in an application that handles SIGTERM itself
@@ -227,6 +244,17 @@ public final class Trainer {
       LocalLauncher l = new LocalLauncher(List.of(WorkerMain.CLASS, "worker", "--spec", file.toString(), "--run-dir",
           dir.toString(), "--timeout", String.valueOf(timeout.toSeconds())), Map.of(), console);
       return l.run(spec.worldSize(), NativeThreads.perRank(spec.worldSize()));
+    }
+  }
+
+  /** Deletes a run directory {@link #fit()} made itself; the next fit() makes another. */
+  private void removeTemporary(Path dir) {
+    runDir = null;
+    lastTemporary = dir;
+    try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) all.sorted(java.util.Comparator.reverseOrder())::iterator) Files.deleteIfExists(p);
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      org.slf4j.LoggerFactory.getLogger(Trainer.class).warn("could not remove the temporary run directory {}: {}", dir, e.getMessage());
     }
   }
 

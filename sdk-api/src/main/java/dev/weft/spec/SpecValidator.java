@@ -33,6 +33,8 @@ public final class SpecValidator {
     require(t.warmup() >= 0, "train.warmup", t.warmup() + " must be 0 or more steps");
     require(t.warmupRatio() >= 0 && t.warmupRatio() < 1, "train.warmupRatio", t.warmupRatio()
         + " must be at least 0 and below 1 (a fraction of train.steps; 0 = use train.warmup)");
+    require("keep".equals(t.resumeSchedule()) || "stretch".equals(t.resumeSchedule()), "train.resumeSchedule",
+        "'" + t.resumeSchedule() + "' is not a choice; use keep (the schedule the run started with) or stretch (over the new train.steps)");
     require(t.decayRatio() > 0 && t.decayRatio() <= 1, "train.decayRatio", t.decayRatio()
         + " must be above 0 and at most 1 (the fraction of train.steps wsd decays over)");
   }
@@ -76,6 +78,7 @@ public final class SpecValidator {
     require(SpecChoice.find(TrainObjective.class, t.objective()).isPresent(), "train.objective",
         "'" + t.objective() + "' is not an objective; use one of " + SpecChoice.spellings(TrainObjective.class));
     DpoSpec.validate(t.dpo());
+    LossSpikeSpec.validate(t.lossSpike());
     boolean pairs = s.data().source() != null && s.data().source().startsWith("preference:");
     if (t.dpoObjective()) {
       require(pairs, "data.source", "train.objective=dpo trains on preference pairs; use data.source: preference:DIR (written by "
