@@ -65,6 +65,21 @@ class TrainerJavaApiTest {
     assertThat(lrs(dir.resolve("c"))).containsExactly(seven.at(3), seven.at(4), seven.at(5), seven.at(6), seven.at(7));
   }
 
+  @Test
+  void epochsRunTheStepsThatManyPassesNeed() throws Exception {
+    Path tokens = dir.resolve("tokens.npy");
+    int[] ids = new int[1000];
+    for (int i = 0; i < ids.length; i++) ids[i] = (i * 31) % 200;
+    dev.weft.data.Npy.write(tokens, dev.weft.data.TokenWidth.UINT16, ids);
+    Trainer t = tiny().data(tokens.toString()).globalBatch(8).set("train.epochs", 2);
+    long samples = dev.weft.data.TokenSource.of(t.toSpec().data(), t.toSpec().train().seed()).distinctSamples();
+    assertThat(samples).as("1000 tokens in windows of 16 + 1").isEqualTo(62);
+    assertThat(t.toSpec().train().steps()).isEqualTo(16); // ceil(2 × 62 / 8)
+    assertThat(t.runDir(dir.resolve("epochs")).fit().losses()).hasSize(16);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> tiny().set("train.epochs", 1).toSpec())
+        .hasMessageContaining("train.epochs").hasMessageContaining("no fixed number of samples");
+  }
+
   /** The lr of each step line this attempt wrote to metrics.jsonl (steps after 2). */
   private static List<Double> lrs(Path run) throws Exception {
     List<Double> out = new ArrayList<>();

@@ -58,6 +58,7 @@ public final class SpecValidator {
 
     TrainSpec t = s.train();
     positive(t.steps(), "train.steps");
+    require(t.epochs() >= 0 && t.epochs() <= 10_000, "train.epochs", t.epochs() + " must be 0 (use train.steps) or 1 to 10000 passes over the data");
     positive(t.globalBatch(), "train.globalBatch");
     int perStep = p.dp() * p.microBatches();
     require(t.globalBatch() % perStep == 0, "train.globalBatch",

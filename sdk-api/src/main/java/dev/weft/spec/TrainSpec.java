@@ -1,7 +1,8 @@
 package dev.weft.spec;
 
 /**
- * The optimisation itself: how long, how big a batch, which optimizer and learning-rate schedule;
+ * The optimisation itself: how long ({@code steps}, or {@code epochs} passes over the data, from which
+ * {@code plan.SpecCheck} derives the steps), how big a batch, which optimizer and learning-rate schedule;
  * {@code evalEvery} steps (0: never) the loss on the held-out split ({@code data.validation}); {@code lora}, low-rank
  * adapters instead of a full fine-tune; {@code objective}, what a step minimises
  * ({@link TrainObjective}), with {@code dpo} its settings for preference pairs. The learning rate: warm-up
@@ -10,7 +11,7 @@ package dev.weft.spec;
  * schedule it started with ({@code resumeSchedule: keep}) or spreads it over the new steps ({@code stretch}). {@code lossSpike}: the loss-spike guard
  * ({@link LossSpikeSpec}, off by default).
  */
-public record TrainSpec(int steps, int globalBatch, long seed, double lr, Double minLr, double minLrRatio, String schedule,
+public record TrainSpec(int steps, int epochs, int globalBatch, long seed, double lr, Double minLr, double minLrRatio, String schedule,
                         int warmup, double warmupRatio, double decayRatio, String resumeSchedule,
                         double clipGradNorm, double weightDecay, String optimizer, double beta1, double beta2,
                         boolean recompute, int logEvery, int evalEvery, LoraSpec lora, String objective, DpoSpec dpo,

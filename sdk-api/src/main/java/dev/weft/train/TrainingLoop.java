@@ -230,6 +230,7 @@ public final class TrainingLoop {
         if (leader) {
           out.step(sm, evalLoss, objective);
           listener.onStep(sm, t.steps());
+          consoleExtras(step, t, evalLoss, objective);
         }
         boolean saved = saveIfDue(step, checkpoints, opt, scaler, listener, dist);
         if (preempted) {
@@ -308,5 +309,17 @@ public final class TrainingLoop {
     java.util.Set<String> names = new java.util.HashSet<>();
     for (Param p : params) names.add(p.name());
     opt.sumOwned(names, g -> cp.allReduce(g, ReduceOp.SUM));
+  }
+
+  /**
+   * What the step line does not carry, on the console as {@code name=value} (Katib reads them too): the held-out loss
+   * when it was computed, and DPO's rewards at the step line's cadence (the first, every logEvery-th and the last step).
+   */
+  private static void consoleExtras(long step, dev.weft.spec.TrainSpec t, Double evalLoss, Map<String, Double> objective) {
+    if (evalLoss != null) log.info(String.format(java.util.Locale.ROOT, "step %d/%d  eval_loss=%.6f", step, t.steps(), evalLoss));
+    if (!objective.containsKey("rewards_accuracy") || (step != 1 && step != t.steps() && step % t.logEvery() != 0)) return;
+    log.info(String.format(java.util.Locale.ROOT, "step %d/%d  rewards_accuracy=%.4f rewards_margin=%.6f rewards_chosen=%.6f rewards_rejected=%.6f",
+        step, t.steps(), objective.get("rewards_accuracy"), objective.get("rewards_margin"), objective.get("rewards_chosen"),
+        objective.get("rewards_rejected")));
   }
 }
