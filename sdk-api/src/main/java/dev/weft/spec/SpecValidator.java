@@ -80,6 +80,7 @@ public final class SpecValidator {
         "'" + t.objective() + "' is not an objective; use one of " + SpecChoice.spellings(TrainObjective.class));
     DpoSpec.validate(t.dpo());
     LossSpikeSpec.validate(t.lossSpike());
+    EarlyStoppingSpec.validate(t.earlyStopping(), t.evalEvery());
     boolean pairs = s.data().source() != null && s.data().source().startsWith("preference:");
     if (t.dpoObjective()) {
       require(pairs, "data.source", "train.objective=dpo trains on preference pairs; use data.source: preference:DIR (written by "

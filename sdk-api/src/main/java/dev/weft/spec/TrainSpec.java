@@ -9,18 +9,19 @@ package dev.weft.spec;
  * ({@code warmup} steps, or {@code warmupRatio} of the steps), then {@code schedule} ({@link LrScheduleKind}) down to
  * {@code minLr} (absolute; unset by default) or else {@code minLrRatio × lr}; a resume with other {@code steps} keeps the
  * schedule it started with ({@code resumeSchedule: keep}) or spreads it over the new steps ({@code stretch}). {@code lossSpike}: the loss-spike guard
- * ({@link LossSpikeSpec}, off by default).
+ * ({@link LossSpikeSpec}, off by default); {@code earlyStopping} ({@link EarlyStoppingSpec}, off by default).
  */
 public record TrainSpec(int steps, int epochs, int globalBatch, long seed, double lr, Double minLr, double minLrRatio, String schedule,
                         int warmup, double warmupRatio, double decayRatio, String resumeSchedule,
                         double clipGradNorm, double weightDecay, String optimizer, double beta1, double beta2,
                         boolean recompute, int logEvery, int evalEvery, LoraSpec lora, String objective, DpoSpec dpo,
-                        LossSpikeSpec lossSpike) {
+                        LossSpikeSpec lossSpike, EarlyStoppingSpec earlyStopping) {
   public TrainSpec {
     lora = lora == null ? LoraSpec.off() : lora;
     objective = objective == null ? TrainObjective.LM.spelling() : objective;
     dpo = dpo == null ? DpoSpec.defaults() : dpo;
     lossSpike = lossSpike == null ? LossSpikeSpec.off() : lossSpike;
+    earlyStopping = earlyStopping == null ? EarlyStoppingSpec.off() : earlyStopping;
     schedule = schedule == null ? LrScheduleKind.COSINE.spelling() : schedule;
     resumeSchedule = resumeSchedule == null ? "keep" : resumeSchedule;
   }

@@ -92,6 +92,9 @@ public final class TrainingLoop {
         precision.growthInterval(), precision.backoff());
     Divergence divergence = new Divergence("fp16".equals(precision.dtype()), precision.maxConsecutiveSkips());
     LossSpike spikes = new LossSpike(t.lossSpike());
+    long lastStep = t.steps(); // earlier when early stopping ends the run
+    double bestEval = Double.POSITIVE_INFINITY;
+    int evalsWithoutGain = 0;
     TokenSource data = TokenSource.of(spec.data(), t.seed());
     DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
     StepData stepData = new StepData(data, sampler, seqLen, dist.device(), new Zigzag(dist.cp().size(), dist.cp().rank()));
@@ -241,6 +244,17 @@ public final class TrainingLoop {
         }
         listener.atStepBoundary(dist.rank(), step);
         prevEnd = System.nanoTime();
+        if (evalLoss != null && t.earlyStopping().enabled()) { // every rank holds the same reduced eval loss: all stop alike
+          if (evalLoss < bestEval - t.earlyStopping().minDelta()) {
+            bestEval = evalLoss;
+            evalsWithoutGain = 0;
+          } else if (++evalsWithoutGain >= t.earlyStopping().patience() && step < t.steps()) {
+            if (leader) log.info("early stopping at step {}: eval_loss {} has not improved on its best {} by more than {} for {}"
+                + " evaluations (train.earlyStopping)", step, evalLoss, bestEval, t.earlyStopping().minDelta(), evalsWithoutGain);
+            lastStep = step;
+            break;
+          }
+        }
       }
       ShardedOptimizer.Memory mem = opt.memory();
       opt.gatherAll();
@@ -260,7 +274,7 @@ public final class TrainingLoop {
       // where step 1's loss is not in this run's record (resumed from another run's checkpoint): this attempt's first
       double attemptFirst = losses.isEmpty() ? Double.NaN : losses.get(0);
       double initialLoss = resumedAt == 0 ? attemptFirst : MetricsJson.lossAt(runDir, 1).orElse(attemptFirst);
-      RunSummary summary = new RunSummary("completed", t.steps(), dist.mesh().worldSize(), mesh, initialLoss,
+      RunSummary summary = new RunSummary("completed", lastStep, dist.mesh().worldSize(), mesh, initialLoss,
           lastLoss, tps, medianMs, tps * model.trainingFlopsPerToken(),
           (System.nanoTime() - wallStart) / 1e9, consistent, AcrossRanks.globalParameterCount(model, dist, expertGroups.shard()), precision.dtype(), opt.stage(),
           new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes(),
