@@ -33,6 +33,7 @@ import java.util.Map;
 public final class Trainer {
   private final ObjectNode tree;
   private Path runDir;
+  Path lastTemporary; // the temporary run directory the last fit() made and removed (for tests)
   private StepListener listener = StepListener.NONE;
   private Duration timeout = Duration.ofSeconds(120);
 
@@ -116,12 +117,26 @@ public final class Trainer {
   public Trainer precision(String dtype) { return set("precision", dtype); }
   public Trainer optimizer(String name) { return set("train.optimizer", name); }
   public Trainer lr(double lr) { return set("train.lr", lr); }
+  /** The final learning rate, absolute ({@code train.minLr}); without it the final rate is {@link #minLrRatio} × lr. */
   public Trainer minLr(double lr) { return set("train.minLr", lr); }
+  /** The final learning rate as a fraction of {@code lr} ({@code train.minLrRatio}, default 0.1). */
+  public Trainer minLrRatio(double ratio) { return set("train.minLrRatio", ratio); }
+  /** {@code constant}, {@code linear}, {@code cosine} (default) or {@code wsd} ({@code train.schedule}). */
+  public Trainer lrSchedule(String kind) { return set("train.schedule", kind); }
   public Trainer warmup(int steps) { return set("train.warmup", steps); }
+  /** Warm-up over this fraction of the steps ({@code train.warmupRatio}) instead of {@link #warmup} steps. */
+  public Trainer warmupRatio(double ratio) { return set("train.warmupRatio", ratio); }
   public Trainer globalBatch(int n) { return set("train.globalBatch", n); }
   public Trainer steps(int n) { return set("train.steps", n); }
   public Trainer seed(long seed) { return set("train.seed", seed); }
   public Trainer clipGradNorm(double max) { return set("train.clipGradNorm", max); }
+  /**
+   * The loss-spike guard ({@code train.lossSpike}): a loss above {@code factor} × the median of the last {@code window}
+   * steps stops the run as diverged ({@code "stop"}) or leaves the step's update out ({@code "skip"}).
+   */
+  public Trainer lossSpike(double factor, int window, String action) {
+    return set("train.lossSpike.factor", factor).set("train.lossSpike.window", window).set("train.lossSpike.action", action);
+  }
   public Trainer recompute() { return set("train.recompute", true); }
 
   /** LoRA adapters of {@code rank} (scale alpha / rank) on the attention and MLP projections; the base stays frozen. */
@@ -143,13 +158,17 @@ public final class Trainer {
   public Trainer validationSplit(double fraction) { return set("data.validation", fraction); }
   /** Save a checkpoint every {@code steps} steps (under {@code checkpoint.dir}, default RUN_DIR/checkpoints). */
   public Trainer checkpointEvery(int steps) { return set("checkpoint.every", steps); }
-  public Trainer checkpointDir(Path dir) { return set("checkpoint.dir", dir.toString()); }
+  public Trainer checkpointDir(Path dir) { return checkpointDir(dir.toString()); }
+  /** A local directory or {@code s3://bucket/prefix}. */
+  public Trainer checkpointDir(String dir) { return set("checkpoint.dir", dir); }
   /** Continue from {@code latest} or a checkpoint directory, in whatever layout this run has. */
   public Trainer resume(String latestOrPath) { return set("checkpoint.resume", latestOrPath); }
   /** Start from consolidated weights ({@code weft checkpoint consolidate}). */
-  public Trainer initWeights(Path file) { return set("checkpoint.initWeights", file.toString()); }
+  public Trainer initWeights(Path file) { return initWeights(file.toString()); }
+  public Trainer initWeights(String file) { return set("checkpoint.initWeights", file); }
   /** Start from a Hugging Face model directory (config.json + safetensors): its sizes and weights. */
-  public Trainer pretrained(Path hfDir) { return set("model.pretrained", hfDir.toString()); }
+  public Trainer pretrained(Path hfDir) { return pretrained(hfDir.toString()); }
+  public Trainer pretrained(String hfDir) { return set("model.pretrained", hfDir); }
   public Trainer seqLen(int n) { return set("data.seqLen", n); }
 
   /** Where run outputs go (default: a new temporary directory). */
@@ -157,6 +176,8 @@ public final class Trainer {
     this.runDir = dir;
     return this;
   }
+
+  public Trainer runDir(String dir) { return runDir(Path.of(dir)); }
 
   /** Called on rank 0 after each step of {@link #fit()}. */
   public Trainer onStep(StepListener l) {
@@ -191,12 +212,21 @@ public final class Trainer {
   /** The validated spec. */
   public TrainingSpec toSpec() { return SpecCheck.validate(SpecIO.bind(tree)); }
 
-  /** Trains in this JVM: one thread per rank. Returns the per-step losses and the summary. */
+  /**
+   * Trains in this JVM: one thread per rank. Returns the per-step losses and the summary. Without {@link #runDir} the
+   * run writes into a new temporary directory, removed when the run completes (kept when it fails, for its summary).
+   */
   public RunResult fit() {
     TrainingSpec spec = toSpec();
+    boolean temporary = runDir == null;
     Path dir = runDirOrTemp();
     try (RunDirLock lock = RunDirLock.acquire(dir, null, "runDir")) {
-      return ThreadedRun.run(spec, dir, timeout, listener);
+      RunResult r = ThreadedRun.run(spec, dir, timeout, listener);
+      if (temporary) {
+        lock.close();
+        removeTemporary(dir);
+      }
+      return r;
     } catch (dev.weft.train.RunPreemptedException e) {
       dev.weft.preempt.Preemption.exitAfterSave(); // SIGTERM asked this JVM to end: now that the checkpoint is committed
       throw e; // stopped by Preemption.request() in an application that handles SIGTERM itself
@@ -214,6 +244,17 @@ public final class Trainer {
       LocalLauncher l = new LocalLauncher(List.of(WorkerMain.CLASS, "worker", "--spec", file.toString(), "--run-dir",
           dir.toString(), "--timeout", String.valueOf(timeout.toSeconds())), Map.of(), console);
       return l.run(spec.worldSize(), NativeThreads.perRank(spec.worldSize()));
+    }
+  }
+
+  /** Deletes a run directory {@link #fit()} made itself; the next fit() makes another. */
+  private void removeTemporary(Path dir) {
+    runDir = null;
+    lastTemporary = dir;
+    try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) all.sorted(java.util.Comparator.reverseOrder())::iterator) Files.deleteIfExists(p);
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      org.slf4j.LoggerFactory.getLogger(Trainer.class).warn("could not remove the temporary run directory {}: {}", dir, e.getMessage());
     }
   }
 

@@ -33,8 +33,28 @@ public final class Checkpoint {
     this.manifest = manifest;
   }
 
-  /** Opens {@code dir} and checks its manifest; throws {@link CorruptCheckpointException} naming the file otherwise. */
-  public static Checkpoint open(Path dir) { return open(dir, CheckpointKey.fromEnvironment()); }
+  /**
+   * Opens {@code dir} and checks its manifest; throws {@link CorruptCheckpointException} naming the file otherwise.
+   * {@code dir} may also be a checkpoint root (holding {@code step-NNNNNN} directories) or a run directory (holding
+   * {@code checkpoints/}), as the CLI takes them: its newest complete checkpoint is opened.
+   */
+  public static Checkpoint open(Path dir) {
+    Path root = rootOf(dir);
+    if (root == null) return open(dir, CheckpointKey.fromEnvironment());
+    return CheckpointResolver.latest(root).orElseThrow(() -> new CorruptCheckpointException(dir,
+        "holds no complete checkpoint (no step-NNNNNN directory with a manifest.json that verifies)"));
+  }
+
+  /** The checkpoint root {@code dir} names when it is not one checkpoint: itself or its {@code checkpoints/}; else null. */
+  private static Path rootOf(Path dir) {
+    if (!Files.isDirectory(dir) || Files.exists(dir.resolve(Manifest.FILE_NAME))) return null;
+    if (Files.isDirectory(dir.resolve("checkpoints"))) return dir.resolve("checkpoints");
+    try (java.util.stream.Stream<Path> children = Files.list(dir)) {
+      return children.anyMatch(c -> Files.isDirectory(c) && c.getFileName().toString().matches("step-\\d+")) ? dir : null;
+    } catch (java.io.IOException e) {
+      return null; // opened as one checkpoint, which names the problem
+    }
+  }
 
   /** Opens {@code dir}, its manifest's seal checked with {@code key} ({@link CheckpointKey#NONE}: the unkeyed SHA-256). */
   public static Checkpoint open(Path dir, CheckpointKey key) {

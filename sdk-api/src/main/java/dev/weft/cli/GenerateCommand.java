@@ -37,7 +37,7 @@ final class GenerateCommand implements Callable<Integer> {
 
   static final class Prompt {
     @Option(names = "--prompt-ids", split = ",", paramLabel = "IDS", description = "Prompt token ids, comma-separated.") long[] ids;
-    @Option(names = "--prompt", paramLabel = "TEXT", description = "Prompt text (needs a tokenizer: --tokenizer, or tokenizer.json in MODEL).") String text;
+    @Option(names = "--prompt", paramLabel = "TEXT", description = "Prompt text (needs a tokenizer: --tokenizer, tokenizer.json in MODEL, or in the base MODEL records).") String text;
   }
 
   @ArgGroup(exclusive = true, multiplicity = "1") Prompt prompt;
@@ -126,8 +126,8 @@ final class GenerateCommand implements Callable<Integer> {
 
   private Tokenizer tokenizer() {
     if (tokenizer != null) return Tokenizer.open(tokenizer);
-    Path beside = model.resolve("tokenizer.json");
-    return Files.isRegularFile(beside) ? Tokenizer.open(beside.toString()) : null;
+    // beside the model, or in the base it records (a checkpoint, a PEFT adapter, a consolidated file)
+    return ModelSource.tokenizerDir(model).map(d -> Tokenizer.open(d.resolve("tokenizer.json").toString())).orElse(null);
   }
 
   private static Tokenizer requireTokenizer(Tokenizer t) {

@@ -81,6 +81,29 @@ public final class ModelSource {
     throw new SpecException("MODEL", path + " does not exist; give a Hugging Face directory, a consolidated .safetensors file or a checkpoint");
   }
 
+  /**
+   * Where the tokenizer of the model at {@code path} is, without loading the model: {@code path} itself when it holds
+   * {@code tokenizer.json}, else the base it records — a PEFT adapter's {@code base_model_name_or_path}, a consolidated
+   * file's or a checkpoint's (step, root or run directory) {@code model.pretrained} — when that one holds it.
+   */
+  public static java.util.Optional<Path> tokenizerDir(Path path) {
+    if (Files.isDirectory(path) && Files.isRegularFile(path.resolve("tokenizer.json"))) return java.util.Optional.of(path);
+    String base = "";
+    try {
+      if (Files.isDirectory(path) && Files.isRegularFile(path.resolve(PeftAdapter.CONFIG))) base = PeftAdapter.read(path, "MODEL").baseModel();
+      else if (Files.isRegularFile(path)) {
+        Path config = path.toAbsolutePath().getParent().resolve("model.config.json");
+        if (Files.isRegularFile(config)) base = SpecIO.readTree(config).path("pretrained").asText("");
+      } else if (Files.isDirectory(path) && !Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG))) {
+        base = Checkpoint.open(path).meta().trainingSpec().model().pretrained();
+      }
+    } catch (RuntimeException e) {
+      return java.util.Optional.empty(); // loading the model names what is wrong with it
+    }
+    if (base == null || base.isBlank() || !Files.isRegularFile(Path.of(base, "tokenizer.json"))) return java.util.Optional.empty();
+    return java.util.Optional.of(Path.of(base));
+  }
+
   private static Loaded huggingFace(Path dir, int seqLen) {
     TrainingSpec spec = hfSpec(dir, seqLen).toSpec();
     return new Loaded(build(spec), spec);
@@ -120,9 +143,10 @@ public final class ModelSource {
   }
 
   private static Loaded checkpoint(Path dir, int seqLen) {
+    Path root = Files.isDirectory(dir.resolve("checkpoints")) ? dir.resolve("checkpoints") : dir; // a run directory: its checkpoints
     Checkpoint c = Files.isRegularFile(dir.resolve(Manifest.FILE_NAME)) ? Checkpoint.open(dir)
-        : CheckpointResolver.latest(dir).orElseThrow(() -> new SpecException("MODEL", dir
-            + " is neither a Hugging Face directory (config.json) nor a checkpoint (manifest.json or step-NNNNNN/)"));
+        : CheckpointResolver.latest(root).orElseThrow(() -> new SpecException("MODEL", dir
+            + " is neither a Hugging Face directory (config.json) nor a checkpoint (manifest.json, step-NNNNNN/ or checkpoints/)"));
     // the trained context length: a GPT's position embedding has exactly that many rows
     Map<String, Tensor> weights = ConsolidatedWeights.modelTensors(c);
     requireContext(weights, seqLen);

@@ -50,7 +50,7 @@ public final class WorkerRun {
   public static RunResult run(TrainingSpec spec, WorkerIdentity id, Path runDir, int threads, Duration timeout,
                               StepListener listener, boolean processExits) {
     NativeThreads.configure(threads);
-    SpecCheck.validate(spec, id.worldSize());
+    spec = SpecCheck.validate(spec, id.worldSize()); // train.epochs becomes its steps here
     var p = spec.parallel();
     if (id.rank() == 0) warnAboutSlowLayouts(spec, id);
     DeviceDecision device = Devices.decide(spec.device());

@@ -20,6 +20,25 @@ public final class SpecValidator {
     require(t.evalEvery() == 0, "train.evalEvery", "train.objective=dpo reports no validation loss yet; use train.evalEvery=0");
   }
 
+  /** The learning-rate schedule's fields ({@code train.minLr}, {@code minLrRatio}, {@code schedule}, warm-up, decay). */
+  private static void lrSchedule(TrainSpec t) {
+    if (t.minLr() != null) {
+      require(t.minLr() >= 0 && t.minLr() <= t.lr(), "train.minLr", t.minLr() + " must be between 0 and train.lr=" + t.lr()
+          + " (an absolute rate); or remove it and set train.minLrRatio, the final rate as a fraction of lr");
+    }
+    require(t.minLrRatio() >= 0 && t.minLrRatio() <= 1, "train.minLrRatio", t.minLrRatio()
+        + " must be between 0 and 1 (the final learning rate as a fraction of train.lr)");
+    require(SpecChoice.find(LrScheduleKind.class, t.schedule()).isPresent(), "train.schedule",
+        "'" + t.schedule() + "' is not a learning-rate schedule; use one of " + SpecChoice.spellings(LrScheduleKind.class));
+    require(t.warmup() >= 0, "train.warmup", t.warmup() + " must be 0 or more steps");
+    require(t.warmupRatio() >= 0 && t.warmupRatio() < 1, "train.warmupRatio", t.warmupRatio()
+        + " must be at least 0 and below 1 (a fraction of train.steps; 0 = use train.warmup)");
+    require("keep".equals(t.resumeSchedule()) || "stretch".equals(t.resumeSchedule()), "train.resumeSchedule",
+        "'" + t.resumeSchedule() + "' is not a choice; use keep (the schedule the run started with) or stretch (over the new train.steps)");
+    require(t.decayRatio() > 0 && t.decayRatio() <= 1, "train.decayRatio", t.decayRatio()
+        + " must be above 0 and at most 1 (the fraction of train.steps wsd decays over)");
+  }
+
   /** Validates the spec on its own (no process count). */
   public static TrainingSpec validate(TrainingSpec s) {
     SpecSecrets.refuse(s); // first: no later message may repeat a credential
@@ -39,14 +58,14 @@ public final class SpecValidator {
 
     TrainSpec t = s.train();
     positive(t.steps(), "train.steps");
+    require(t.epochs() >= 0 && t.epochs() <= 10_000, "train.epochs", t.epochs() + " must be 0 (use train.steps) or 1 to 10000 passes over the data");
     positive(t.globalBatch(), "train.globalBatch");
     int perStep = p.dp() * p.microBatches();
     require(t.globalBatch() % perStep == 0, "train.globalBatch",
         t.globalBatch() + " is not divisible by dp × microBatches = " + p.dp() + " × " + p.microBatches()
             + "; use a multiple of " + perStep);
     require(t.lr() > 0 && Double.isFinite(t.lr()), "train.lr", t.lr() + " must be a positive number");
-    require(t.minLr() >= 0 && t.minLr() <= t.lr(), "train.minLr", t.minLr() + " must be between 0 and train.lr=" + t.lr());
-    require(t.warmup() >= 0, "train.warmup", t.warmup() + " must be 0 or more steps");
+    lrSchedule(t);
     require(t.clipGradNorm() >= 0, "train.clipGradNorm", t.clipGradNorm() + " must be 0 (off) or positive");
     require(t.weightDecay() >= 0, "train.weightDecay", t.weightDecay() + " must be 0 or positive");
     require(SpecChoice.find(OptimizerKind.class, t.optimizer()).isPresent(), "train.optimizer",
@@ -60,6 +79,8 @@ public final class SpecValidator {
     require(SpecChoice.find(TrainObjective.class, t.objective()).isPresent(), "train.objective",
         "'" + t.objective() + "' is not an objective; use one of " + SpecChoice.spellings(TrainObjective.class));
     DpoSpec.validate(t.dpo());
+    LossSpikeSpec.validate(t.lossSpike());
+    EarlyStoppingSpec.validate(t.earlyStopping(), t.evalEvery());
     boolean pairs = s.data().source() != null && s.data().source().startsWith("preference:");
     if (t.dpoObjective()) {
       require(pairs, "data.source", "train.objective=dpo trains on preference pairs; use data.source: preference:DIR (written by "

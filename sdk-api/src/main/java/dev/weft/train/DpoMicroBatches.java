@@ -10,6 +10,8 @@ import dev.weft.parallel.data.Zero3Layers;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.tensor.TpOps;
 import dev.weft.precision.Autocast;
+import dev.weft.spec.DpoLossKind;
+import dev.weft.spec.DpoSpec;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.Tensors;
 import java.util.LinkedHashMap;
@@ -31,32 +33,42 @@ final class DpoMicroBatches implements MicroBatches {
   private final String dtype;
   private final boolean cuda;
   private final double beta;
+  private final DpoLossKind kind;
+  private final double labelSmoothing;
   private final TpOps cp; // context parallelism: a sequence's log-probability is the sum of its cp ranks' parts; null at cp=1
   private final double[] sums = new double[4]; // this step's chosen rewards, rejected rewards, correctly ordered pairs, pairs
 
-  DpoMicroBatches(LanguageModel model, ReferencePolicy reference, ShardedOptimizer opt, String dtype, boolean cuda, double beta,
+  DpoMicroBatches(LanguageModel model, ReferencePolicy reference, ShardedOptimizer opt, String dtype, boolean cuda, DpoSpec dpo,
                   TpOps cp) {
     this.model = model;
+    this.kind = DpoLossKind.of(dpo.loss());
+    this.labelSmoothing = dpo.labelSmoothing();
     this.cp = cp;
     this.reference = reference;
     this.opt = opt;
     this.dtype = dtype;
     this.cuda = cuda;
-    this.beta = beta;
+    this.beta = dpo.beta();
   }
 
-  /** The DPO passes of a run: the reference is the policy with its adapters off (LoRA), else a frozen copy on this rank's device. */
+  /**
+   * The DPO passes of a run. The reference is the policy as training starts: with LoRA from fresh adapters, the policy
+   * with its adapters off; otherwise (no LoRA, a starting {@code train.lora.adapter}, or {@code train.dpo.reference}) a
+   * frozen copy of it on this rank's device.
+   */
   static DpoMicroBatches of(TrainingSpec spec, LanguageModel model, ShardedOptimizer opt, Distributed dist) {
     ReferencePolicy ref;
-    if (model.layers() instanceof LoraLayers lora) ref = ReferencePolicy.adaptersOff(model, lora);
-    else if (model.layers() instanceof Zero3Layers z && z.inner() instanceof LoraLayers lora) ref = ReferencePolicy.adaptersOff(model, lora);
-    else {
-      LanguageModel copy = ModelBuilder.frozenCopy(spec, dist.tp(), dist.cp());
+    LoraLayers lora = model.layers() instanceof LoraLayers l ? l
+        : model.layers() instanceof Zero3Layers z && z.inner() instanceof LoraLayers l ? l : null;
+    if (lora != null && !spec.train().lora().hasAdapter() && !spec.train().dpo().hasReference()) {
+      ref = ReferencePolicy.adaptersOff(model, lora);
+    } else {
+      LanguageModel copy = ModelBuilder.frozenCopy(ReferencePolicy.spec(spec), dist.tp(), dist.cp());
       Placement.moveParameters(copy.parameters().list(), dist.device());
       ref = ReferencePolicy.frozen(copy);
     }
     if (model instanceof dev.weft.models.decoder.Decoder d) d.dropRouterLosses();
-    return new DpoMicroBatches(model, ref, opt, spec.precision().dtype(), dist.device().cuda(), spec.train().dpo().beta(),
+    return new DpoMicroBatches(model, ref, opt, spec.precision().dtype(), dist.device().cuda(), spec.train().dpo(),
         dist.cp().size() > 1 ? new TpOps(dist.cp()) : null);
   }
 
@@ -80,7 +92,12 @@ final class DpoMicroBatches implements MicroBatches {
           cp.communicator().allReduce(ref, ReduceOp.SUM);
           policy = cp.reduceFromTp(policy);
         }
-        l = DpoLoss.of(policy, ref, beta);
+        Tensor counts = null;
+        if (kind == DpoLossKind.IPO) {
+          counts = DpoLoss.targetCounts(b.targets()).contiguous(); // a cp rank's share of each row's targets: summed
+          if (cp != null) cp.communicator().allReduce(counts, ReduceOp.SUM);
+        }
+        l = DpoLoss.of(policy, ref, beta, kind, labelSmoothing, counts);
       }
       loss += l.lossSum().item_double();
       sums[0] += l.chosenRewards().sum().item_double();

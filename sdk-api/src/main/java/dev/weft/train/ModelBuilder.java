@@ -90,10 +90,13 @@ public final class ModelBuilder {
   /**
    * A frozen copy of the model as training starts ({@code model.pretrained}, else the seed's weights), split over
    * {@code tp} and {@code cp} as the policy is but never ZeRO-sharded (no optimizer owns it) and with every expert on each
-   * rank (not split over ep): DPO's reference policy without LoRA.
+   * rank (not split over ep): DPO's reference policy when it is not the LoRA policy with its adapters off (with
+   * {@code train.lora}, the base and the spec's starting adapter).
    */
   public static LanguageModel frozenCopy(TrainingSpec spec, Communicator tp, Communicator cp) {
-    LanguageModel copy = buildWith(spec, withContext(spec, plainLayers(spec, tp), cp), 0);
+    Layers layers = withContext(spec, plainLayers(spec, tp), cp);
+    if (spec.train().lora().enabled()) layers = new LoraLayers(layers, spec.train().lora(), spec.train().seed()); // base + its adapter
+    LanguageModel copy = buildWith(spec, layers, 0);
     for (Param p : copy.parameters().list()) copy.parameters().freeze(p.name());
     return copy;
   }

@@ -8,9 +8,10 @@ import dev.weft.spec.TrainingSpec;
 
 /**
  * What a resumed run takes from its checkpoint besides tensors, every field type-checked. Reading it
- * is also the resolver's check, so a checkpoint whose state is damaged is skipped like a bad shard.
+ * is also the resolver's check, so a checkpoint whose state is damaged is skipped like a bad shard. {@code scheduleSteps}:
+ * the steps the learning-rate schedule was made for, which a resume keeps unless told to stretch it.
  */
-record ResumeState(long step, long optimizerSteps, double lossScale, int goodSteps, int globalBatch) {
+record ResumeState(long step, long optimizerSteps, double lossScale, int goodSteps, int globalBatch, long scheduleSteps) {
   static ResumeState of(Checkpoint c, double defaultScale) {
     long good = c.stateLong("good_steps", 0);
     long optimizerSteps = c.stateLong("optimizer_steps", c.step());
@@ -19,7 +20,9 @@ record ResumeState(long step, long optimizerSteps, double lossScale, int goodSte
       throw new CorruptCheckpointException(c.dir().resolve(Manifest.FILE_NAME), "state holds good_steps " + good
           + ", optimizer_steps " + optimizerSteps + ", loss_scale " + scale + "; expected non-negative counts and a positive scale");
     }
-    return new ResumeState(c.step(), optimizerSteps, scale, (int) good, savedSpec(c).train().globalBatch());
+    TrainingSpec saved = savedSpec(c);
+    long scheduleSteps = c.stateLong("schedule_steps", saved.train().steps()); // older checkpoints: the saved spec's steps
+    return new ResumeState(c.step(), optimizerSteps, scale, (int) good, saved.train().globalBatch(), scheduleSteps);
   }
 
   private static TrainingSpec savedSpec(Checkpoint c) {

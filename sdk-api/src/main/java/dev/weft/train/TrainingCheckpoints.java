@@ -37,6 +37,7 @@ import org.slf4j.LoggerFactory;
  * global step, so a resumed run reads exactly the samples the original would have.
  */
 final class TrainingCheckpoints implements AutoCloseable {
+  private long resumedScheduleSteps; // 0: not resumed
   private static final Logger log = LoggerFactory.getLogger(TrainingCheckpoints.class);
   /** State key: the optimizer kind whose moments the checkpoint holds ({@link ResumeChecks}). */
   static final String OPTIMIZER_KEY = "optimizer";
@@ -104,6 +105,16 @@ final class TrainingCheckpoints implements AutoCloseable {
   }
 
   /**
+   * The steps the learning-rate schedule runs over: this spec's {@code train.steps}, or, resumed from a checkpoint
+   * whose schedule was made for other steps, those ({@code train.resumeSchedule: keep}, the default) unless
+   * {@code stretch} asks for the new count.
+   */
+  int scheduleSteps(dev.weft.spec.TrainSpec t) {
+    if (resumedScheduleSteps <= 0 || resumedScheduleSteps > Integer.MAX_VALUE || "stretch".equals(t.resumeSchedule())) return t.steps();
+    return (int) resumedScheduleSteps;
+  }
+
+  /**
    * Loads the checkpoint named by {@code checkpoint.resume}, or the initial weights named by
    * {@code checkpoint.initWeights}, into the optimizer's entries; returns the step the run continues
    * after (0 for a fresh run).
@@ -137,6 +148,7 @@ final class TrainingCheckpoints implements AutoCloseable {
       if (c.resetOptimizer()) log.info("checkpoint.resetOptimizer: weights loaded, {} optimizer state starts fresh", spec.train().optimizer());
       scaler.restore(state.lossScale(), state.goodSteps());
       if (saver != null) saver.resumedFrom(state.step());
+      resumedScheduleSteps = state.scheduleSteps();
       String from = "latest".equals(c.resume()) ? source.locationOf(meta.step()) : c.resume();
       log.info("resumed from {} (step {}, saved with dp={} tp={} pp={} cp={} zero={})", from, meta.step(),
           meta.mesh().dp(), meta.mesh().tp(), meta.mesh().pp(), meta.mesh().cp(), meta.zeroStage());
@@ -203,6 +215,7 @@ final class TrainingCheckpoints implements AutoCloseable {
     state.put("loss_scale", scaler.scale());
     state.put("good_steps", scaler.goodSteps());
     state.put("seed", spec.train().seed());
+    state.put("schedule_steps", scheduleSteps(spec.train()));
     state.put(OPTIMIZER_KEY, spec.train().optimizer());
     loraBase.record(state);
     // before the commit: the record holds every step up to any checkpoint a later run resumes from

@@ -91,7 +91,10 @@ public final class TrainingLoop {
     LossScaler scaler = new LossScaler("fp16".equals(precision.dtype()), precision.initialScale(),
         precision.growthInterval(), precision.backoff());
     Divergence divergence = new Divergence("fp16".equals(precision.dtype()), precision.maxConsecutiveSkips());
-    LrSchedule schedule = new LrSchedule(t.lr(), t.minLr(), t.warmup(), t.steps());
+    LossSpike spikes = new LossSpike(t.lossSpike());
+    long lastStep = t.steps(); // earlier when early stopping ends the run
+    double bestEval = Double.POSITIVE_INFINITY;
+    int evalsWithoutGain = 0;
     TokenSource data = TokenSource.of(spec.data(), t.seed());
     DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
     StepData stepData = new StepData(data, sampler, seqLen, dist.device(), new Zigzag(dist.cp().size(), dist.cp().rank()));
@@ -108,6 +111,13 @@ public final class TrainingLoop {
     TrainingCheckpoints checkpoints = TrainingCheckpoints.open(spec, dist, runDir);
     long resumedAt = checkpoints.restore(opt, scaler, dist);
     AcrossRanks.requireSameStart(resumedAt, dist);
+    int scheduleSteps = checkpoints.scheduleSteps(t);
+    LrSchedule schedule = LrSchedule.of(t, scheduleSteps);
+    if (leader && scheduleSteps != t.steps()) {
+      log.info("train.steps={} differs from the {} steps the learning-rate schedule was made for: the schedule stays as it was"
+          + " (from step {} on lr is its final {}); set train.resumeSchedule=stretch to spread it over {} steps", t.steps(),
+          scheduleSteps, scheduleSteps, schedule.at(scheduleSteps), t.steps());
+    }
     if (resumedAt >= t.steps()) {
       throw new dev.weft.spec.SpecException("train.steps", "the checkpoint holds step " + resumedAt
           + ", the run asks for " + t.steps() + " steps in all; raise train.steps to train further");
@@ -162,7 +172,17 @@ public final class TrainingLoop {
             commNs += System.nanoTime() - p0;
             double scale = scaler.scale();
             gradNorm = opt.gradNorm(scale);
-            boolean skip = scaler.update(gradNorm) || !Double.isFinite(gradNorm);
+            // the step's loss, reduced before the update so the loss-spike guard can leave a spike's update out
+            long c1 = System.nanoTime();
+            double[][] summed = new double[1][];
+            loss = Divergence.reduce(dist, passes.holdsLoss(), localLoss, PreemptStop.localFlag(), summed); // only the last stage has a loss
+            preempted = PreemptStop.agreed(summed[0]);
+            lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
+            commNs += System.nanoTime() - c1;
+            LossSpike.Verdict verdict = spikes.check(loss);
+            if (verdict == LossSpike.Verdict.STOP) lossCause = spikes.cause(loss);
+            else if (verdict == LossSpike.Verdict.SKIP && leader) log.warn("step {}: {}; the step's update is left out (train.lossSpike.action=skip)", step, spikes.cause(loss));
+            boolean skip = scaler.update(gradNorm) || !Double.isFinite(gradNorm) || verdict == LossSpike.Verdict.SKIP;
             gradCause = divergence.gradientCause(gradNorm);
             stepSkipped = skip;
             if (skip) {
@@ -174,15 +194,11 @@ public final class TrainingLoop {
             }
             zeroComm = opt.takeComm(); // forward/backward gathers, reductions and stage 1-2's parameter gather
             commNs += (long) (zeroComm.exposedMs() * 1e6);
-            long c1 = System.nanoTime();
-            double[][] summed = new double[1][];
-            loss = Divergence.reduce(dist, passes.holdsLoss(), localLoss, PreemptStop.localFlag(), summed); // only the last stage has a loss
-            preempted = PreemptStop.agreed(summed[0]);
-            lossCause = Divergence.lossCause(dist, passes.holdsLoss(), localLoss, summed[0]);
+            long c2 = System.nanoTime();
             if (passes instanceof DpoMicroBatches d) objective = d.metrics(dp);
             objective = ExpertLoad.with(objective, model, dist, listener);
             if (passes instanceof SequentialMicroBatches s) objective = s.probe.with(objective); // activation_mib, measured
-            commNs += System.nanoTime() - c1;
+            commNs += System.nanoTime() - c2;
           }
         }
         if (noTargets) {
@@ -196,7 +212,8 @@ public final class TrainingLoop {
         double ms = (System.nanoTime() - s0) / 1e6;
         if (gradCause != null || lossCause != null) {
           String why = Divergence.message(spec, step, lossCause, gradCause, runDir);
-          double first = resumedAt == 0 && !losses.isEmpty() ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(Double.NaN);
+          double attemptFirst = losses.isEmpty() ? Double.NaN : losses.get(0);
+          double first = resumedAt == 0 ? attemptFirst : MetricsJson.lossAt(runDir, 1).orElse(attemptFirst);
           if (leader) MetricsJson.writeSummary(runDir, StoppedSummary.of("diverged", spec, dist, step, first, losses, skipped,
               (System.nanoTime() - wallStart) / 1e9, why));
           throw new TrainingDivergedException(why);
@@ -216,6 +233,7 @@ public final class TrainingLoop {
         if (leader) {
           out.step(sm, evalLoss, objective);
           listener.onStep(sm, t.steps());
+          consoleExtras(step, t, evalLoss, objective);
         }
         boolean saved = saveIfDue(step, checkpoints, opt, scaler, listener, dist);
         if (preempted) {
@@ -226,6 +244,17 @@ public final class TrainingLoop {
         }
         listener.atStepBoundary(dist.rank(), step);
         prevEnd = System.nanoTime();
+        if (evalLoss != null && t.earlyStopping().enabled()) { // every rank holds the same reduced eval loss: all stop alike
+          if (evalLoss < bestEval - t.earlyStopping().minDelta()) {
+            bestEval = evalLoss;
+            evalsWithoutGain = 0;
+          } else if (++evalsWithoutGain >= t.earlyStopping().patience() && step < t.steps()) {
+            if (leader) log.info("early stopping at step {}: eval_loss {} has not improved on its best {} by more than {} for {}"
+                + " evaluations (train.earlyStopping)", step, evalLoss, bestEval, t.earlyStopping().minDelta(), evalsWithoutGain);
+            lastStep = step;
+            break;
+          }
+        }
       }
       ShardedOptimizer.Memory mem = opt.memory();
       opt.gatherAll();
@@ -242,8 +271,10 @@ public final class TrainingLoop {
       if (expertGroups.shard().size() > 1) mesh.put("ep", expertGroups.shard().size()); // a sub-group of dp, not more ranks
       // the whole run, not this attempt: the last step reached, and step 1's loss from the metrics of earlier attempts
       double lastLoss = losses.isEmpty() ? Double.NaN : losses.get(losses.size() - 1); // NaN: every step was without targets
-      double initialLoss = resumedAt == 0 && !losses.isEmpty() ? losses.get(0) : MetricsJson.lossAt(runDir, 1).orElse(lastLoss);
-      RunSummary summary = new RunSummary("completed", t.steps(), dist.mesh().worldSize(), mesh, initialLoss,
+      // where step 1's loss is not in this run's record (resumed from another run's checkpoint): this attempt's first
+      double attemptFirst = losses.isEmpty() ? Double.NaN : losses.get(0);
+      double initialLoss = resumedAt == 0 ? attemptFirst : MetricsJson.lossAt(runDir, 1).orElse(attemptFirst);
+      RunSummary summary = new RunSummary("completed", lastStep, dist.mesh().worldSize(), mesh, initialLoss,
           lastLoss, tps, medianMs, tps * model.trainingFlopsPerToken(),
           (System.nanoTime() - wallStart) / 1e9, consistent, AcrossRanks.globalParameterCount(model, dist, expertGroups.shard()), precision.dtype(), opt.stage(),
           new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes(),
@@ -292,5 +323,17 @@ public final class TrainingLoop {
     java.util.Set<String> names = new java.util.HashSet<>();
     for (Param p : params) names.add(p.name());
     opt.sumOwned(names, g -> cp.allReduce(g, ReduceOp.SUM));
+  }
+
+  /**
+   * What the step line does not carry, on the console as {@code name=value} (Katib reads them too): the held-out loss
+   * when it was computed, and DPO's rewards at the step line's cadence (the first, every logEvery-th and the last step).
+   */
+  private static void consoleExtras(long step, dev.weft.spec.TrainSpec t, Double evalLoss, Map<String, Double> objective) {
+    if (evalLoss != null) log.info(String.format(java.util.Locale.ROOT, "step %d/%d  eval_loss=%.6f", step, t.steps(), evalLoss));
+    if (!objective.containsKey("rewards_accuracy") || (step != 1 && step != t.steps() && step % t.logEvery() != 0)) return;
+    log.info(String.format(java.util.Locale.ROOT, "step %d/%d  rewards_accuracy=%.4f rewards_margin=%.6f rewards_chosen=%.6f rewards_rejected=%.6f",
+        step, t.steps(), objective.get("rewards_accuracy"), objective.get("rewards_margin"), objective.get("rewards_chosen"),
+        objective.get("rewards_rejected")));
   }
 }

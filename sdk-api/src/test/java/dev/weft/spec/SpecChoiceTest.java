@@ -42,6 +42,28 @@ class SpecChoiceTest {
   }
 
   @Test
+  void everyLrScheduleValidatesAndAnUnknownOneIsRefused() {
+    for (LrScheduleKind k : LrScheduleKind.values())
+      assertThat(LrScheduleKind.of(SpecCheck.validate(spec("train.schedule=" + k.spelling())).train().schedule())).isEqualTo(k);
+    assertThatThrownBy(() -> SpecCheck.validate(spec("train.schedule=step"))).isInstanceOf(SpecException.class)
+        .hasMessageContaining("'step' is not a learning-rate schedule; use one of constant, linear, cosine, wsd");
+  }
+
+  @Test
+  void aSmallLrNeedsNoMinLrAndABadRatioNamesItsField() {
+    // issue 42 item 1: an absolute default minLr refused every lr below it
+    assertThat(SpecCheck.validate(spec("train.lr=5e-6")).train().finalLr()).isCloseTo(5e-7, org.assertj.core.api.Assertions.within(1e-20));
+    for (String set : List.of("train.minLr=1e-4", "train.minLrRatio=1.5", "train.warmupRatio=1", "train.decayRatio=0")) {
+      String field = set.substring(0, set.indexOf('='));
+      var tree = SpecIO.defaultsTree();
+      SpecOverrides.apply(tree, "train.lr=5e-6");
+      SpecOverrides.apply(tree, set);
+      assertThatThrownBy(() -> SpecCheck.validate(SpecIO.bind(tree))).isInstanceOf(SpecException.class)
+          .satisfies(e -> assertThat(((SpecException) e).field()).isEqualTo(field));
+    }
+  }
+
+  @Test
   void anUnknownDtypeIsRefusedByItsField() {
     for (String f : new String[] {"precision.dtype", "precision.reduceDtype"}) {
       assertThatThrownBy(() -> SpecCheck.validate(spec(f + "=fp8"))).isInstanceOf(SpecException.class)

@@ -44,15 +44,13 @@ class DpoTest {
 
   @BeforeAll
   static void data() throws Exception {
-    hf = HfReference.writeFamily("qwen2", dir.resolve("hf"), 31, true);
-    Path tok = PreferenceFixture.tokenizer(dir.resolve("tok"));
-    pairs = dir.resolve("pairs");
-    PreferenceFixture.prepare(tok, PreferenceFixture.rows(dir.resolve("rows.jsonl"), 24, 7), pairs);
+    PreferenceFixture.Qwen2Pairs f = PreferenceFixture.qwen2Pairs(dir);
+    hf = f.hf();
+    pairs = f.pairs();
   }
 
   static Trainer dpo() {
-    return Trainer.model("qwen2").pretrained(hf).data("preference:" + pairs).dpo(BETA).seqLen(SEQ).globalBatch(8)
-        .microBatches(2).steps(3).warmup(0).lr(1e-2).seed(5);
+    return new PreferenceFixture.Qwen2Pairs(hf, pairs).dpo(BETA, SEQ).microBatches(2).steps(3);
   }
 
   private static Batches.Batch batch(int rows) {
@@ -105,7 +103,7 @@ class DpoTest {
   }
 
   /** Each row's summed log-probability of its targets, from the logits' log-softmax token by token, in doubles. */
-  private static double[] perToken(CausalLm m, Batches.Batch b) {
+  static double[] perToken(CausalLm m, Batches.Batch b) {
     try (NoGradGuard ng = new NoGradGuard()) {
       Tensor lsm = m.logits(b.tokens(), null).to(ScalarType.Double).log_softmax(-1);
       long rows = b.tokens().size(0), seq = b.tokens().size(1), vocab = lsm.size(2);

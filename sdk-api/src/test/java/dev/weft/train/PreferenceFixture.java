@@ -61,6 +61,22 @@ public final class PreferenceFixture {
     return "{\"role\": \"" + role + "\", \"content\": \"" + content + "\"}";
   }
 
+  /** A tiny random Qwen 2 directory ({@code dir/hf}) and 24 preference pairs over the fixture's tokenizer ({@code dir/pairs}). */
+  record Qwen2Pairs(Path hf, Path pairs) {
+    /** DPO over the pairs at β {@code beta}, sequences of {@code seq}, 8 rows a step, lr 1e-2 from step 1. */
+    dev.weft.Trainer dpo(double beta, int seq) {
+      return dev.weft.Trainer.model("qwen2").pretrained(hf).data("preference:" + pairs).dpo(beta).seqLen(seq).globalBatch(8)
+          .warmup(0).lr(1e-2).seed(5);
+    }
+  }
+
+  static Qwen2Pairs qwen2Pairs(Path dir) throws Exception {
+    Path hf = dev.weft.models.hf.HfReference.writeFamily("qwen2", dir.resolve("hf"), 31, true);
+    Path pairs = dir.resolve("pairs");
+    prepare(tokenizer(dir.resolve("tok")), rows(dir.resolve("rows.jsonl"), 24, 7), pairs);
+    return new Qwen2Pairs(hf, pairs);
+  }
+
   /** Prepares {@code rows} with the tokenizer under {@code tok} into {@code out}. */
   static ShardIndex prepare(Path tok, Path rows, Path out) {
     try (Tokenizer t = Tokenizer.open(tok.toString())) {

@@ -30,10 +30,16 @@ public final class LoraExport {
   /** Whether {@code c} was saved by a LoRA run. */
   public static boolean isLora(Checkpoint c) { return c.meta().trainingSpec().train().lora().enabled(); }
 
-  /** Writes the checkpoint's adapters as a PEFT adapter directory; returns the tensors written. */
+  /**
+   * Writes the checkpoint's adapters as a PEFT adapter directory, with the base's tokenizer files beside them (as
+   * {@code save_pretrained} of a model with its tokenizer does), so generate and eval find them; returns the tensors written.
+   */
   public static int peft(Checkpoint c, Path out) throws IOException {
     TrainingSpec spec = requireLora(c, "peft");
-    return PeftAdapter.write(ConsolidatedWeights.modelTensors(c), spec.train().lora(), spec.model().pretrained(), out);
+    int written = PeftAdapter.write(ConsolidatedWeights.modelTensors(c), spec.train().lora(), spec.model().pretrained(), out);
+    Path base = Path.of(spec.model().pretrained());
+    if (java.nio.file.Files.isDirectory(base)) HfFiles.copyCarried(base, out);
+    return written;
   }
 
   /**

@@ -78,8 +78,26 @@ public final class PretrainedWeights {
     }
     Tensor mine = p.isSharded() ? full.narrow(p.shardDim(), p.shardIndex() * (shape[p.shardDim()] / p.shardCount()),
         shape[p.shardDim()] / p.shardCount()) : full;
+    requireSound(p, full, mine, field);
     if (adopts(p.tensor(), mine)) p.tensor().set_(mine);
     else p.tensor().copy_(mine);
+  }
+
+  /**
+   * Issue 42 item 7: a float weight stored as integers (converted, it would run with nonsense values) or holding NaN or
+   * infinity (every loss would be NaN) is refused in one line naming the tensor, at every load (training, eval,
+   * generate, a checkpoint rebuilt whole). Each rank checks the slice it takes.
+   */
+  private static void requireSound(Param p, Tensor full, Tensor mine, String field) {
+    if (p.tensor().is_floating_point() && !full.is_floating_point()) {
+      throw new SpecException(field, "tensor " + p.name() + " is stored as " + full.scalar_type() + ", an integer type, where the model"
+          + " needs a float weight; the file is damaged or was written wrong: re-export or re-download it");
+    }
+    if (mine.is_floating_point() && !org.bytedeco.pytorch.global.torch.isfinite(mine).all().item_bool()) {
+      long bad = org.bytedeco.pytorch.global.torch.isfinite(mine).logical_not().sum().item_long();
+      throw new SpecException(field, "tensor " + p.name() + " holds " + bad + " non-finite value(s) (NaN or infinity); the weights"
+          + " are damaged or came from a diverged run: use another copy");
+    }
   }
 
   /**
