@@ -68,6 +68,7 @@ public final class SpecValidator {
     } else {
       require(!pairs, "train.objective", "data.source names preference pairs, which only DPO trains on; set train.objective=dpo");
     }
+    require(t.lossChunk() >= 0, "train.lossChunk", t.lossChunk() + " must be 0 (the whole logits at once) or a number of tokens per chunk");
     require(t.evalEvery() >= 0, "train.evalEvery", t.evalEvery() + " must be 0 (never) or a number of steps");
     if (t.evalEvery() > 0) {
       require(s.data().validation() > 0, "train.evalEvery", "needs held-out data; set data.validation to a fraction such as 0.05");

@@ -66,8 +66,9 @@ public final class ModelBuilder {
     long seed = spec.train().seed();
     // pretrained weights overwrite every initial weight (a LoRA adapter's are drawn by LoraLayers): draw none
     Init.Draws init = spec.model().hasPretrained() ? Init.Draws.unset(seed) : Init.Draws.seeded(seed);
-    return tp == null || tp.size() == 1 ? new DenseLayers(init)
-        : new TensorParallelLayers(init, new TpOps(tp), spec.parallel().sequenceParallel());
+    int chunk = spec.train().lossChunk();
+    return tp == null || tp.size() == 1 ? new DenseLayers(init, chunk)
+        : new TensorParallelLayers(init, new TpOps(tp), spec.parallel().sequenceParallel(), chunk);
   }
 
   /** This rank's part of the model, with pretrained weights when the spec names them. */
