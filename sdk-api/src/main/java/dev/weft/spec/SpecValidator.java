@@ -55,6 +55,10 @@ public final class SpecValidator {
     require(t.beta2() >= 0 && t.beta2() < 1, "train.beta2", t.beta2() + " must be in [0, 1)");
     positive(t.logEvery(), "train.logEvery");
     LoraSpec.validate(t.lora());
+    if (t.lora().quantized()) {
+      require(p.tp() == 1 && p.pp() == 1 && p.ep() == 1, "train.lora.quantize", t.lora().quantize() + " holds the base whole on each "
+          + "rank; it runs with dp, ZeRO and cp, not yet with parallel.tp, pp or ep > 1: use train.lora.quantize=none there");
+    }
     require(t.lora().dropout() == 0 || !t.recompute(), "train.lora.dropout", t.lora().dropout() + " with train.recompute would"
         + " draw other dropout masks when the forward is recomputed; use train.lora.dropout=0 or train.recompute=false");
     require(SpecChoice.find(TrainObjective.class, t.objective()).isPresent(), "train.objective",

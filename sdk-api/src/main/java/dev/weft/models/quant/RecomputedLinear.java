@@ -1,0 +1,89 @@
+package dev.weft.models.quant;
+
+import dev.weft.models.Layers;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Supplier;
+import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.pytorch.GradMode;
+import org.bytedeco.pytorch.NoGradGuard;
+import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.TensorBase;
+import org.bytedeco.pytorch.TensorOptional;
+import org.bytedeco.pytorch.TensorTensorHook;
+import org.bytedeco.pytorch.global.torch;
+
+/**
+ * A frozen linear y = x·Wᵀ + b whose weight exists only while it is used: {@code weight} makes it (dequantises a
+ * compressed base) for the forward and again for the backward's dX = dY·W, so autograd never keeps it. The output
+ * carries a zero-valued link to the input (x₀ − x₀.detach() on one feature); a hook on the output keeps dY and a hook
+ * on the input replaces the link's gradient by dY·W. The hooks of a call are kept (a PointerScope may own them) until
+ * its backward ran, and released at a later forward.
+ */
+final class RecomputedLinear implements Layers.Linear {
+  private final Supplier<Tensor> weight;
+  private final Supplier<Tensor> bias; // null: none
+  private final Queue<Pass> done = new ConcurrentLinkedQueue<>();
+
+  RecomputedLinear(Supplier<Tensor> weight, Supplier<Tensor> bias) {
+    this.weight = weight;
+    this.bias = bias;
+  }
+
+  @Override
+  public Tensor forward(Tensor x) {
+    for (Pass p = done.poll(); p != null; p = done.poll()) p.release();
+    if (!GradMode.is_enabled() || !x.requires_grad()) {
+      try (NoGradGuard ng = new NoGradGuard()) {
+        return torch.linear(x, weight.get(), bias == null ? new TensorOptional() : new TensorOptional(bias.get()));
+      }
+    }
+    Tensor y;
+    try (NoGradGuard ng = new NoGradGuard()) {
+      y = torch.linear(x.detach(), weight.get(), bias == null ? new TensorOptional() : new TensorOptional(bias.get()));
+    }
+    Pass pass = new Pass();
+    Tensor xv = x.view_as(x);
+    xv.register_hook(pass.inputHook);
+    Tensor first = xv.narrow(-1, 0, 1);
+    Tensor out = y.add(first.sub(first.detach()));
+    out.register_hook(pass.outputHook);
+    pass.hold();
+    return out;
+  }
+
+  /** One call's backward state. */
+  private final class Pass {
+    Tensor outputGrad;
+    final TensorTensorHook outputHook = new TensorTensorHook() {
+      @Override
+      public TensorBase call(TensorBase g) {
+        outputGrad = new Tensor(g);
+        return new TensorBase(); // the gradient passes on unchanged
+      }
+    };
+    final TensorTensorHook inputHook = new TensorTensorHook() {
+      @Override
+      public TensorBase call(TensorBase link) {
+        try (NoGradGuard ng = new NoGradGuard()) {
+          Tensor dy = outputGrad;
+          Tensor dx = dy.matmul(weight.get().to(dy.scalar_type())).to(new Tensor(link).scalar_type());
+          outputGrad = null;
+          done.add(Pass.this);
+          return dx;
+        }
+      }
+    };
+    private Pointer[] retained = new Pointer[0];
+
+    void hold() {
+      retained = java.util.stream.Stream.of(outputHook, inputHook).filter(p -> p.referenceCount() > 0).toArray(Pointer[]::new);
+      for (Pointer p : retained) p.retainReference();
+    }
+
+    void release() {
+      for (Pointer p : retained) p.releaseReference();
+      retained = new Pointer[0];
+    }
+  }
+}
