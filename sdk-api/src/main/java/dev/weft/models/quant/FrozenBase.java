@@ -53,15 +53,31 @@ public final class FrozenBase {
       try (NoGradGuard ng = new NoGradGuard()) {
         Tensor w = param.tensor();
         shape = w.sizes().vec().get();
+        // kept out of the PointerScope around the load's copy: they outlive it
         switch (format) {
-          case NF4 -> nf4 = Nf4.quantize(w, param.name());
-          case INT8 -> int8 = Int8.quantize(w, param.name());
-          case BF16 -> half = w.to(ScalarType.BFloat16).clone();
-          case FP16 -> half = w.to(ScalarType.Half).clone();
+          case NF4 -> {
+            Nf4.Quantized q = Nf4.quantize(w, param.name());
+            nf4 = new Nf4.Quantized(kept(q.codes()), kept(q.absmax()), q.shape());
+          }
+          case INT8 -> {
+            Int8.Quantized q = Int8.quantize(w, param.name());
+            int8 = new Int8.Quantized(kept(q.q()), kept(q.scale()), q.shape());
+          }
+          case BF16 -> half = kept(w.to(ScalarType.BFloat16).clone());
+          case FP16 -> half = kept(w.to(ScalarType.Half).clone());
           case NONE -> { return; }
         }
         w.set_(); // the fp32 copy is released: the parameter stays registered, with no elements
       }
+    }
+
+    /**
+     * {@code t} outliving the PointerScope it was made in (the load's, around each copy): a reference of our own, held
+     * for the model's life.
+     */
+    private Tensor kept(Tensor t) {
+      if (t.referenceCount() > 0) t.retainReference();
+      return t;
     }
 
     /** The weight in fp32, made for this call. */

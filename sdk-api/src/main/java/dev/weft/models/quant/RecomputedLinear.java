@@ -35,12 +35,12 @@ final class RecomputedLinear implements Layers.Linear {
     for (Pass p = done.poll(); p != null; p = done.poll()) p.release();
     if (!GradMode.is_enabled() || !x.requires_grad()) {
       try (NoGradGuard ng = new NoGradGuard()) {
-        return torch.linear(x, weight.get(), bias == null ? new TensorOptional() : new TensorOptional(bias.get()));
+        return torch.linear(x, weightOn(x), bias == null ? new TensorOptional() : new TensorOptional(bias.get()));
       }
     }
     Tensor y;
     try (NoGradGuard ng = new NoGradGuard()) {
-      y = torch.linear(x.detach(), weight.get(), bias == null ? new TensorOptional() : new TensorOptional(bias.get()));
+      y = torch.linear(x.detach(), weightOn(x), bias == null ? new TensorOptional() : new TensorOptional(bias.get()));
     }
     Pass pass = new Pass();
     Tensor xv = x.view_as(x);
@@ -50,6 +50,15 @@ final class RecomputedLinear implements Layers.Linear {
     out.register_hook(pass.outputHook);
     pass.hold();
     return out;
+  }
+
+  /**
+   * The weight on {@code like}'s device: the compressed form stays in host memory (placement moves parameters only), so
+   * on an accelerator each call copies the made weight over (correct, not fast: a device kernel is the fast way).
+   */
+  private Tensor weightOn(Tensor like) {
+    Tensor w = weight.get();
+    return w.to(like.device(), w.scalar_type());
   }
 
   /** One call's backward state. */
@@ -67,7 +76,7 @@ final class RecomputedLinear implements Layers.Linear {
       public TensorBase call(TensorBase link) {
         try (NoGradGuard ng = new NoGradGuard()) {
           Tensor dy = outputGrad;
-          Tensor dx = dy.matmul(weight.get().to(dy.scalar_type())).to(new Tensor(link).scalar_type());
+          Tensor dx = dy.matmul(weightOn(dy).to(dy.scalar_type())).to(new Tensor(link).scalar_type());
           outputGrad = null;
           done.add(Pass.this);
           return dx;
