@@ -5,6 +5,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Supplier;
 import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.GradMode;
 import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Tensor;
@@ -33,6 +34,16 @@ final class RecomputedLinear implements Layers.Linear {
   @Override
   public Tensor forward(Tensor x) {
     for (Pass p = done.poll(); p != null; p = done.poll()) p.release();
+    Tensor out;
+    // the made weight and its temporaries are freed when this call ends, not with the step's scope (which would
+    // keep every layer's fp32 weight alive until the step ends)
+    try (PointerScope call = new PointerScope()) {
+      out = outlive(compute(x));
+    }
+    return adopt(out);
+  }
+
+  private Tensor compute(Tensor x) {
     if (!GradMode.is_enabled() || !x.requires_grad()) {
       try (NoGradGuard ng = new NoGradGuard()) {
         return torch.linear(x, weightOn(x), bias == null ? new TensorOptional() : new TensorOptional(bias.get()));
@@ -50,6 +61,22 @@ final class RecomputedLinear implements Layers.Linear {
     out.register_hook(pass.outputHook);
     pass.hold();
     return out;
+  }
+
+  /** {@code t}, made inside a PointerScope about to close, kept past it (a reference of its own). */
+  private static Tensor outlive(Tensor t) {
+    t.retainReference();
+    return t;
+  }
+
+  /** {@code t} (kept by {@link #outlive}) handed to the caller's PointerScope, if any, in place of that reference. */
+  private static Tensor adopt(Tensor t) {
+    PointerScope outer = PointerScope.getInnerScope();
+    if (outer != null) {
+      outer.attach(t);
+      t.releaseReference();
+    }
+    return t;
   }
 
   /**
@@ -74,13 +101,15 @@ final class RecomputedLinear implements Layers.Linear {
     final TensorTensorHook inputHook = new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase link) {
-        try (NoGradGuard ng = new NoGradGuard()) {
+        Tensor dx;
+        try (NoGradGuard ng = new NoGradGuard(); PointerScope call = new PointerScope()) {
           Tensor dy = outputGrad;
-          Tensor dx = dy.matmul(weightOn(dy).to(dy.scalar_type())).to(new Tensor(link).scalar_type());
-          outputGrad = null;
-          done.add(Pass.this);
-          return dx;
+          dx = outlive(dy.matmul(weightOn(dy).to(dy.scalar_type())).to(new Tensor(link).scalar_type()));
+          dy.close(); // the output's gradient is autograd's to keep or free now, not the step scope's
         }
+        outputGrad = null;
+        done.add(Pass.this);
+        return adopt(dx);
       }
     };
     private Pointer[] retained = new Pointer[0];
