@@ -23,11 +23,14 @@ import java.util.Map;
  * logits at a long sequence (peak and step time); and {@code weft plan}'s total for each run against its peak.
  */
 public final class MemoryBench {
-  /** {@code like}: the preset; {@code seq}: the base comparison's sequence; {@code lossSeq}: the loss comparison's. */
-  public record Config(String like, int seq, int lossSeq, int rank, String label) {
+  /**
+   * {@code like}: the preset; {@code seq}: the base comparison's sequence; {@code lossSeq}: the loss comparison's, over
+   * chunks of {@code chunk} tokens.
+   */
+  public record Config(String like, int seq, int lossSeq, int chunk, int rank, String label) {
     public static Config of(boolean quick) {
-      return quick ? new Config("smollm2-135m", 64, 512, 8, "SmolLM2-135M shape, LoRA r8, dp=1, 1 process")
-          : new Config("qwen2.5-0.5b", 1024, 2048, 16, "Qwen2.5-0.5B shape, LoRA r16, dp=1, 1 process");
+      return quick ? new Config("smollm2-135m", 64, 512, 128, 8, "SmolLM2-135M shape, LoRA r8, dp=1, 1 process")
+          : new Config("qwen2.5-0.5b", 1024, 2048, 1024, 16, "Qwen2.5-0.5B shape, LoRA r16, dp=1, 1 process");
     }
   }
 
@@ -52,7 +55,7 @@ public final class MemoryBench {
       Map<String, Trainer> runs = new LinkedHashMap<>();
       for (String q : List.of("none", "bf16", "nf4")) runs.put("base-" + q, lora(c, hf, q, c.seq()));
       runs.put("loss-whole", lora(c, hf, "nf4", c.lossSeq()).set("train.lossChunk", 0));
-      runs.put("loss-chunked", lora(c, hf, "nf4", c.lossSeq()).set("train.lossChunk", 1024));
+      runs.put("loss-chunked", lora(c, hf, "nf4", c.lossSeq()).set("train.lossChunk", c.chunk()));
       Map<String, Run> out = new LinkedHashMap<>();
       for (var e : runs.entrySet()) {
         Path run = dir.resolve(e.getKey());
@@ -89,7 +92,7 @@ public final class MemoryBench {
       rows.add(BenchRow.of("memory", "peak RSS: " + q + " vs fp32 frozen base, seq " + r.config().seq() + ", " + l, run.peakRss(),
           fp32.peakRss(), "B", "bf16".equals(q) ? "≤ 0.6" : "≤ 0.4", mib(run.peakRss()) + " vs " + mib(fp32.peakRss())));
     }
-    rows.add(BenchRow.of("memory", "peak RSS: loss over 1024-token chunks vs whole logits, seq " + r.config().lossSeq() + ", nf4 base, " + l,
+    rows.add(BenchRow.of("memory", "peak RSS: loss over " + r.config().chunk() + "-token chunks vs whole logits, seq " + r.config().lossSeq() + ", nf4 base, " + l,
         chunked.peakRss(), whole.peakRss(), "B", "≤ 0.6", mib(chunked.peakRss()) + " vs " + mib(whole.peakRss())));
     rows.add(BenchRow.of("memory", "step_ms: loss over chunks vs whole logits, seq " + r.config().lossSeq() + ", " + l,
         chunked.stepMs(), whole.stepMs(), "ms", "≤ 1.10", "median of steps 2-3 of one run each"));
