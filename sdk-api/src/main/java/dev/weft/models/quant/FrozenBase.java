@@ -68,6 +68,7 @@ public final class FrozenBase {
           case NONE -> { return; }
         }
         w.set_(); // the fp32 copy is released: the parameter stays registered, with no elements
+        org.bytedeco.javacpp.Pointer.trimMemory(); // and its pages handed back, not kept in malloc's free lists
       }
     }
 
