@@ -26,7 +26,7 @@ class LayersTest {
       List.of("spec"),                                                  // the spec records and their own checks
       List.of("comm", "comm.gloo", "device"),                           // process group, worker identity, backends
       List.of("data", "data.prepare", "tokenizer", "tokenizer.chat", "tokenizer.chat.jinja"), // corpora and batches, chat templates
-      List.of("models", "models.layers", "models.lora"),               // model contracts, dense layers, LoRA adapters
+      List.of("models", "models.layers", "models.lora", "models.quant"), // model contracts, dense layers, LoRA adapters, quantised bases
       List.of("checkpoint"),                                            // sharded checkpoints, safetensors
       List.of("models.hf", "models.gpt", "models.decoder", "models.llama", "models.qwen2", "models.qwen3",
           "models.mistral", "models.moe", "models.mixtral", "models.qwen2moe", "models.qwen3moe"), // HF formats, the decoder, its families

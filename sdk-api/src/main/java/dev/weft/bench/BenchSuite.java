@@ -9,14 +9,14 @@ import java.util.Set;
 
 /**
  * Runs the benchmarks {@code comm}, {@code step}, {@code mfu}, {@code fit}, {@code tp}, {@code zero}, {@code pipeline},
- * {@code checkpoint}, {@code recovery}, {@code lora}, {@code load}, {@code packing}, {@code cp}, {@code moe} and {@code progress} (or {@code all}; with {@code quick}, all but {@link #NOT_QUICK}) and
+ * {@code checkpoint}, {@code recovery}, {@code lora}, {@code load}, {@code packing}, {@code cp}, {@code moe}, {@code progress} and {@code memory} (or {@code all}; with {@code quick}, all but {@link #NOT_QUICK}) and
  * collects their rows. {@code quick} shrinks sizes and repeats so that everything runs in seconds
  * (for tests; its numbers are not meant to be quoted).
  */
 public final class BenchSuite {
-  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint", "recovery", "lora", "load", "packing", "cp", "moe", "progress");
+  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint", "recovery", "lora", "load", "packing", "cp", "moe", "progress", "memory");
   /** Benchmarks {@code all --quick} leaves out: minutes of real agents and JVMs even at their smallest. */
-  public static final Set<String> NOT_QUICK = Set.of("recovery", "load", "progress");
+  public static final Set<String> NOT_QUICK = Set.of("recovery", "load", "progress", "memory");
 
   private BenchSuite() {}
 
@@ -66,6 +66,7 @@ public final class BenchSuite {
               MoeBench.measure(c, MoeBench.Routing.ARITHMETIC)));
     }
     if (sel.contains("progress")) rows.addAll(ProgressBench.rows(ProgressBench.measure(ProgressBench.Config.of(quick))));
+    if (sel.contains("memory")) rows.addAll(MemoryBench.rows(MemoryBench.measure(MemoryBench.Config.of(quick))));
     return rows;
   }
 

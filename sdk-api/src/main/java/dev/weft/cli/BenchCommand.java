@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code weft bench [comm|step|mfu|fit|tp|zero|pipeline|checkpoint|recovery|lora|load|packing|cp|moe|all] [--quick] [--out FILE]}: the benchmarks of
+ * {@code weft bench [comm|step|mfu|fit|tp|zero|pipeline|checkpoint|recovery|lora|load|packing|cp|moe|memory|all] [--quick] [--out FILE]}: the benchmarks of
  * docs/performance.md as one markdown table. libtorch's OpenMP pool reads OMP_WAIT_POLICY once, when
  * it loads; without PASSIVE its spinning threads fight OpenBLAS for the cores, so when the variable
  * is unset the command runs itself again in a child JVM that has it.

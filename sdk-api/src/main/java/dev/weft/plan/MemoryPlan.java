@@ -77,7 +77,10 @@ public final class MemoryPlan {
     double model = layers * perLayer + (first ? c.embedding() / tp + c.positions() : 0) + (last ? c.finalNorm() + head : 0)
         - experts + experts / p.ep();
     double adapters = layers * (c.adapterSplitPerLayer() / tp + c.adapterReplicatedPerLayer());
-    double frozenBytes = c.lora() ? 4 * model : 0; // the frozen base, fp32 as loaded into the parameters
+    // the frozen base: fp32 as loaded, but its projections (the split weights) in train.lora.quantize's bytes per weight,
+    // plus, compressed, one layer's projections made again in fp32 for a multiplication
+    double bpw = baseBytesPerWeight(spec.train().lora().quantize()), projections = layers * c.splitPerLayer() / tp;
+    double frozenBytes = !c.lora() ? 0 : 4 * model - (4 - bpw) * projections + (bpw < 4 ? 4 * c.splitPerLayer() / tp : 0);
     double params = c.lora() ? adapters : model; // what trains: gradients, optimizer state, dp reduction
     double mine = c.lora() ? 0 : experts / p.ep(); // trained experts here (LoRA freezes them with the base)
     double fp32 = 4 * params, sharded = 4 * ((params - mine) / dp + mine / edp);
@@ -94,7 +97,10 @@ public final class MemoryPlan {
         : act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * micro * keptScores(p, s)
           + gatheredKv(p, micro * s * h / tp * act);
     double inFlight = p.pp() == 1 ? 1 : "gpipe".equals(p.schedule()) ? p.microBatches() : Math.min(p.microBatches(), p.pp() - stage);
-    double logits = last ? 3 * 4 * tokens * v / tp : 0; // logits, softmax and their gradient, fp32
+    // logits, softmax and their gradient, fp32; over chunks (train.lossChunk) one chunk's logits and their gradient in
+    // place of the softmax, and the hidden states' gradient kept for the backward
+    int chunk = spec.train().lossChunk();
+    double logits = !last ? 0 : chunk > 0 && tokens > chunk ? 2 * 4 * chunk * v / tp + 4 * tokens * h : 3 * 4 * tokens * v / tp;
     double activations = inFlight * layers * layerAct + logits;
 
     double reduceBytes = "fp32".equals(spec.precision().reduceDtype()) ? 4 : 2;
@@ -114,6 +120,16 @@ public final class MemoryPlan {
     double cpBytes = cp == 1 ? 0 : p.microBatches() * layers * 2 * (cp - 1) * kv + 2 * (cp - 1) / cp * owned * 4;
     return new RankPlan(rank, p.dp(), p.tp(), p.pp(), c.lora() ? model + adapters : model, params, parameters, gradients, optimizer, activations, RUNTIME_BYTES,
         dpBytes, tpBytes, ppBytes, replicateBytes, pending, p.cp(), cpBytes);
+  }
+
+  /** Bytes per frozen projection weight under {@code train.lora.quantize}: NF4's 4 bits and an fp32 absmax per 64. */
+  static double baseBytesPerWeight(String quantize) {
+    return switch (quantize) {
+      case "nf4" -> 0.5 + 4.0 / 64;
+      case "int8" -> 1;
+      case "bf16", "fp16" -> 2;
+      default -> 4;
+    };
   }
 
   /** What a rank sends over a ring of ranks ({@code ring} = (n − 1)/n) to reduce, and under ZeRO regather, {@code n} parameters. */

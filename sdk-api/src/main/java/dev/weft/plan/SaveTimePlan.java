@@ -7,7 +7,7 @@ import java.util.Locale;
 
 /**
  * Whether an emergency checkpoint fits the grace period between SIGTERM and SIGKILL: the checkpoint's bytes (fp32
- * weights once per model slice, the optimizer state once whatever the ZeRO sharding), written by every node at
+ * trained weights once per model slice — under LoRA the adapters alone, the frozen base is no checkpoint entry — the optimizer state once whatever the ZeRO sharding), written by every node at
  * once, so the time is the busiest node's bytes ({@code deployment.procsPerNode} consecutive ranks) over a
  * conservative per-node write bandwidth, against the workers' save deadline ({@link GracePeriod#saveDeadline()}).
  */
@@ -22,7 +22,7 @@ public record SaveTimePlan(double checkpointBytes, double seconds, GracePeriod g
     for (RankPlan r : ranks) {
       int dpRank = r.rank() / (r.tp() * r.pp());
       // dp rank 0 writes its slice's weights; the optimizer state is written by its owners (all ranks once sharded)
-      double bytes = (dpRank == 0 ? r.parameterCount() * 4 : 0) + (sharded || dpRank == 0 ? r.optimizerState() : 0);
+      double bytes = (dpRank == 0 ? r.trainableCount() * 4 : 0) + (sharded || dpRank == 0 ? r.optimizerState() : 0);
       total += bytes;
       node += bytes;
       if ((r.rank() + 1) % perNode == 0 || r.rank() == ranks.size() - 1) {

@@ -74,6 +74,10 @@ public final class SpecValidator {
     require(t.beta2() >= 0 && t.beta2() < 1, "train.beta2", t.beta2() + " must be in [0, 1)");
     positive(t.logEvery(), "train.logEvery");
     LoraSpec.validate(t.lora());
+    if (t.lora().quantized()) {
+      require(p.tp() == 1 && p.pp() == 1 && p.ep() == 1, "train.lora.quantize", t.lora().quantize() + " holds the base whole on each "
+          + "rank; it runs with dp, ZeRO and cp, not yet with parallel.tp, pp or ep > 1: use train.lora.quantize=none there");
+    }
     require(t.lora().dropout() == 0 || !t.recompute(), "train.lora.dropout", t.lora().dropout() + " with train.recompute would"
         + " draw other dropout masks when the forward is recomputed; use train.lora.dropout=0 or train.recompute=false");
     require(SpecChoice.find(TrainObjective.class, t.objective()).isPresent(), "train.objective",
@@ -89,6 +93,7 @@ public final class SpecValidator {
     } else {
       require(!pairs, "train.objective", "data.source names preference pairs, which only DPO trains on; set train.objective=dpo");
     }
+    require(t.lossChunk() >= 0, "train.lossChunk", t.lossChunk() + " must be 0 (the whole logits at once) or a number of tokens per chunk");
     require(t.evalEvery() >= 0, "train.evalEvery", t.evalEvery() + " must be 0 (never) or a number of steps");
     if (t.evalEvery() > 0) {
       require(s.data().validation() > 0, "train.evalEvery", "needs held-out data; set data.validation to a fraction such as 0.05");

@@ -9,13 +9,15 @@ package dev.weft.spec;
  * ({@code warmup} steps, or {@code warmupRatio} of the steps), then {@code schedule} ({@link LrScheduleKind}) down to
  * {@code minLr} (absolute; unset by default) or else {@code minLrRatio × lr}; a resume with other {@code steps} keeps the
  * schedule it started with ({@code resumeSchedule: keep}) or spreads it over the new steps ({@code stretch}). {@code lossSpike}: the loss-spike guard
- * ({@link LossSpikeSpec}, off by default); {@code earlyStopping} ({@link EarlyStoppingSpec}, off by default).
+ * ({@link LossSpikeSpec}, off by default); {@code earlyStopping} ({@link EarlyStoppingSpec}, off by default); {@code lossChunk}, the tokens per chunk of the
+ * output head and its cross-entropy (0: the
+ * whole micro-batch's logits at once).
  */
 public record TrainSpec(int steps, int epochs, int globalBatch, long seed, double lr, Double minLr, double minLrRatio, String schedule,
                         int warmup, double warmupRatio, double decayRatio, String resumeSchedule,
                         double clipGradNorm, double weightDecay, String optimizer, double beta1, double beta2,
                         boolean recompute, int logEvery, int evalEvery, LoraSpec lora, String objective, DpoSpec dpo,
-                        LossSpikeSpec lossSpike, EarlyStoppingSpec earlyStopping) {
+                        LossSpikeSpec lossSpike, EarlyStoppingSpec earlyStopping, int lossChunk) {
   public TrainSpec {
     lora = lora == null ? LoraSpec.off() : lora;
     objective = objective == null ? TrainObjective.LM.spelling() : objective;

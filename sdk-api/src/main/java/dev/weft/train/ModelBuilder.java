@@ -13,6 +13,7 @@ import dev.weft.models.hf.PretrainedWeights;
 import dev.weft.models.Parameters;
 import dev.weft.models.Parameters.Param;
 import dev.weft.models.lora.LoraLayers;
+import dev.weft.models.quant.FrozenBase;
 import java.util.List;
 import dev.weft.models.layers.DenseLayers;
 import dev.weft.parallel.data.Zero3Layers;
@@ -66,8 +67,9 @@ public final class ModelBuilder {
     long seed = spec.train().seed();
     // pretrained weights overwrite every initial weight (a LoRA adapter's are drawn by LoraLayers): draw none
     Init.Draws init = spec.model().hasPretrained() ? Init.Draws.unset(seed) : Init.Draws.seeded(seed);
-    return tp == null || tp.size() == 1 ? new DenseLayers(init)
-        : new TensorParallelLayers(init, new TpOps(tp), spec.parallel().sequenceParallel());
+    int chunk = spec.train().lossChunk();
+    return tp == null || tp.size() == 1 ? new DenseLayers(init, chunk)
+        : new TensorParallelLayers(init, new TpOps(tp), spec.parallel().sequenceParallel(), chunk);
   }
 
   /** This rank's part of the model, with pretrained weights when the spec names them. */
@@ -109,11 +111,15 @@ public final class ModelBuilder {
           + String.join(", ", spec.train().lora().targets()) + (ppRank > 0 ? " on pipeline stage " + ppRank : "")
           + "; LoRA adapts the Hugging Face projections (llama-family models); name targets the model has");
     }
+    FrozenBase frozenBase = loraOf(layers) == null ? null : loraOf(layers).frozenBase();
     if (spec.model().hasPretrained()) {
       Parameters ps = model.parameters();
       List<Param> base = spec.train().lora().enabled() ? ps.list().stream().filter(q -> ps.isFrozen(q.name())).toList() : ps.list();
-      PretrainedWeights.loadInto(base, HuggingFaceFormat.of(f), Path.of(spec.model().pretrained()));
+      // a compressed base: each weight compressed right after its copy, so the fp32 base never exists whole
+      PretrainedWeights.loadInto(base, HuggingFaceFormat.of(f), Path.of(spec.model().pretrained()),
+          frozenBase == null ? p -> {} : frozenBase::compress);
     }
+    if (frozenBase != null) frozenBase.compressAll(); // drawn, not loaded
     if (spec.train().lora().hasAdapter()) {
       PeftAdapter adapter = PeftAdapter.read(Path.of(spec.train().lora().adapter()), "train.lora.adapter");
       adapter.requireMatches(spec.train().lora());
@@ -131,6 +137,13 @@ public final class ModelBuilder {
       throw new IllegalArgumentException("frozenWhole builds a model.pretrained directory without LoRA");
     }
     return buildWith(spec, new DenseLayers(Init.Draws.unset(spec.train().seed(), dtype)), 0);
+  }
+
+  /** The LoRA decorator among {@code layers}' decorators, or null. */
+  static LoraLayers loraOf(Layers layers) {
+    Layers l = belowExperts(layers);
+    if (l instanceof Zero3Layers z) l = z.inner();
+    return l instanceof LoraLayers lora ? lora : null;
   }
 
   /** The whole model in this process, unsplit (evaluation, generation, export). */

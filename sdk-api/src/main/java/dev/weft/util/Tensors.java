@@ -59,6 +59,13 @@ public final class Tensors {
     return out;
   }
 
+  /** A 1-D float32 tensor holding {@code values}. */
+  public static Tensor ofFloats(float... values) {
+    Tensor t = empty(ScalarType.Float, values.length);
+    new org.bytedeco.javacpp.FloatPointer(t.data_ptr()).put(values);
+    return t;
+  }
+
   /** A 1-D int64 tensor holding {@code values}. */
   public static Tensor ofLongs(long... values) {
     Tensor t = empty(ScalarType.Long, values.length);

@@ -120,6 +120,9 @@ public final class HfCheckpoint {
     return bytes.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(DType.F32);
   }
 
+  /** The dtype the file's header gives tensor {@code name}. */
+  public DType dtype(String name) { return fileOf.get(name).entry(name).dtype(); }
+
   /** The shape the file's header gives tensor {@code name}. */
   public long[] shape(String name) { return fileOf.get(name).entry(name).shape(); }
 

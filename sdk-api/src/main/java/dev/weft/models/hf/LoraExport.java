@@ -2,7 +2,6 @@ package dev.weft.models.hf;
 
 import dev.weft.checkpoint.Checkpoint;
 import dev.weft.checkpoint.ConsolidatedWeights;
-import dev.weft.checkpoint.SafetensorsWriter;
 import dev.weft.error.WeftException;
 import dev.weft.spec.LoraSpec;
 import dev.weft.spec.TrainingSpec;
@@ -10,7 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
@@ -44,38 +43,33 @@ public final class LoraExport {
 
   /**
    * Writes the base with the checkpoint's adapters merged in. {@code base} is the base directory, or null
-   * for the checkpoint's {@code model.pretrained}; its weights must hash as the checkpoint recorded.
+   * for the checkpoint's {@code model.pretrained}; its weights must hash as the checkpoint recorded. Tensor by tensor:
+   * each is read (a memory map), merged, written and freed before the next, into shards of the Hub's size, so the peak
+   * is about the largest tensor (in fp32 while merged) and the adapters, not the model.
    */
   public static Merged merged(Checkpoint c, Path base, Path out) throws IOException {
     TrainingSpec spec = requireLora(c, "hf");
     Path dir = base != null ? base : Path.of(spec.model().pretrained());
     Object hash = c.manifest().state() == null ? null : c.manifest().state().get("lora_base_sha256");
     if (hash instanceof String h) WeightsHash.requireSame(dir, h, "--base", c.dir());
-    Map<String, Tensor> merged = merge(HfCheckpoint.open(dir, "--base"), ConsolidatedWeights.modelTensors(c), spec.train().lora());
-    Files.createDirectories(out);
-    SafetensorsWriter.Written w = SafetensorsWriter.write(out.resolve(HfCheckpoint.WEIGHTS), ConsolidatedWeights.items(merged),
-        Map.of("format", "pt"));
+    HfCheckpoint hf = HfCheckpoint.open(dir, "--base");
+    Map<String, Tensor> adapters = ConsolidatedWeights.modelTensors(c);
+    List<HfWeightsWriter.Entry> entries = new java.util.ArrayList<>();
+    for (String name : new java.util.TreeSet<>(hf.names())) entries.add(new HfWeightsWriter.Entry(name, hf.dtype(name), hf.shape(name)));
+    HfWeightsWriter.Written w = HfWeightsWriter.write(out, entries, e -> merge(hf.read(e.name()), e.name(), adapters, spec.train().lora()),
+        HfShards.DEFAULT_MAX_BYTES);
     Files.copy(dir.resolve(HfCheckpoint.CONFIG), out.resolve(HfCheckpoint.CONFIG), StandardCopyOption.REPLACE_EXISTING);
     HfFiles.copyCarried(dir, out);
-    return new Merged(out, merged.size(), w.bytes());
+    return new Merged(out, w.tensors(), w.bytes());
   }
 
-  /** Every tensor of the base, with W + scale · B · A (computed in fp32, stored in W's dtype) where adapters exist. */
-  static Map<String, Tensor> merge(HfCheckpoint base, Map<String, Tensor> adapters, LoraSpec lora) {
-    Map<String, Tensor> out = new LinkedHashMap<>();
-    Scalar scale = new Scalar(lora.scale());
-    for (String name : base.names()) {
-      Tensor w = base.read(name);
-      String module = name.endsWith(".weight") ? name.substring(0, name.length() - ".weight".length()) : name;
-      Tensor a = adapters.get(module + ".lora_A.weight"), b = adapters.get(module + ".lora_B.weight");
-      if (a == null || b == null) {
-        out.put(name, w);
-        continue;
-      }
-      Tensor delta = torch.mm(b.to(torch.ScalarType.Float), a.to(torch.ScalarType.Float)).mul(scale);
-      out.put(name, w.to(torch.ScalarType.Float).add(delta).to(w.scalar_type()));
-    }
-    return out;
+  /** Base tensor {@code w} ({@code name}), with W + scale · B · A (computed in fp32, stored in W's dtype) where adapters exist. */
+  static Tensor merge(Tensor w, String name, Map<String, Tensor> adapters, LoraSpec lora) {
+    String module = name.endsWith(".weight") ? name.substring(0, name.length() - ".weight".length()) : name;
+    Tensor a = adapters.get(module + ".lora_A.weight"), b = adapters.get(module + ".lora_B.weight");
+    if (a == null || b == null) return w.contiguous();
+    Tensor delta = torch.mm(b.to(torch.ScalarType.Float), a.to(torch.ScalarType.Float)).mul(new Scalar(lora.scale()));
+    return w.to(torch.ScalarType.Float).add(delta).to(w.scalar_type()).contiguous();
   }
 
   private static TrainingSpec requireLora(Checkpoint c, String format) {

@@ -45,10 +45,13 @@ public final class PretrainedWeights {
    * {@code dir}, each tensor named as {@code format} reads it. A parameter left unset by its layers ({@code Init.Draws.unset})
    * is written exactly once here; one of the file's own 16-bit dtype takes the file's memory map and is not written at all.
    */
-  public static void loadInto(List<Param> params, HuggingFaceFormat format, Path dir) {
+  public static void loadInto(List<Param> params, HuggingFaceFormat format, Path dir) { loadInto(params, format, dir, p -> {}); }
+
+  /** As above, handing each parameter to {@code loaded} as soon as it holds its value (a compressed LoRA base). */
+  public static void loadInto(List<Param> params, HuggingFaceFormat format, Path dir, java.util.function.Consumer<Param> loaded) {
     long t0 = System.nanoTime();
     HfCheckpoint hf = HfCheckpoint.open(dir, FIELD);
-    copyInto(params, (name, shape) -> format.read(name, shape, hf), FIELD);
+    copyInto(params, (name, shape) -> format.read(name, shape, hf), FIELD, loaded);
     log.debug("{}: {} tensors loaded from {} in {} ms", FIELD, params.size(), dir, (System.nanoTime() - t0) / 1_000_000);
   }
 
@@ -59,11 +62,17 @@ public final class PretrainedWeights {
 
   /** As {@link #copyInto(Parameters, BiFunction, String)}, into {@code params} only (a LoRA base: the frozen ones). */
   public static void copyInto(List<Param> params, BiFunction<String, long[], Tensor> whole, String field) {
+    copyInto(params, whole, field, p -> {});
+  }
+
+  private static void copyInto(List<Param> params, BiFunction<String, long[], Tensor> whole, String field,
+                               java.util.function.Consumer<Param> loaded) {
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Param p : params) {
         // the tensor read (in the file's dtype) and its views are freed as soon as this parameter holds its copy
         try (PointerScope scope = new PointerScope()) {
           copyOne(p, read(whole, p, field), field);
+          loaded.accept(p);
         }
       }
     }

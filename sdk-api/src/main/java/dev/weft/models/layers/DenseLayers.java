@@ -6,6 +6,7 @@ import static org.bytedeco.pytorch.global.torch.ones;
 import static org.bytedeco.pytorch.global.torch.zeros;
 
 import dev.weft.data.Batches;
+import dev.weft.models.ChunkedCrossEntropy;
 import dev.weft.models.DeferredWeightGrads;
 import dev.weft.models.Init;
 import dev.weft.models.Layers;
@@ -21,12 +22,19 @@ import org.bytedeco.pytorch.global.torch;
 public final class DenseLayers implements Layers {
   private static final long SUM = 2; // at::Reduction::Sum
   private final Init.Draws init;
+  private final long lossChunk;
   private final Parameters params = new Parameters();
 
   public DenseLayers(long seed) { this(Init.Draws.seeded(seed)); }
 
   /** Layers whose initial weights come from {@code init} (unset when pretrained weights overwrite them). */
-  public DenseLayers(Init.Draws init) { this.init = init; }
+  public DenseLayers(Init.Draws init) { this(init, ChunkedCrossEntropy.DEFAULT_TOKENS); }
+
+  /** As above, the head's loss computed over chunks of {@code lossChunk} tokens (0: the whole sequence at once). */
+  public DenseLayers(Init.Draws init, long lossChunk) {
+    this.init = init;
+    this.lossChunk = lossChunk;
+  }
 
   /** Registers a whole (unsplit) parameter. */
   public static Tensor whole(Parameters params, String name, Tensor value) {
@@ -129,9 +137,12 @@ public final class DenseLayers implements Layers {
     return copy;
   }
 
-  private static LmHead head(Tensor w, long vocab) {
+  private LmHead head(Tensor w, long vocab) {
     return new LmHead() {
       @Override public Tensor lossSum(Tensor h, Tensor targets) {
+        if (ChunkedCrossEntropy.applies(targets.numel(), lossChunk)) {
+          return ChunkedCrossEntropy.lossSum(h, w, targets, lossChunk, ChunkedCrossEntropy.Vocab.whole());
+        }
         return cross_entropy_loss(logits(h).view(-1, vocab), targets.reshape(-1), new TensorOptional(), SUM, Batches.IGNORE, 0.0);
       }
       @Override public Tensor logits(Tensor h) { return DeferredWeightGrads.linear(h, w, null); }

@@ -3,6 +3,7 @@ package dev.weft.models.lora;
 import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
 import dev.weft.models.Parameters.Param;
+import dev.weft.models.quant.FrozenBase;
 import dev.weft.spec.LoraSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,7 @@ public final class LoraLayers implements Layers {
   private final long seed;
   private final Scalar scale;
   private final LoraDropout dropout;
+  private final FrozenBase frozenBase;
   private boolean off; // adapters switched off: every target gives its base's output (DPO's reference policy)
 
   public LoraLayers(Layers inner, LoraSpec lora, long seed) {
@@ -35,6 +37,22 @@ public final class LoraLayers implements Layers {
     this.seed = seed;
     this.scale = new Scalar(lora.scale());
     this.dropout = new LoraDropout(lora.dropout(), seed);
+    this.frozenBase = new FrozenBase(FrozenBase.Format.of(lora.quantize()));
+  }
+
+  /** The frozen projection weights, held as {@code train.lora.quantize} says. */
+  public FrozenBase frozenBase() { return frozenBase; }
+
+  /**
+   * The base projection of {@code names}: the inner layers' own, or (a compressed base) one over the same parameters,
+   * held by {@link #frozenBase} and made again in fp32 per call.
+   */
+  private Linear base(List<String> names, boolean bias, Supplier<Linear> make) {
+    Linear inner = frozen(make);
+    if (frozenBase.format() == FrozenBase.Format.NONE) return inner;
+    Parameters ps = this.inner.parameters();
+    return frozenBase.linear(names.stream().map(n -> ps.get(n + ".weight")).toList(),
+        bias ? names.stream().map(n -> ps.get(n + ".bias").tensor()).toList() : List.of());
   }
 
   public LoraSpec spec() { return lora; }
@@ -68,7 +86,7 @@ public final class LoraLayers implements Layers {
 
   @Override
   public Linear columns(List<String> names, long in, long[] outs, double std, boolean bias) {
-    Linear base = frozen(() -> inner.columns(names, in, outs, std, bias));
+    Linear base = base(names, bias, () -> inner.columns(names, in, outs, std, bias));
     if (names.stream().noneMatch(lora::targets)) return base;
     List<Linear> adapters = new ArrayList<>();
     long[] widths = new long[names.size()];
@@ -108,7 +126,7 @@ public final class LoraLayers implements Layers {
 
   @Override
   public Linear row(String name, long in, long out, double std, boolean bias) {
-    Linear base = frozen(() -> inner.row(name, in, out, std, bias));
+    Linear base = base(List.of(name), bias, () -> inner.row(name, in, out, std, bias));
     if (!lora.targets(name)) return base;
     // beside a row-parallel base: A [r, in] a row layer (split by input, output summed), B [out, r] whole
     Linear a = inner.row(name + ".lora_A", in, lora.rank(), 0.0, false);

@@ -2,6 +2,7 @@ package dev.weft.parallel.tensor;
 
 import static org.bytedeco.pytorch.global.torch.zeros;
 
+import dev.weft.models.ChunkedCrossEntropy;
 import dev.weft.models.DeferredWeightGrads;
 import dev.weft.models.Init;
 import dev.weft.models.Layers;
@@ -24,6 +25,7 @@ public final class TensorParallelLayers implements Layers {
   private final Init.Draws init;
   private final TpOps ops;
   private final boolean sequenceParallel;
+  private final long lossChunk;
   private final Parameters params = new Parameters();
   private final ColumnLinear column;
 
@@ -37,7 +39,13 @@ public final class TensorParallelLayers implements Layers {
 
   /** As above, with initial weights from {@code init} (unset when pretrained weights overwrite them). */
   public TensorParallelLayers(Init.Draws init, TpOps ops, boolean sequenceParallel) {
+    this(init, ops, sequenceParallel, ChunkedCrossEntropy.DEFAULT_TOKENS);
+  }
+
+  /** As above, the head's vocabulary-parallel loss computed over chunks of {@code lossChunk} tokens (0: all at once). */
+  public TensorParallelLayers(Init.Draws init, TpOps ops, boolean sequenceParallel, long lossChunk) {
     this.init = init;
+    this.lossChunk = lossChunk;
     this.ops = ops;
     this.sequenceParallel = sequenceParallel;
     this.column = new ColumnLinear(ops, sequenceParallel);
@@ -153,7 +161,9 @@ public final class TensorParallelLayers implements Layers {
 
   private LmHead head(Tensor w, long vocab) {
     VocabParallelCrossEntropy ce = new VocabParallelCrossEntropy(ops, VocabRange.of(vocab, ops.rank(), ops.size()));
-    return (h, targets) -> ce.lossSum(column.forward(h, w, null), targets);
+    return (h, targets) -> ChunkedCrossEntropy.applies(targets.numel(), lossChunk)
+        ? ChunkedCrossEntropy.lossSum(column.input(h), w, targets, lossChunk, ce.vocab())
+        : ce.lossSum(column.forward(h, w, null), targets);
   }
 
   /** The group's operators (their exposed-communication clock). */

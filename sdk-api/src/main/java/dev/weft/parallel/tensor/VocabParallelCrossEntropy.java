@@ -1,6 +1,7 @@
 package dev.weft.parallel.tensor;
 
 import dev.weft.comm.ReduceOp;
+import dev.weft.models.ChunkedCrossEntropy;
 import dev.weft.models.Targets;
 import org.bytedeco.pytorch.ScalarTypeOptional;
 import org.bytedeco.pytorch.Tensor;
@@ -20,6 +21,16 @@ final class VocabParallelCrossEntropy {
   VocabParallelCrossEntropy(TpOps ops, VocabRange range) {
     this.ops = ops;
     this.range = range;
+  }
+
+  /** This rank's block of the vocabulary and the group's reductions, for the chunked head. */
+  ChunkedCrossEntropy.Vocab vocab() {
+    return new ChunkedCrossEntropy.Vocab() {
+      @Override public void max(Tensor rowMax) { if (ops.size() > 1) ops.allReduce(rowMax, ReduceOp.MAX); }
+      @Override public void sum(Tensor rowSums) { if (ops.size() > 1) ops.allReduce(rowSums, ReduceOp.SUM); }
+      @Override public Tensor owns(Tensor targets) { return range.owns(targets); }
+      @Override public Tensor localIds(Tensor targets, Tensor owned) { return range.localIds(targets, owned); }
+    };
   }
 
   /**

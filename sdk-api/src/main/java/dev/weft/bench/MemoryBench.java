@@ -1,0 +1,105 @@
+package dev.weft.bench;
+
+import dev.weft.Trainer;
+import dev.weft.checkpoint.DType;
+import dev.weft.metrics.MetricsJson;
+import dev.weft.models.hf.HfModelInit;
+import dev.weft.models.hf.HfShards;
+import dev.weft.plan.MemoryPlan;
+import dev.weft.spec.TrainingSpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Memory at the scale users bring (issue 43): LoRA over a random model shaped like a published one (written in bf16 by
+ * {@code weft model init --like}), each run one worker process whose peak resident set (the OS's VmHWM, from
+ * summary.json) is the measure: the frozen base held fp32 vs bf16 vs NF4; the head's loss over chunks vs the whole
+ * logits at a long sequence (peak and step time); and {@code weft plan}'s total for each run against its peak.
+ */
+public final class MemoryBench {
+  /**
+   * {@code like}: the preset; {@code seq}: the base comparison's sequence; {@code lossSeq}: the loss comparison's, over
+   * chunks of {@code chunk} tokens.
+   */
+  public record Config(String like, int seq, int lossSeq, int chunk, int rank, String label) {
+    public static Config of(boolean quick) {
+      return quick ? new Config("smollm2-135m", 64, 512, 128, 8, "SmolLM2-135M shape, LoRA r8, dp=1, 1 process")
+          : new Config("qwen2.5-0.5b", 1024, 2048, 1024, 16, "Qwen2.5-0.5B shape, LoRA r16, dp=1, 1 process");
+    }
+  }
+
+  /** One run: its peak RSS (bytes), median step (ms) after the first, and the plan's total for its rank (bytes). */
+  public record Run(double peakRss, double stepMs, double planned) {}
+
+  public record Result(Config config, Map<String, Run> runs) {}
+
+  private MemoryBench() {}
+
+  private static Trainer lora(Config c, Path hf, String quantize, int seq) {
+    String type = HfModelInit.config(c.like(), "--like").path("model_type").asText();
+    return Trainer.model(type).pretrained(hf).lora(c.rank(), 2 * c.rank()).set("train.lora.quantize", quantize).seqLen(seq)
+        .globalBatch(1).steps(3).warmup(1).lr(1e-4).seed(7);
+  }
+
+  public static Result measure(Config c) {
+    Path dir = StepBench.tempDir();
+    try {
+      Path hf = dir.resolve("hf");
+      HfModelInit.write(c.like(), hf, DType.BF16, 7, HfShards.DEFAULT_MAX_BYTES);
+      Map<String, Trainer> runs = new LinkedHashMap<>();
+      for (String q : List.of("none", "bf16", "nf4")) runs.put("base-" + q, lora(c, hf, q, c.seq()));
+      runs.put("loss-whole", lora(c, hf, "nf4", c.lossSeq()).set("train.lossChunk", 0));
+      runs.put("loss-chunked", lora(c, hf, "nf4", c.lossSeq()).set("train.lossChunk", c.chunk()));
+      Map<String, Run> out = new LinkedHashMap<>();
+      for (var e : runs.entrySet()) {
+        Path run = dir.resolve(e.getKey());
+        TrainingSpec spec = e.getValue().runDir(run).toSpec();
+        ZeroStepBench.launch(spec, run);
+        double step = ZeroStepBench.breakdown(run.resolve("metrics.jsonl"), 1).stepMs();
+        out.put(e.getKey(), new Run(peakRss(run), step, MemoryPlan.ranks(spec).orElseThrow().get(0).total()));
+      }
+      return new Result(c, out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      StepBench.deleteTree(dir);
+    }
+  }
+
+  private static double peakRss(Path run) {
+    try {
+      return MetricsJson.MAPPER.readTree(run.resolve("summary.json").toFile()).get("memory").get("peak_rss").asDouble();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String mib(double bytes) { return String.format(Locale.ROOT, "%.0f MiB", bytes / (1 << 20)); }
+
+  public static List<BenchRow> rows(Result r) {
+    Map<String, Run> m = r.runs();
+    String l = r.config().label();
+    Run fp32 = m.get("base-none"), whole = m.get("loss-whole"), chunked = m.get("loss-chunked");
+    List<BenchRow> rows = new ArrayList<>();
+    for (String q : List.of("bf16", "nf4")) {
+      Run run = m.get("base-" + q);
+      rows.add(BenchRow.of("memory", "peak RSS: " + q + " vs fp32 frozen base, seq " + r.config().seq() + ", " + l, run.peakRss(),
+          fp32.peakRss(), "B", "bf16".equals(q) ? "≤ 0.6" : "≤ 0.4", mib(run.peakRss()) + " vs " + mib(fp32.peakRss())));
+    }
+    rows.add(BenchRow.of("memory", "peak RSS: loss over " + r.config().chunk() + "-token chunks vs whole logits, seq " + r.config().lossSeq() + ", nf4 base, " + l,
+        chunked.peakRss(), whole.peakRss(), "B", "≤ 0.6", mib(chunked.peakRss()) + " vs " + mib(whole.peakRss())));
+    rows.add(BenchRow.of("memory", "step_ms: loss over chunks vs whole logits, seq " + r.config().lossSeq() + ", " + l,
+        chunked.stepMs(), whole.stepMs(), "ms", "≤ 1.10", "median of steps 2-3 of one run each"));
+    for (var e : m.entrySet()) {
+      rows.add(BenchRow.of("memory", "weft plan's total vs measured peak RSS: " + e.getKey() + ", " + l, e.getValue().planned(),
+          e.getValue().peakRss(), "B", "0.9–1.1", mib(e.getValue().planned()) + " planned vs " + mib(e.getValue().peakRss())));
+    }
+    return rows;
+  }
+}

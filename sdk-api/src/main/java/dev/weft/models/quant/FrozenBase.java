@@ -1,0 +1,129 @@
+package dev.weft.models.quant;
+
+import dev.weft.models.Layers;
+import dev.weft.models.Parameters.Param;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.bytedeco.pytorch.NoGradGuard;
+import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.TensorVector;
+import org.bytedeco.pytorch.global.torch;
+import org.bytedeco.pytorch.global.torch.ScalarType;
+
+/**
+ * A LoRA run's frozen projection weights held compressed ({@code train.lora.quantize}): NF4, int8 or 16-bit. Each
+ * weight is compressed once it holds its value ({@link #compress}, called by the load right after its copy, so the
+ * fp32 model never exists whole; {@link #compressAll} for what was drawn, not loaded) and its fp32 tensor released
+ * (the parameter keeps its name and shape, holding no elements). The projection then multiplies by the weight made
+ * again in fp32 per call, in the forward and in the backward ({@link RecomputedLinear}).
+ */
+public final class FrozenBase {
+  /** How the frozen weights are held. */
+  public enum Format {
+    NONE, NF4, INT8, BF16, FP16;
+
+    /** {@code spelling} of {@code train.lora.quantize} ("" or "none": fp32). */
+    public static Format of(String spelling) {
+      return spelling == null || spelling.isBlank() ? NONE : valueOf(spelling.toUpperCase(java.util.Locale.ROOT));
+    }
+  }
+
+  private final Format format;
+  private final Map<String, Slot> slots = new LinkedHashMap<>();
+
+  public FrozenBase(Format format) { this.format = format; }
+
+  public Format format() { return format; }
+
+  /** One frozen weight: its parameter until compressed, then its compressed form. */
+  private final class Slot {
+    final Param param;
+    Nf4.Quantized nf4;
+    Int8.Quantized int8;
+    Tensor half;
+    long[] shape;
+
+    Slot(Param param) { this.param = param; }
+
+    boolean compressed() { return nf4 != null || int8 != null || half != null; }
+
+    void compress() {
+      if (compressed()) return;
+      try (NoGradGuard ng = new NoGradGuard()) {
+        Tensor w = param.tensor();
+        shape = w.sizes().vec().get();
+        // kept out of the PointerScope around the load's copy: they outlive it
+        switch (format) {
+          case NF4 -> {
+            Nf4.Quantized q = Nf4.quantize(w, param.name());
+            nf4 = new Nf4.Quantized(kept(q.codes()), kept(q.absmax()), q.shape());
+          }
+          case INT8 -> {
+            Int8.Quantized q = Int8.quantize(w, param.name());
+            int8 = new Int8.Quantized(kept(q.q()), kept(q.scale()), q.shape());
+          }
+          case BF16 -> half = kept(w.to(ScalarType.BFloat16).clone());
+          case FP16 -> half = kept(w.to(ScalarType.Half).clone());
+          case NONE -> { return; }
+        }
+        w.set_(); // the fp32 copy is released: the parameter stays registered, with no elements
+        org.bytedeco.javacpp.Pointer.trimMemory(); // and its pages handed back, not kept in malloc's free lists
+      }
+    }
+
+    /**
+     * {@code t} outliving the PointerScope it was made in (the load's, around each copy): a reference of our own, held
+     * for the model's life.
+     */
+    private Tensor kept(Tensor t) {
+      if (t.referenceCount() > 0) t.retainReference();
+      return t;
+    }
+
+    /** The weight in fp32, made for this call. */
+    Tensor weight() {
+      if (nf4 != null) return Nf4.dequantize(nf4);
+      if (int8 != null) return Int8.dequantize(int8).view(shape);
+      if (half != null) return half.to(ScalarType.Float);
+      return param.tensor();
+    }
+
+    long bytes() {
+      if (nf4 != null) return nf4.bytes();
+      if (int8 != null) return int8.bytes();
+      if (half != null) return 2 * half.numel();
+      return 4 * param.tensor().numel();
+    }
+  }
+
+  /** The projection over the frozen weights {@code ws} (outputs side by side) and biases {@code bs} (none, or one each). */
+  public Layers.Linear linear(List<Param> ws, List<Tensor> bs) {
+    List<Slot> mine = ws.stream().map(p -> slots.computeIfAbsent(p.name(), n -> new Slot(p))).toList();
+    // biases stay fp32 parameters (loaded in place after this is built): concatenated per call
+    java.util.function.Supplier<Tensor> bias = bs.isEmpty() ? null : bs.size() == 1 ? () -> bs.get(0)
+        : () -> torch.cat(new TensorVector(bs.toArray(new Tensor[0])));
+    if (mine.size() == 1) return new RecomputedLinear(mine.get(0)::weight, bias);
+    return new RecomputedLinear(() -> {
+      try (TensorVector parts = new TensorVector()) {
+        for (Slot s : mine) parts.push_back(s.weight());
+        return torch.cat(parts);
+      }
+    }, bias);
+  }
+
+  /** Whether {@code name} is one of the weights held here. */
+  public boolean holds(String name) { return slots.containsKey(name); }
+
+  /** Compresses {@code p} if it is one of these weights (after it holds its value). */
+  public void compress(Param p) {
+    Slot s = slots.get(p.name());
+    if (s != null) s.compress();
+  }
+
+  /** Compresses every weight not yet compressed. */
+  public void compressAll() { slots.values().forEach(Slot::compress); }
+
+  /** Bytes the frozen projection weights hold now. */
+  public long bytes() { return slots.values().stream().mapToLong(Slot::bytes).sum(); }
+}

@@ -1,0 +1,35 @@
+package dev.weft.models.quant;
+
+import static org.bytedeco.pytorch.global.torch.ScalarType.Char;
+import static org.bytedeco.pytorch.global.torch.ScalarType.Float;
+
+import org.bytedeco.pytorch.Scalar;
+import org.bytedeco.pytorch.Tensor;
+
+/**
+ * 8-bit absmax per row: LLM.int8's vector-wise quantisation of a weight's rows (Dettmers et al., 2022), without its
+ * fp16 outlier columns. Layout: {@code q} int8 [rows, cols] and {@code scale} float32 [rows] with scale = absmax_row /
+ * 127; q = round-half-even(w · (127 / absmax_row)) in fp32 (as bitsandbytes' row quantisation computes it), 0 on a row
+ * of zeros (scale 0); {@code dequant = q · scale[row]} in fp32. A weight of more than two dimensions is read as
+ * [shape[0], the rest].
+ */
+public final class Int8 {
+  private Int8() {}
+
+  /** A weight in int8 rows: {@code q} int8 [rows, cols], {@code scale} float32 [rows], and the original shape. */
+  public record Quantized(Tensor q, Tensor scale, long[] shape) {
+    public long bytes() { return q.numel() + 4 * scale.numel(); }
+  }
+
+  public static Quantized quantize(Tensor w, String name) {
+    Quant.requireFinite(w, name, "int8");
+    long[] shape = w.sizes().vec().get();
+    Tensor rows = w.reshape(shape.length == 0 ? 1 : shape[0], -1).to(Float);
+    Tensor absmax = rows.abs().amax(new long[] {1}, false);
+    Tensor inv = Quant.reciprocalOrZero(absmax).mul(new Scalar(127.0f)); // 127 / absmax as one fp32 division
+    Tensor q = rows.mul(inv.unsqueeze(1)).round().to(Char);
+    return new Quantized(q.contiguous(), absmax.div(new Scalar(127.0f)).contiguous(), shape);
+  }
+
+  public static Tensor dequantize(Quantized q) { return q.q().to(Float).mul(q.scale().unsqueeze(1)).view(q.shape()); }
+}

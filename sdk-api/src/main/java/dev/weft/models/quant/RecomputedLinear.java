@@ -1,0 +1,127 @@
+package dev.weft.models.quant;
+
+import dev.weft.models.Layers;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Supplier;
+import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.javacpp.PointerScope;
+import org.bytedeco.pytorch.GradMode;
+import org.bytedeco.pytorch.NoGradGuard;
+import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.TensorBase;
+import org.bytedeco.pytorch.TensorOptional;
+import org.bytedeco.pytorch.TensorTensorHook;
+import org.bytedeco.pytorch.global.torch;
+
+/**
+ * A frozen linear y = x·Wᵀ + b whose weight exists only while it is used: {@code weight} makes it (dequantises a
+ * compressed base) for the forward and again for the backward's dX = dY·W, so autograd never keeps it. The output
+ * carries a zero-valued link to the input (x₀ − x₀.detach() on one feature); a hook on the output keeps dY and a hook
+ * on the input replaces the link's gradient by dY·W. The hooks of a call are kept (a PointerScope may own them) until
+ * its backward ran, and released at a later forward.
+ */
+final class RecomputedLinear implements Layers.Linear {
+  private final Supplier<Tensor> weight;
+  private final Supplier<Tensor> bias; // null: none
+  private final Queue<Pass> done = new ConcurrentLinkedQueue<>();
+
+  RecomputedLinear(Supplier<Tensor> weight, Supplier<Tensor> bias) {
+    this.weight = weight;
+    this.bias = bias;
+  }
+
+  @Override
+  public Tensor forward(Tensor x) {
+    for (Pass p = done.poll(); p != null; p = done.poll()) p.release();
+    Tensor out;
+    // the made weight and its temporaries are freed when this call ends, not with the step's scope (which would
+    // keep every layer's fp32 weight alive until the step ends)
+    try (PointerScope call = new PointerScope()) {
+      out = outlive(compute(x));
+    }
+    return adopt(out);
+  }
+
+  private Tensor compute(Tensor x) {
+    if (!GradMode.is_enabled() || !x.requires_grad()) {
+      try (NoGradGuard ng = new NoGradGuard()) {
+        return torch.linear(x, weightOn(x), bias == null ? new TensorOptional() : new TensorOptional(bias.get()));
+      }
+    }
+    Tensor y;
+    try (NoGradGuard ng = new NoGradGuard()) {
+      y = torch.linear(x.detach(), weightOn(x), bias == null ? new TensorOptional() : new TensorOptional(bias.get()));
+    }
+    Pass pass = new Pass();
+    Tensor xv = x.view_as(x);
+    xv.register_hook(pass.inputHook);
+    Tensor first = xv.narrow(-1, 0, 1);
+    Tensor out = y.add(first.sub(first.detach()));
+    out.register_hook(pass.outputHook);
+    pass.hold();
+    return out;
+  }
+
+  /** {@code t}, made inside a PointerScope about to close, kept past it (a reference of its own). */
+  private static Tensor outlive(Tensor t) {
+    t.retainReference();
+    return t;
+  }
+
+  /** {@code t} (kept by {@link #outlive}) handed to the caller's PointerScope, if any, in place of that reference. */
+  private static Tensor adopt(Tensor t) {
+    PointerScope outer = PointerScope.getInnerScope();
+    if (outer != null) {
+      outer.attach(t);
+      t.releaseReference();
+    }
+    return t;
+  }
+
+  /**
+   * The weight on {@code like}'s device: the compressed form stays in host memory (placement moves parameters only), so
+   * on an accelerator each call copies the made weight over (correct, not fast: a device kernel is the fast way).
+   */
+  private Tensor weightOn(Tensor like) {
+    Tensor w = weight.get();
+    return w.to(like.device(), w.scalar_type());
+  }
+
+  /** One call's backward state. */
+  private final class Pass {
+    Tensor outputGrad;
+    final TensorTensorHook outputHook = new TensorTensorHook() {
+      @Override
+      public TensorBase call(TensorBase g) {
+        outputGrad = new Tensor(g);
+        return new TensorBase(); // the gradient passes on unchanged
+      }
+    };
+    final TensorTensorHook inputHook = new TensorTensorHook() {
+      @Override
+      public TensorBase call(TensorBase link) {
+        Tensor dx;
+        try (NoGradGuard ng = new NoGradGuard(); PointerScope call = new PointerScope()) {
+          Tensor dy = outputGrad;
+          dx = outlive(dy.matmul(weightOn(dy).to(dy.scalar_type())).to(new Tensor(link).scalar_type()));
+          dy.close(); // the output's gradient is autograd's to keep or free now, not the step scope's
+        }
+        outputGrad = null;
+        done.add(Pass.this);
+        return adopt(dx);
+      }
+    };
+    private Pointer[] retained = new Pointer[0];
+
+    void hold() {
+      retained = java.util.stream.Stream.of(outputHook, inputHook).filter(p -> p.referenceCount() > 0).toArray(Pointer[]::new);
+      for (Pointer p : retained) p.retainReference();
+    }
+
+    void release() {
+      for (Pointer p : retained) p.releaseReference();
+      retained = new Pointer[0];
+    }
+  }
+}
