@@ -6,7 +6,6 @@ import dev.weft.comm.ReduceOp;
 import dev.weft.data.Batches;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.lora.LoraLayers;
-import dev.weft.parallel.data.Zero3Layers;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.parallel.tensor.TpOps;
 import dev.weft.precision.Autocast;
@@ -36,11 +35,13 @@ final class DpoMicroBatches implements MicroBatches {
   private final DpoLossKind kind;
   private final double labelSmoothing;
   private final TpOps cp; // context parallelism: a sequence's log-probability is the sum of its cp ranks' parts; null at cp=1
+  private final int globalBatch; // rows of the global batch, two per pair
   private final double[] sums = new double[4]; // this step's chosen rewards, rejected rewards, correctly ordered pairs, pairs
 
   DpoMicroBatches(LanguageModel model, ReferencePolicy reference, ShardedOptimizer opt, String dtype, boolean cuda, DpoSpec dpo,
-                  TpOps cp) {
+                  TpOps cp, int globalBatch) {
     this.model = model;
+    this.globalBatch = globalBatch;
     this.kind = DpoLossKind.of(dpo.loss());
     this.labelSmoothing = dpo.labelSmoothing();
     this.cp = cp;
@@ -56,10 +57,10 @@ final class DpoMicroBatches implements MicroBatches {
    * with its adapters off; otherwise (no LoRA, a starting {@code train.lora.adapter}, or {@code train.dpo.reference}) a
    * frozen copy of it on this rank's device.
    */
-  static DpoMicroBatches of(TrainingSpec spec, LanguageModel model, ShardedOptimizer opt, Distributed dist) {
+  static DpoMicroBatches of(TrainingSpec spec, BuiltModel built, ShardedOptimizer opt, Distributed dist) {
     ReferencePolicy ref;
-    LoraLayers lora = model.layers() instanceof LoraLayers l ? l
-        : model.layers() instanceof Zero3Layers z && z.inner() instanceof LoraLayers l ? l : null;
+    LanguageModel model = built.model();
+    LoraLayers lora = built.adapters();
     if (lora != null && !spec.train().lora().hasAdapter() && !spec.train().dpo().hasReference()) {
       ref = ReferencePolicy.adaptersOff(model, lora);
     } else {
@@ -69,11 +70,14 @@ final class DpoMicroBatches implements MicroBatches {
     }
     if (model instanceof dev.weft.models.decoder.Decoder d) d.dropRouterLosses();
     return new DpoMicroBatches(model, ref, opt, spec.precision().dtype(), dist.device().cuda(), spec.train().dpo(),
-        dist.cp().size() > 1 ? new TpOps(dist.cp()) : null);
+        dist.cp().size() > 1 ? new TpOps(dist.cp()) : null, spec.train().globalBatch());
   }
 
   /** The normalizer of a DPO step: the global batch's pairs (two rows each), whatever their target counts. */
   static LossNormalizer pairs(int globalBatch, int dp) { return new LossNormalizer(globalBatch / 2, dp); }
+
+  @Override
+  public LossNormalizer normalizer(List<Batches.Batch> host, Communicator dp, int cp) { return pairs(globalBatch, dp.size()); }
 
   @Override
   public double run(List<Batches.Batch> batches, LossNormalizer norm, double lossScale) {
@@ -115,7 +119,8 @@ final class DpoMicroBatches implements MicroBatches {
    * {@code rewards_chosen}, {@code rewards_rejected}, {@code rewards_margin} (their difference) and
    * {@code rewards_accuracy} (the share of pairs whose chosen answer has the higher reward), each a mean over pairs.
    */
-  Map<String, Double> metrics(Communicator dp) {
+  @Override
+  public Map<String, Double> objectiveMetrics(Communicator dp) {
     Tensor t = Tensors.ofDoubles(sums.clone());
     if (dp.size() > 1) dp.allReduce(t, ReduceOp.SUM);
     double[] s = Tensors.toDoubles(t);

@@ -1,6 +1,9 @@
 package dev.weft.train;
 
 import dev.weft.comm.Communicator;
+import dev.weft.comm.Distributed;
+import dev.weft.comm.HybridGroups;
+import dev.weft.parallel.data.ExpertGroups;
 import dev.weft.models.Init;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.Layers;
@@ -45,48 +48,67 @@ public final class ModelBuilder {
    * the layers below it (so each expert linear is a ZeRO unit, split over tp, like any other).
    */
   public static Layers layersFor(TrainingSpec spec, Communicator tp, Communicator cp, Communicator ep) {
+    return stack(spec, tp, cp, ep).top();
+  }
+
+  /**
+   * The decorators of one rank's layers as they are stacked, each kept by name (null where the layout has none), so
+   * nobody peels the stack to find one again.
+   */
+  private record LayerStack(Layers top, TpOps tpOps, ContextLayers context, LoraLayers adapters, Zero3Layers zeroUnits,
+                            ExpertParallelLayers experts) {}
+
+  private static LayerStack stack(TrainingSpec spec, Communicator tp, Communicator cp, Communicator ep) {
+    return stack(spec, tp, cp, ep, spec.parallel().zero());
+  }
+
+  /** {@code zero}: the ZeRO stage the layers are wrapped for (0: none, a copy no optimizer owns). */
+  private static LayerStack stack(TrainingSpec spec, Communicator tp, Communicator cp, Communicator ep, int zero) {
     var p = spec.parallel();
-    Layers layers = withContext(spec, plainLayers(spec, tp), cp);
-    if (spec.train().lora().enabled()) layers = new LoraLayers(layers, spec.train().lora(), spec.train().seed()); // a LoRA linear is one ZeRO unit
-    if (p.zero() >= 1) layers = new Zero3Layers(layers, p.zero() == 3);
-    return ep != null && ep.size() > 1 ? new ExpertParallelLayers(layers, ep) : layers;
-  }
-
-  /** The layers under expert parallelism's decorator (what ZeRO and the loop look into). */
-  public static Layers belowExperts(Layers layers) {
-    return layers instanceof ExpertParallelLayers e ? e.inner() : layers;
-  }
-
-  /** Attention over the sequence split across {@code cp} when it has more than one rank. */
-  private static Layers withContext(TrainingSpec spec, Layers layers, Communicator cp) {
-    return cp != null && cp.size() > 1 ? new ContextLayers(layers, cp, spec.parallel().cpMethod()) : layers;
+    TpOps tpOps = tp == null || tp.size() == 1 ? null : new TpOps(tp);
+    Layers layers = plainLayers(spec, tpOps);
+    ContextLayers context = cp != null && cp.size() > 1 ? new ContextLayers(layers, cp, p.cpMethod()) : null;
+    if (context != null) layers = context;
+    LoraLayers adapters = spec.train().lora().enabled() ? new LoraLayers(layers, spec.train().lora(), spec.train().seed()) : null; // a LoRA linear is one ZeRO unit
+    if (adapters != null) layers = adapters;
+    Zero3Layers zeroUnits = zero >= 1 ? new Zero3Layers(layers, zero == 3) : null;
+    if (zeroUnits != null) layers = zeroUnits;
+    ExpertParallelLayers experts = ep != null && ep.size() > 1 ? new ExpertParallelLayers(layers, ep) : null;
+    return new LayerStack(experts != null ? experts : layers, tpOps, context, adapters, zeroUnits, experts);
   }
 
   /** Plain or tensor-parallel layers, before adapters and ZeRO. */
-  private static Layers plainLayers(TrainingSpec spec, Communicator tp) {
+  private static Layers plainLayers(TrainingSpec spec, TpOps tpOps) {
     long seed = spec.train().seed();
     // pretrained weights overwrite every initial weight (a LoRA adapter's are drawn by LoraLayers): draw none
     Init.Draws init = spec.model().hasPretrained() ? Init.Draws.unset(seed) : Init.Draws.seeded(seed);
     int chunk = spec.train().lossChunk();
-    return tp == null || tp.size() == 1 ? new DenseLayers(init, chunk)
-        : new TensorParallelLayers(init, new TpOps(tp), spec.parallel().sequenceParallel(), chunk);
+    return tpOps == null ? new DenseLayers(init, chunk)
+        : new TensorParallelLayers(init, tpOps, spec.parallel().sequenceParallel(), chunk);
   }
 
   /** This rank's part of the model, with pretrained weights when the spec names them. */
   public static LanguageModel build(TrainingSpec spec, Communicator tp, int ppRank) {
-    return buildWith(spec, layersFor(spec, tp), ppRank);
+    return buildWith(spec, stack(spec, tp, null, null), ppRank);
   }
 
   /** This rank's part of the model whose sequence is split over {@code cp} (context parallelism). */
   public static LanguageModel build(TrainingSpec spec, Communicator tp, Communicator cp, int ppRank) {
-    return buildWith(spec, layersFor(spec, tp, cp), ppRank);
+    return buildWith(spec, stack(spec, tp, cp, null), ppRank);
   }
 
-  /** This rank's part of the model with its sequence split over {@code cp} and its experts over {@code ep}. */
-  public static LanguageModel build(TrainingSpec spec, Communicator tp, Communicator cp, Communicator ep, int ppRank) {
-    LanguageModel model = buildWith(spec, layersFor(spec, tp, cp, ep), ppRank);
-    RouterLossStages.poolOverContext(model, cp);
-    return model;
+  /**
+   * A training rank's model and the handles its step reads, as one value: the sequence split over {@code dist.cp()},
+   * the layers over {@code dist.tp()}, the experts over {@code expertGroups}' ep group (replicated across its edp).
+   */
+  public static BuiltModel forTraining(TrainingSpec spec, Distributed dist, HybridGroups expertGroups) {
+    LayerStack s = stack(spec, dist.tp(), dist.cp(), expertGroups.shard());
+    LanguageModel model = buildWith(spec, s, dist.coord().pp());
+    RouterLossStages.poolOverContext(model, dist.cp());
+    ExpertGroups experts = s.experts() == null || s.experts().expertParameters().isEmpty() ? ExpertGroups.none()
+        : new ExpertGroups(s.experts().expertParameters(), expertGroups.replicate(), expertGroups.shard());
+    return new BuiltModel(model, model.parameters().trainable(), s.tpOps(), s.context(), s.adapters(), s.zeroUnits(),
+        expertGroups, experts);
   }
 
   /**
@@ -96,14 +118,13 @@ public final class ModelBuilder {
    * {@code train.lora}, the base and the spec's starting adapter).
    */
   public static LanguageModel frozenCopy(TrainingSpec spec, Communicator tp, Communicator cp) {
-    Layers layers = withContext(spec, plainLayers(spec, tp), cp);
-    if (spec.train().lora().enabled()) layers = new LoraLayers(layers, spec.train().lora(), spec.train().seed()); // base + its adapter
-    LanguageModel copy = buildWith(spec, layers, 0);
+    LanguageModel copy = buildWith(spec, stack(spec, tp, cp, null, 0), 0); // base + its adapter, as the policy's but unsharded
     for (Param p : copy.parameters().list()) copy.parameters().freeze(p.name());
     return copy;
   }
 
-  private static LanguageModel buildWith(TrainingSpec spec, Layers layers, int ppRank) {
+  private static LanguageModel buildWith(TrainingSpec spec, LayerStack stack, int ppRank) {
+    Layers layers = stack.top();
     ModelFactory f = ModelFactories.lookup(spec.model().factory());
     LanguageModel model = f.create(spec, new ModelContext(spec.train().seed(), layers, spec.parallel(), ppRank));
     if (spec.train().lora().enabled() && model.parameters().trainable().isEmpty()) {
@@ -111,7 +132,7 @@ public final class ModelBuilder {
           + String.join(", ", spec.train().lora().targets()) + (ppRank > 0 ? " on pipeline stage " + ppRank : "")
           + "; LoRA adapts the Hugging Face projections (llama-family models); name targets the model has");
     }
-    FrozenBase frozenBase = loraOf(layers) == null ? null : loraOf(layers).frozenBase();
+    FrozenBase frozenBase = stack.adapters() == null ? null : stack.adapters().frozenBase();
     if (spec.model().hasPretrained()) {
       Parameters ps = model.parameters();
       List<Param> base = spec.train().lora().enabled() ? ps.list().stream().filter(q -> ps.isFrozen(q.name())).toList() : ps.list();
@@ -136,14 +157,7 @@ public final class ModelBuilder {
     if (!spec.model().hasPretrained() || spec.train().lora().enabled()) {
       throw new IllegalArgumentException("frozenWhole builds a model.pretrained directory without LoRA");
     }
-    return buildWith(spec, new DenseLayers(Init.Draws.unset(spec.train().seed(), dtype)), 0);
-  }
-
-  /** The LoRA decorator among {@code layers}' decorators, or null. */
-  static LoraLayers loraOf(Layers layers) {
-    Layers l = belowExperts(layers);
-    if (l instanceof Zero3Layers z) l = z.inner();
-    return l instanceof LoraLayers lora ? lora : null;
+    return buildWith(spec, new LayerStack(new DenseLayers(Init.Draws.unset(spec.train().seed(), dtype)), null, null, null, null, null), 0);
   }
 
   /** The whole model in this process, unsplit (evaluation, generation, export). */

@@ -14,7 +14,7 @@ final class SequentialMicroBatches implements MicroBatches {
   private final ShardedOptimizer opt;
   private final StepData data;
   private final String dtype;
-  final ActivationProbe probe = new ActivationProbe();
+  private final ActivationProbe probe = new ActivationProbe();
 
   SequentialMicroBatches(LanguageModel model, ShardedOptimizer opt, StepData data, String dtype) {
     this.model = model;
@@ -22,6 +22,12 @@ final class SequentialMicroBatches implements MicroBatches {
     this.data = data;
     this.dtype = dtype;
   }
+
+  @Override
+  public void measureActivations(dev.weft.comm.Communicator world) { probe.arm(world); }
+
+  @Override
+  public java.util.Map<String, Double> withMeasured(java.util.Map<String, Double> metrics) { return probe.with(metrics); }
 
   @Override
   public double run(List<Batches.Batch> batches, LossNormalizer norm, double lossScale) {

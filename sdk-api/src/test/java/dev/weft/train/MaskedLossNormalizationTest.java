@@ -211,7 +211,7 @@ class MaskedLossNormalizationTest {
         opt.shardStep(dist.backend().shardStep());
         DistributedSampler sampler = new DistributedSampler(GLOBAL, p.dp(), dist.coord().dp(), p.microBatches());
         StepData data = new StepData(TokenSource.of(spec.data(), 1), sampler, SEQ, dist.device());
-        MicroBatches passes = TrainingLoop.microBatches(spec, model, opt, data, dist);
+        MicroBatches passes = MicroBatches.forLoss(spec, model, opt, data, dist);
         List<Batches.Batch> batches = new ArrayList<>();
         for (int m = 0; m < p.microBatches(); m++) {
           long first = sampler.firstSample(0, m);

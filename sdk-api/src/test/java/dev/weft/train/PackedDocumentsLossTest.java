@@ -156,7 +156,7 @@ class PackedDocumentsLossTest {
         assertThat(source.packed()).isTrue();
         assertThat(source.distinctSamples()).isEqualTo(samples);
         StepData data = new StepData(source, sampler, SEQ, dist.device());
-        MicroBatches passes = TrainingLoop.microBatches(spec, model, opt, data, dist);
+        MicroBatches passes = MicroBatches.forLoss(spec, model, opt, data, dist);
         List<Batches.Batch> batches = data.hostBatches(1);
         LossNormalizer norm = LossNormalizer.of(batches, dist.dp());
         double local = passes.run(data.place(batches), norm, 1.0);
