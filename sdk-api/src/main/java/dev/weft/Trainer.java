@@ -29,26 +29,43 @@ import java.util.Map;
  *
  * Every method sets one spec field through the same path as {@code --set}; {@link #toSpec()}
  * validates and returns the spec. The DSL holds no other logic.
+ *
+ * <p>A {@code Trainer} is an immutable value: every setter returns a new one and leaves the one it was called on as it
+ * was, so two configurations branch from one base ({@code base.lr(1e-3)} and {@code base.lr(3e-4)} are two runs, and
+ * {@code base} is neither).
  */
 public final class Trainer {
-  private final ObjectNode tree;
-  private Path runDir;
-  Path lastTemporary; // the temporary run directory the last fit() made and removed (for tests)
-  private StepListener listener = StepListener.NONE;
-  private Duration timeout = Duration.ofSeconds(120);
+  private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
 
-  private Trainer(ObjectNode tree) { this.tree = tree; }
+  private final ObjectNode tree; // never changed after construction: a setter changes a copy
+  private final Path runDir; // null: each fit() makes a temporary one
+  private final StepListener listener;
+  private final Duration timeout;
+  private final Path temporaryRoot; // where fit() makes a temporary run directory; null: the system's
+
+  private Trainer(ObjectNode tree, Path runDir, StepListener listener, Duration timeout, Path temporaryRoot) {
+    this.tree = tree;
+    this.runDir = runDir;
+    this.listener = listener;
+    this.timeout = timeout;
+    this.temporaryRoot = temporaryRoot;
+  }
+
+  private static Trainer of(ObjectNode tree) { return new Trainer(tree, null, StepListener.NONE, DEFAULT_TIMEOUT, null); }
 
   /** A model by factory name ({@code gpt}) or ModelFactory class name. */
   public static Trainer model(String factory) {
-    Trainer t = new Trainer(SpecIO.defaultsTree());
-    t.tree.set("model", t.tree.objectNode().put("factory", factory).set("config", t.tree.objectNode()));
-    return t;
+    ObjectNode tree = SpecIO.defaultsTree();
+    tree.set("model", tree.objectNode().put("factory", factory).set("config", tree.objectNode()));
+    return of(tree);
   }
 
-  public static Trainer model(String factory, Map<String, ?> config) {
-    Trainer t = model(factory);
-    config.forEach((k, v) -> t.set("model.config." + k, v));
+  public static Trainer model(String factory, Map<String, ?> config) { return model(factory).withConfig(config); }
+
+  /** This Trainer with each entry of {@code config} set under {@code model.config}. */
+  private Trainer withConfig(Map<String, ?> config) {
+    Trainer t = this;
+    for (Map.Entry<String, ?> e : config.entrySet()) t = t.set("model.config." + e.getKey(), e.getValue());
     return t;
   }
 
@@ -70,20 +87,19 @@ public final class Trainer {
 
   /** A model by factory object with a typed config (a record), stored as {@code model.config}. */
   public static Trainer model(dev.weft.models.ModelFactory factory, Object config) {
-    Trainer t = model(factory);
-    dev.weft.models.ModelConfigs.toMap(config).forEach((k, v) -> t.set("model.config." + k, v));
-    return t;
+    return model(factory).withConfig(dev.weft.models.ModelConfigs.toMap(config));
   }
 
   /** Starts from an existing spec (for example one read from YAML). */
-  public static Trainer from(TrainingSpec spec) { return new Trainer(SpecIO.toTree(spec)); }
+  public static Trainer from(TrainingSpec spec) { return of(SpecIO.toTree(spec)); }
 
   public static Trainer from(Path specFile) { return from(SpecIO.read(specFile)); }
 
-  /** Sets any field by its dotted path, exactly like {@code --set PATH=VALUE}. */
+  /** A copy with any field set by its dotted path, exactly like {@code --set PATH=VALUE}. */
   public Trainer set(String path, Object value) {
-    SpecOverrides.set(tree, path, SpecIO.yamlMapper().valueToTree(value));
-    return this;
+    ObjectNode copy = tree.deepCopy();
+    SpecOverrides.set(copy, path, SpecIO.yamlMapper().valueToTree(value));
+    return new Trainer(copy, runDir, listener, timeout, temporaryRoot);
   }
 
   public Trainer name(String name) { return set("name", name); }
@@ -172,18 +188,12 @@ public final class Trainer {
   public Trainer seqLen(int n) { return set("data.seqLen", n); }
 
   /** Where run outputs go (default: a new temporary directory). */
-  public Trainer runDir(Path dir) {
-    this.runDir = dir;
-    return this;
-  }
+  public Trainer runDir(Path dir) { return new Trainer(tree, dir, listener, timeout, temporaryRoot); }
 
   public Trainer runDir(String dir) { return runDir(Path.of(dir)); }
 
   /** Called on rank 0 after each step of {@link #fit()}. */
-  public Trainer onStep(StepListener l) {
-    this.listener = l;
-    return this;
-  }
+  public Trainer onStep(StepListener l) { return new Trainer(tree, runDir, l, timeout, temporaryRoot); }
 
   /**
    * Elastic between {@code minNodes} and {@code maxNodes} nodes: {@link #launch} runs this node's agent
@@ -204,10 +214,10 @@ public final class Trainer {
   /** Warm standby worker JVMs each elastic agent keeps ready to take over a rank (default 1; 0: start every worker cold). */
   public Trainer standby(int spares) { return set("elastic.standby", spares); }
 
-  public Trainer timeout(Duration d) {
-    this.timeout = d;
-    return this;
-  }
+  public Trainer timeout(Duration d) { return new Trainer(tree, runDir, listener, d, temporaryRoot); }
+
+  /** Temporary run directories under {@code root} instead of the system's (for tests that watch them come and go). */
+  Trainer temporaryUnder(Path root) { return new Trainer(tree, runDir, listener, timeout, root); }
 
   /** The validated spec. */
   public TrainingSpec toSpec() { return SpecCheck.validate(SpecIO.bind(tree)); }
@@ -218,11 +228,10 @@ public final class Trainer {
    */
   public RunResult fit() {
     TrainingSpec spec = toSpec();
-    boolean temporary = runDir == null;
-    Path dir = runDirOrTemp();
+    Path dir = runDir != null ? runDir : newTemporary();
     try (RunDirLock lock = RunDirLock.acquire(dir, null, "runDir")) {
       RunResult r = ThreadedRun.run(spec, dir, timeout, listener);
-      if (temporary) {
+      if (runDir == null) {
         lock.close();
         removeTemporary(dir);
       }
@@ -236,7 +245,7 @@ public final class Trainer {
   /** Trains with {@code dp × tp × pp} worker processes on this machine; returns the launcher's outcome. */
   public LocalLauncher.Outcome launch(PrintStream console) {
     TrainingSpec spec = toSpec();
-    Path dir = runDirOrTemp();
+    Path dir = runDir != null ? runDir : newTemporary(); // kept: the workers' logs and outputs are the outcome
     if (spec.elastic().enabled()) return dev.weft.elastic.ElasticAgent.launchLocal(spec, dir, console); // the agent locks dir
     try (RunDirLock lock = RunDirLock.acquire(dir, null, "runDir")) {
       Path file = dir.resolve("spec.yaml");
@@ -247,10 +256,8 @@ public final class Trainer {
     }
   }
 
-  /** Deletes a run directory {@link #fit()} made itself; the next fit() makes another. */
-  private void removeTemporary(Path dir) {
-    runDir = null;
-    lastTemporary = dir;
+  /** Deletes a run directory {@link #fit()} made itself. */
+  private static void removeTemporary(Path dir) {
     try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
       for (Path p : (Iterable<Path>) all.sorted(java.util.Comparator.reverseOrder())::iterator) Files.deleteIfExists(p);
     } catch (java.io.IOException | java.io.UncheckedIOException e) {
@@ -258,10 +265,9 @@ public final class Trainer {
     }
   }
 
-  private Path runDirOrTemp() {
+  private Path newTemporary() {
     try {
-      if (runDir == null) runDir = Files.createTempDirectory("weft-run-");
-      return runDir;
+      return temporaryRoot == null ? Files.createTempDirectory("weft-run-") : Files.createTempDirectory(temporaryRoot, "weft-run-");
     } catch (java.io.IOException e) {
       throw new WeftException("cannot create a run directory: " + e.getMessage(), e);
     }

@@ -35,14 +35,34 @@ class TrainerJavaApiTest {
   }
 
   @Test
-  void fitRemovesTheRunDirectoryItMadeAndKeepsAGivenOne() {
-    Trainer t = tiny().steps(2);
-    t.fit();
-    assertThat(t.lastTemporary).isNotNull();
-    assertThat(Files.exists(t.lastTemporary)).as("the temporary run directory is gone").isFalse();
+  void fitRemovesTheRunDirectoryItMadeAndKeepsAGivenOne() throws Exception {
+    Path root = dir.resolve("temporary");
+    List<Long> during = new ArrayList<>(); // run directories under root while the run trains
+    RunResult r = tiny().steps(2).temporaryUnder(Files.createDirectories(root)).onStep((m, total) -> during.add(count(root))).fit();
+    assertThat(r.losses()).hasSize(2);
+    assertThat(during).as("the run wrote into a temporary directory of its own").containsOnly(1L);
+    assertThat(count(root)).as("the temporary run directory is gone").isZero();
     Path given = dir.resolve("given");
     tiny().steps(2).runDir(given.toString()).fit();
     assertThat(given.resolve("summary.json")).isRegularFile();
+  }
+
+  private static long count(Path root) {
+    try (var entries = Files.list(root)) {
+      return entries.count();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void setterReturnsANewTrainerAndLeavesItsBaseAsItWas() {
+    Trainer base = tiny().steps(3).lr(1e-3);
+    Trainer fast = base.lr(3e-3).runDir(dir.resolve("fast")).timeout(java.time.Duration.ofSeconds(60));
+    assertThat(fast).isNotSameAs(base);
+    assertThat(base.toSpec().train().lr()).isEqualTo(1e-3);
+    assertThat(fast.toSpec().train().lr()).isEqualTo(3e-3);
+    assertThat(Trainer.model("gpt", java.util.Map.of("layers", 2)).toSpec().model().config()).containsEntry("layers", 2);
   }
 
   @Test

@@ -106,7 +106,7 @@ public final class CpBench {
       double[] comm = Arrays.stream(r.cp2()[m]).mapToDouble(ZeroStepBench.Breakdown::commMs).toArray();
       rows.add(BenchRow.paired("cp", "step_ms: cp=2 (" + name + ") vs cp=1 (order rotated per round), " + r.config().label(),
           Stats.median(two), Stats.median(one), "ms", Stats.ratios(two, one), "≤ 1.15", "pairs: the runs of one round"));
-      // Trainer's setters change it in place: each figure sets the size it plans
+      // each figure plans its own layout from the config's Trainer (a value: the config's stays as it is)
       double plan2 = plannedMib(r.config().model().contextParallel(2).set("parallel.cpMethod", name)), plan1 = plannedMib(r.config().model().contextParallel(1));
       double[] a2 = r.act2()[m];
       rows.add(BenchRow.of("cp", "measured activation MiB per rank, cp=2 (" + name + ") vs cp=1 (plan " + String.format(Locale.ROOT, "%.1f vs %.1f MiB: %.2f",
