@@ -46,10 +46,9 @@ public record DataSpec(String source, int seqLen, List<Weighted> sources, double
    * {@code train}: which tokens of chat shards are learned: {@code assistant} (every assistant turn, as prepared:
    * TRL's {@code assistant_only_loss: true}, Axolotl's {@code roles_to_train: [assistant]}), {@code last} (the last
    * assistant turn of each conversation only), {@code all} (every token: TRL's {@code assistant_only_loss: false},
-   * Axolotl's {@code train_on_inputs: true}); empty: as {@code weft data prepare --train-on} made them. Also read as
-   * {@code trainOn} or {@code train_on}.
+   * Axolotl's {@code train_on_inputs: true}); empty: as {@code weft data prepare --train-on} made them.
    */
-  public record Chat(@com.fasterxml.jackson.annotation.JsonAlias({"trainOn", "train_on"}) String train) {
+  public record Chat(String train) {
     public static final Chat AS_PREPARED = new Chat("");
     public static final List<String> CHOICES = List.of("assistant", "last", "all");
 
