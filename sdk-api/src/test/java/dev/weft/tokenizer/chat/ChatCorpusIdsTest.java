@@ -49,7 +49,9 @@ class ChatCorpusIdsTest {
 
     List<String> wrong = new ArrayList<>();
     int[] ids = new int[2], targets = new int[2]; // matched, refused as transformers refuses
+    Map<String, String> perTemplate = new LinkedHashMap<>();
     for (String t : ChatTemplateCorpusTest.TEMPLATES) {
+      int[] before = {ids[1], targets[1]};
       Path file = dir.resolve(t).resolve("tokenizer.json");
       try (HfTokenizer tokenizer = HfTokenizer.open(file)) {
         ChatTemplate template = ChatTemplate.load(file);
@@ -69,10 +71,12 @@ class ChatCorpusIdsTest {
           }
         }
       }
+      perTemplate.put(t, (ids[1] - before[0]) + "/" + (targets[1] - before[1]));
     }
     int cases2 = ChatTemplateCorpusTest.TEMPLATES.size() * conversations.size();
     System.out.printf("chat corpus: ids %d matched + %d refused as transformers refuses, of %d; targets %d matched + %d refused%n",
         ids[0], ids[1], cases2, targets[0], targets[1]);
+    System.out.println("refused per template (ids/targets): " + perTemplate);
     java.nio.file.Files.write(Path.of("target", "chat-corpus-wrong.txt"), wrong);
     assertThat(wrong).as(String.join("\n", wrong)).isEmpty();
     assertThat(ids[0]).as("conversations whose ids match").isGreaterThan(cases2 / 2);
