@@ -77,7 +77,6 @@ class ChatCorpusIdsTest {
     System.out.printf("chat corpus: ids %d matched + %d refused as transformers refuses, of %d; targets %d matched + %d refused%n",
         ids[0], ids[1], cases2, targets[0], targets[1]);
     System.out.println("refused per template (ids/targets): " + perTemplate);
-    java.nio.file.Files.write(Path.of("target", "chat-corpus-wrong.txt"), wrong);
     assertThat(wrong).as(String.join("\n", wrong)).isEmpty();
     assertThat(ids[0]).as("conversations whose ids match").isGreaterThan(cases2 / 2);
     assertThat(targets[0]).as("conversations whose targets match").isGreaterThan(cases2 / 2);
