@@ -96,6 +96,7 @@ public final class BuiltinSources {
       ShardIndex ix = ShardIndex.read(dir);
       String what = "token shards " + dir + " (" + ix.tokens() + " tokens, " + ix.dtype() + ")";
       boolean auto = DataSpec.AUTO.equals(data.packing());
+      if (!ix.flagged()) ChatTrain.flags(null, null, data.chat().train(), dir.toString()); // refuses a choice it cannot make
       if (auto && !ix.flagged()) {
         requireNoTruncation(data, dir + " (plain token shards read as a stream)");
         return Windows.split(ix.open(dir), ix.openFlags(dir), what, ix.vocabSize(), data.seqLen(), data.validation(), seed);
@@ -105,13 +106,15 @@ public final class BuiltinSources {
         log.warn("{} record no document ends (prepared before Weft recorded them): samples run across documents; prepare "
             + "the data again to pack whole documents", dir);
         requireNoTruncation(data, dir + " (no document ends recorded)");
-        return Windows.split(ix.open(dir), ix.openFlags(dir), what, ix.vocabSize(), data.seqLen(), data.validation(), seed);
+        TokenArray flags = ChatTrain.flags(ix.openFlags(dir), null, data.chat().train(), dir.toString());
+        return Windows.split(ix.open(dir), flags, what, ix.vocabSize(), data.seqLen(), data.validation(), seed);
       }
       if (ends == null) {
         throw new SpecException("data.packing", dir + " records no document ends (prepared by an older Weft); prepare the "
             + "data again with weft data prepare, or remove data.packing");
       }
-      return PackedSamples.split(ix.open(dir), ix.openFlags(dir), ends, !"false".equals(data.packing()), what, ix.vocabSize(),
+      TokenArray flags = ChatTrain.flags(ix.openFlags(dir), ends, data.chat().train(), dir.toString());
+      return PackedSamples.split(ix.open(dir), flags, ends, !"false".equals(data.packing()), what, ix.vocabSize(),
           data.seqLen(), data.validation(), seed, data.maxLength(), data.truncation());
     }
   }

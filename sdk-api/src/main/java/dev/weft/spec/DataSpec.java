@@ -14,10 +14,11 @@ import java.util.List;
  * (shards with target flags) and cuts other data from the token stream end to end, documents running together.
  * {@code truncation} says what becomes of a packed or padded document longer than {@code maxLength} tokens (0: one
  * sample, {@code seqLen + 1}): {@code split} (the default) cuts it into sample-sized pieces, {@code right} keeps its
- * first {@code maxLength} tokens, {@code left} its last, {@code drop} leaves it out.
+ * first {@code maxLength} tokens, {@code left} its last, {@code drop} leaves it out. {@code chat.train} chooses, on
+ * chat shards (with target flags), which tokens are learned ({@link Chat}).
  */
 public record DataSpec(String source, int seqLen, List<Weighted> sources, double validation, String packing, int maxLength,
-                       String truncation) {
+                       String truncation, Chat chat) {
   public static final String AUTO = "auto";
   public static final String SPLIT = "split";
 
@@ -25,6 +26,12 @@ public record DataSpec(String source, int seqLen, List<Weighted> sources, double
     sources = sources == null ? List.of() : List.copyOf(sources);
     packing = packing == null ? AUTO : packing;
     truncation = truncation == null ? SPLIT : truncation;
+    chat = chat == null ? Chat.AS_PREPARED : chat;
+  }
+
+  public DataSpec(String source, int seqLen, List<Weighted> sources, double validation, String packing, int maxLength,
+                  String truncation) {
+    this(source, seqLen, sources, validation, packing, maxLength, truncation, null);
   }
 
   public DataSpec(String source, int seqLen, List<Weighted> sources, double validation, String packing) {
@@ -33,6 +40,21 @@ public record DataSpec(String source, int seqLen, List<Weighted> sources, double
 
   public DataSpec(String source, int seqLen, List<Weighted> sources, double validation) {
     this(source, seqLen, sources, validation, AUTO);
+  }
+
+  /**
+   * {@code train}: which tokens of chat shards are learned: {@code assistant} (every assistant turn, as prepared:
+   * TRL's {@code assistant_only_loss: true}, Axolotl's {@code roles_to_train: [assistant]}), {@code last} (the last
+   * assistant turn of each conversation only), {@code all} (every token: TRL's {@code assistant_only_loss: false},
+   * Axolotl's {@code train_on_inputs: true}); empty: as {@code weft data prepare --train-on} made them.
+   */
+  public record Chat(String train) {
+    public static final Chat AS_PREPARED = new Chat("");
+    public static final List<String> CHOICES = List.of("assistant", "last", "all");
+
+    public Chat {
+      train = train == null ? "" : train;
+    }
   }
 
   /** One source of a mixture and its share of the samples. */

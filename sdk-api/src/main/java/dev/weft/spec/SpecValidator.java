@@ -115,6 +115,8 @@ public final class SpecValidator {
     require(d.maxLength() >= 0, "data.maxLength", d.maxLength() + " must be 0 (one sample) or a number of tokens");
     require(d.maxLength() == 0 || !DataSpec.SPLIT.equals(d.truncation()), "data.maxLength", "needs data.truncation right, left "
         + "or drop (split cuts a long document into samples whatever its length)");
+    require(d.chat().train().isEmpty() || DataSpec.Chat.CHOICES.contains(d.chat().train()), "data.chat.train", "'"
+        + d.chat().train() + "' must be assistant (every assistant turn), last (the last assistant turn) or all (every token)");
 
     CheckpointSpec c = s.checkpoint();
     require(c.every() >= 0, "checkpoint.every", c.every() + " must be 0 (never) or a number of steps");

@@ -12,7 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** Runs chat_reference.py (tokenizers, templates, 50 conversations as JSONL and Parquet, transformers' answers). */
+/**
+ * Runs chat_reference.py (tokenizers, templates, 50 conversations as JSONL and Parquet, transformers' answers) or another
+ * reference script of dev/weft/data/prepare; each imports chat_ref.py, the one module they share.
+ */
 public final class ChatReference {
   private ChatReference() {}
 
@@ -22,8 +25,10 @@ public final class ChatReference {
   /** Runs the reference script {@code name} (of dev/weft/data/prepare) writing under {@code dir}; returns its reference.json. */
   public static JsonNode make(Path dir, String name) throws Exception {
     Path script = dir.resolve(name);
-    try (var in = ChatReference.class.getResourceAsStream("/dev/weft/data/prepare/" + name)) {
-      Files.copy(in, script);
+    for (String file : List.of(name, "chat_ref.py")) { // chat_ref.py: what the reference scripts share
+      try (var in = ChatReference.class.getResourceAsStream("/dev/weft/data/prepare/" + file)) {
+        Files.copy(in, dir.resolve(file), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
     }
     Process p = new ProcessBuilder(PythonRef.command(script.toString(), dir.toString())).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

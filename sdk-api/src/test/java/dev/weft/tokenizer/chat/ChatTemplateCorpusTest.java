@@ -44,7 +44,7 @@ class ChatTemplateCorpusTest {
   private static final Map<String, Object> SEARCH = tool("search", "Search the web; literal {{ q }} and {% raw %} here",
       map("q", map("type", "string"), "limit", map("type", "integer", "default", 10, "minimum", 1.5)), List.of("q"));
 
-  private static String resource(String path) throws Exception {
+  static String resource(String path) throws Exception {
     try (InputStream in = ChatTemplateCorpusTest.class.getResourceAsStream("/dev/weft/tokenizer/chat/" + path)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
@@ -52,7 +52,7 @@ class ChatTemplateCorpusTest {
 
   /** The variables transformers' render_jinja_template passes for one conversation. */
   @SuppressWarnings("unchecked")
-  private static Map<String, Object> vars(Map<String, Object> conversation) {
+  static Map<String, Object> vars(Map<String, Object> conversation) {
     Map<String, Object> v = new LinkedHashMap<>(SPECIALS);
     Object tools = switch (String.valueOf(conversation.get("tools"))) {
       case "WEATHER" -> List.of(WEATHER);

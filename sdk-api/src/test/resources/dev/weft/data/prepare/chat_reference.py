@@ -8,13 +8,11 @@ import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import AutoTokenizer
 
-out = sys.argv[1]
-SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|begin_of_text|>", "<|start_header_id|>",
-            "<|end_header_id|>", "<|eot_id|>"]
+from chat_ref import LLAMA3, save_tokenizer, train_tokenizer
 
+out = sys.argv[1]
 # ChatML, Qwen 2.5 style: a default system prompt, tool results folded into a user turn.
 CHATML = (
     "{%- if messages[0]['role'] == 'system' %}"
@@ -40,16 +38,6 @@ CHATML = (
     "{%- if add_generation_prompt %}\n"
     "    {{- '<|im_start|>assistant\\n' }}\n"
     "{%- endif %}\n")
-
-# Llama 3 style: bos, a header per message, contents trimmed.
-LLAMA3 = (
-    "{% set loop_messages = messages %}"
-    "{% for message in loop_messages %}"
-    "{% set content = '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' + message['content'] | trim + '<|eot_id|>' %}"
-    "{% if loop.index0 == 0 %}{% set content = bos_token + content %}{% endif %}"
-    "{{ content }}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}")
 
 # ChatML whose assistant turns are marked with {% generation %}, and a namespace, tojson and loop controls.
 GENERATION = (
@@ -102,11 +90,7 @@ def main():
     rng = random.Random(27)
     rows = [conversation(rng, i) for i in range(50)]
     corpus = [m["content"] for r in rows for m in as_messages(r)] * 3 + ["system user assistant tool_response You are a helpful"]
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=600, special_tokens=SPECIALS,
-                                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok = train_tokenizer(corpus, 600)
     configs = {
         "chatml": {"chat_template": CHATML, "eos_token": "<|im_end|>", "pad_token": "<|endoftext|>", "bos_token": None},
         "llama3": {"chat_template": LLAMA3, "bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"},
@@ -115,10 +99,7 @@ def main():
     ref = {}
     for name, cfg in configs.items():
         d = os.path.join(out, name)
-        os.makedirs(d, exist_ok=True)
-        tok.save(os.path.join(d, "tokenizer.json"))
-        with open(os.path.join(d, "tokenizer_config.json"), "w") as f:
-            json.dump(dict(cfg, tokenizer_class="PreTrainedTokenizerFast", model_max_length=4096), f)
+        save_tokenizer(tok, d, cfg)
         hf = AutoTokenizer.from_pretrained(d)
         ids, masks = [], []
         for r in rows:

@@ -8,14 +8,11 @@ import os
 import random
 import sys
 
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import AutoTokenizer
 
-out = sys.argv[1]
-SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|begin_of_text|>", "<|start_header_id|>",
-            "<|end_header_id|>", "<|eot_id|>"]
-TURN_ENDS = ["<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<|end|>", "<end_of_turn>", "</s>", "<|endoftext|>", "<|end_of_text|>"]
+from chat_ref import LLAMA3, mask, save_tokenizer, spans, train_tokenizer, turn_ends
 
+out = sys.argv[1]
 # Qwen2.5-Instruct's chat_template (tokenizer_config.json of Qwen/Qwen2.5-0.5B-Instruct), tool branch included.
 QWEN25 = (
     "{%- if tools %}\n"
@@ -73,16 +70,6 @@ QWEN25 = (
     "    {{- '<|im_start|>assistant\\n' }}\n"
     "{%- endif %}\n")
 
-# Llama 3 style: bos, a header per message, contents trimmed.
-LLAMA3 = (
-    "{% set loop_messages = messages %}"
-    "{% for message in loop_messages %}"
-    "{% set content = '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' + message['content'] | trim + '<|eot_id|>' %}"
-    "{% if loop.index0 == 0 %}{% set content = bos_token + content %}{% endif %}"
-    "{{ content }}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}")
-
 # Rewrites earlier turns once a later one exists (the last assistant turn alone keeps its text): no prefix property.
 REWRITING = (
     "{% for m in messages %}<|im_start|>{{ m.role }}\n"
@@ -124,48 +111,11 @@ def conversation(rng, i):
     return row
 
 
-def render(hf, msgs, row, gen):
-    return hf.apply_chat_template(msgs, tools=row.get("tools"), tokenize=False, add_generation_prompt=gen)
-
-
-def spans(hf, row, ends, last_only):
-    msgs = row["messages"]
-    full = render(hf, msgs, row, False)
-    found = []
-    for i, m in enumerate(msgs):
-        if m["role"] != "assistant":
-            continue
-        before = render(hf, msgs[:i], row, False) if i else ""
-        prompt = render(hf, msgs[:i], row, True) if i else ""
-        with_ = render(hf, msgs[: i + 1], row, False)
-        assert with_.startswith(before) and full.startswith(with_)
-        start = max(len(before), len(os.path.commonprefix([prompt, with_])))
-        stops = [with_.rfind(e) + len(e) for e in ends if with_.rfind(e) >= start]
-        end = max(stops) if stops else len(with_.rstrip())
-        if end > start:
-            found.append((start, end))
-    return found[-1:] if last_only else found
-
-
-def mask(hf, text, found):
-    enc = hf(text, add_special_tokens=False, return_offsets_mapping=True)
-    flags = [0] * len(enc["input_ids"])
-    for s, e in found:
-        for t, (a, b) in enumerate(enc["offset_mapping"]):
-            if a < e and b > s:
-                flags[t] = 1
-    return enc["input_ids"], flags
-
-
 def main():
     rng = random.Random(40)
     rows = [conversation(rng, i) for i in range(60)]
     corpus = [json.dumps(r, ensure_ascii=False) for r in rows] * 3 + [QWEN25, "system user assistant tool_response"]
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=800, special_tokens=SPECIALS,
-                                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok = train_tokenizer(corpus, 800)
     configs = {
         "qwen25": {"chat_template": QWEN25, "eos_token": "<|im_end|>", "pad_token": "<|endoftext|>", "bos_token": None},
         "llama3": {"chat_template": LLAMA3, "bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"},
@@ -174,26 +124,24 @@ def main():
     ref = {}
     for name, cfg in configs.items():
         d = os.path.join(out, name)
-        os.makedirs(d, exist_ok=True)
-        tok.save(os.path.join(d, "tokenizer.json"))
-        with open(os.path.join(d, "tokenizer_config.json"), "w") as f:
-            json.dump(dict(cfg, tokenizer_class="PreTrainedTokenizerFast", model_max_length=4096), f)
+        save_tokenizer(tok, d, cfg)
         if name == "rewriting":
             continue
         hf = AutoTokenizer.from_pretrained(d)
-        ends = [e for e in [hf.eos_token] + TURN_ENDS if e and e in cfg["chat_template"] or e == hf.eos_token]
+        ends = turn_ends(hf, cfg["chat_template"])
         use = rows if name == "qwen25" else [{"messages": [m for m in r["messages"] if m["role"] in ("system", "user")
                                                            or "tool_calls" not in m]} for r in rows]
         res = {"ids": [], "assistant": [], "last": [], "targets": []}
         for r in use:
             ids = hf.apply_chat_template(r["messages"], tools=r.get("tools"), tokenize=True, return_dict=True)["input_ids"]
-            text = render(hf, r["messages"], r, False)
-            got, flags = mask(hf, text, spans(hf, r, ends, False))
+            kw = {"tools": r.get("tools")}
+            text = hf.apply_chat_template(r["messages"], tokenize=False, **kw)
+            got, flags = mask(hf, text, spans(hf, r["messages"], ends, False, **kw))
             assert got == list(ids), "the rendered text encodes to apply_chat_template's ids"
             res["ids"].append(list(ids))
             res["assistant"].append(flags)
-            res["last"].append(mask(hf, text, spans(hf, r, ends, True))[1])
-            res["targets"].append([text[s:e] for s, e in spans(hf, r, ends, False)])
+            res["last"].append(mask(hf, text, spans(hf, r["messages"], ends, True, **kw))[1])
+            res["targets"].append([text[s:e] for s, e in spans(hf, r["messages"], ends, False, **kw)])
         ref[name] = res
         with open(os.path.join(out, name + ".jsonl"), "w", encoding="utf-8") as f:
             for r in use:

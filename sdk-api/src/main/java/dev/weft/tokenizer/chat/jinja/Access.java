@@ -24,6 +24,7 @@ final class Access {
       return v != null || ns.values().containsKey(name) ? v : missingAttr(target, name);
     }
     if (target instanceof Loop loop) return loop.attr(name);
+    if (target instanceof Tuple t && t.hasField(name)) return t.field(name);
     Object method = method(budget, target, name);
     if (method != null) return method;
     if (target instanceof Map<?, ?> m) {
@@ -51,7 +52,8 @@ final class Access {
       return new Undefined("'" + Py.typeName(target) + " object' has no element " + i);
     }
     if (key instanceof String name) {
-      Object a = target instanceof Namespace || target instanceof Loop ? attr(budget, target, name) : method(budget, target, name);
+      boolean own = target instanceof Namespace || target instanceof Loop || target instanceof Tuple t && t.hasField(name);
+      Object a = own ? attr(budget, target, name) : method(budget, target, name);
       if (a != null) return a;
       return missingAttr(target, name);
     }

@@ -9,14 +9,18 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-/** Jinja2's builtin filters that chat templates use, with transformers' {@code tojson}; none changes its input. */
+/**
+ * Jinja2's builtin filters that chat templates use, with transformers' {@code tojson}; none changes its input
+ * ({@link Grouping} and {@link Wrapping} hold the longer ones).
+ */
 final class Filters {
   private Filters() {}
 
   private static final Set<String> NAMES = Set.of("abs", "attr", "capitalize", "center", "count", "default", "d",
       "dictsort", "e", "escape", "first", "float", "format", "indent", "int", "items", "join", "last", "length", "list",
       "lower", "map", "max", "min", "reject", "rejectattr", "replace", "reverse", "round", "safe", "select",
-      "selectattr", "sort", "string", "sum", "title", "tojson", "trim", "unique", "upper", "wordcount", "forceescape");
+      "selectattr", "sort", "string", "sum", "title", "tojson", "trim", "unique", "upper", "wordcount", "forceescape",
+      "groupby", "batch", "slice", "truncate", "wordwrap");
   private static final Pattern WORD_BEGINNING = Pattern.compile("([-\\s({\\[<]+)");
 
   static boolean has(String name) { return NAMES.contains(name); }
@@ -98,6 +102,11 @@ final class Filters {
       case "tojson" -> PyJson.dumps(b, v, a, k);
       case "trim" -> Methods.strip(Py.str(v), Fn.arg(a, k, 0, "chars", null) == null ? null : Py.str(Fn.arg(a, k, 0, "chars", null)), true, true);
       case "unique" -> unique(b, v, k);
+      case "groupby" -> Grouping.groupby(b, v, a, k);
+      case "batch" -> Grouping.batch(b, v, a, k);
+      case "slice" -> Grouping.slice(b, v, a, k);
+      case "truncate" -> Wrapping.truncate(v, a, k);
+      case "wordwrap" -> Wrapping.wordwrap(b, v, a, k);
       case "wordcount" -> (long) Methods.split(Py.str(v), null, -1, false).size();
       default -> throw TemplateError.runtime("no filter named '" + name + "'");
     };

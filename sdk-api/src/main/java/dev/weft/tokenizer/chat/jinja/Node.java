@@ -10,8 +10,11 @@ sealed interface Node {
 
   record If(List<Expr> tests, List<List<Node>> bodies, List<Node> orElse) implements Node {}
 
-  /** {@code for target in iter [if filter]}, with {@code else} for when nothing was iterated. */
-  record For(Expr target, Expr iter, Expr filter, List<Node> body, List<Node> orElse) implements Node {}
+  /**
+   * {@code for target in iter [if filter] [recursive]}, with {@code else} for when nothing was iterated; a recursive
+   * one renders {@code loop(items)} as the same loop over {@code items}, one level deeper.
+   */
+  record For(Expr target, Expr iter, Expr filter, boolean recursive, List<Node> body, List<Node> orElse) implements Node {}
 
   /** {@code set target = value}: a name, names to unpack, or {@code ns.attr}. */
   record Set(Expr target, Expr value) implements Node {}

@@ -176,7 +176,7 @@ final class Parser {
     if (!skipName("in")) throw error("expected 'in' in the for loop");
     Expr iter = tuple(false, Set.of("recursive"), false);
     Expr filter = skipName("if") ? expression(true) : null;
-    if (peek().name("recursive")) throw error("recursive for loops are not supported");
+    boolean recursive = skipName("recursive");
     expectBlockEnd();
     List<Node> body = body(Set.of("else", "endfor"));
     List<Node> orElse = List.of();
@@ -186,7 +186,7 @@ final class Parser {
       next();
     }
     expectBlockEnd();
-    return new Node.For(target, iter, filter, body, orElse);
+    return new Node.For(target, iter, filter, recursive, body, orElse);
   }
 
   private Node setStatement() {

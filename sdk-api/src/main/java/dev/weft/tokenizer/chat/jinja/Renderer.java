@@ -36,12 +36,15 @@ final class Renderer {
     out.append(s);
   }
 
-  private String capture(List<Node> body, Scope scope) {
+  private String capture(List<Node> body, Scope scope) { return capture(() -> exec(body, scope)); }
+
+  /** What {@code render} writes, as a value instead of output. */
+  private String capture(Runnable render) {
     StringBuilder saved = out;
     out = new StringBuilder();
     captured++;
     try {
-      exec(body, scope);
+      render.run();
       return out.toString();
     } finally {
       captured--;
@@ -111,8 +114,11 @@ final class Renderer {
     return Flow.NORMAL;
   }
 
-  private Flow loop(Node.For f, Scope scope) {
-    List<?> items = Py.iterate(eval(f.iter(), scope));
+  private Flow loop(Node.For f, Scope scope) { return loop(f, scope, eval(f.iter(), scope), 0); }
+
+  /** Loop {@code f} over {@code iter} at recursion depth {@code depth0}. */
+  private Flow loop(Node.For f, Scope scope, Object iter, int depth0) {
+    List<?> items = Py.iterate(iter);
     if (f.filter() != null) {
       List<Object> kept = new ArrayList<>();
       for (Object x : items) {
@@ -123,7 +129,15 @@ final class Renderer {
       }
       items = kept;
     }
-    Loop loop = new Loop(items);
+    Fn recurse = !f.recursive() ? null : (args, kwargs) -> capture(() -> {
+      budget.enter(); // a loop that calls itself forever meets the depth limit
+      try {
+        loop(f, scope, args.get(0), depth0 + 1);
+      } finally {
+        budget.leave();
+      }
+    });
+    Loop loop = new Loop(items, depth0, recurse);
     for (int i = 0; i < items.size(); i++) {
       budget.step();
       loop.index0 = i;
