@@ -14,10 +14,11 @@ import java.util.List;
  * (shards with target flags) and cuts other data from the token stream end to end, documents running together.
  * {@code truncation} says what becomes of a packed or padded document longer than {@code maxLength} tokens (0: one
  * sample, {@code seqLen + 1}): {@code split} (the default) cuts it into sample-sized pieces, {@code right} keeps its
- * first {@code maxLength} tokens, {@code left} its last, {@code drop} leaves it out.
+ * first {@code maxLength} tokens, {@code left} its last, {@code drop} leaves it out. {@code eval}, when not empty, is a
+ * held-out set from its own source (any form {@code source} takes), read whole, instead of a {@code validation} split.
  */
 public record DataSpec(String source, int seqLen, List<Weighted> sources, double validation, String packing, int maxLength,
-                       String truncation) {
+                       String truncation, String eval) {
   public static final String AUTO = "auto";
   public static final String SPLIT = "split";
 
@@ -25,6 +26,12 @@ public record DataSpec(String source, int seqLen, List<Weighted> sources, double
     sources = sources == null ? List.of() : List.copyOf(sources);
     packing = packing == null ? AUTO : packing;
     truncation = truncation == null ? SPLIT : truncation;
+    eval = eval == null ? "" : eval;
+  }
+
+  public DataSpec(String source, int seqLen, List<Weighted> sources, double validation, String packing, int maxLength,
+                  String truncation) {
+    this(source, seqLen, sources, validation, packing, maxLength, truncation, "");
   }
 
   public DataSpec(String source, int seqLen, List<Weighted> sources, double validation, String packing) {
@@ -40,4 +47,10 @@ public record DataSpec(String source, int seqLen, List<Weighted> sources, double
 
   /** The sources this spec reads: {@code sources}, or {@code source} alone with weight 1. */
   public List<Weighted> mix() { return sources.isEmpty() ? List.of(new Weighted(source, 1)) : sources; }
+
+  /** Whether evaluation has held-out data: its own source ({@code eval}) or a split ({@code validation}). */
+  public boolean heldOut() { return !eval.isBlank() || validation > 0; }
+
+  /** The held-out set's own source read whole, as a spec of its own (same lengths and packing); needs {@code eval}. */
+  public DataSpec evalData() { return new DataSpec(eval, seqLen, List.of(), 0, packing, maxLength, truncation, ""); }
 }

@@ -107,7 +107,7 @@ public final class TrainingLoop {
     }
 
     GracePeriod grace = GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds());
-    ValidationLoss validation = ValidationLoss.open(spec, model, dist);
+    ValidationLoss validation = ValidationLoss.open(spec, model, dist, passes);
     TrainingCheckpoints checkpoints = TrainingCheckpoints.open(spec, dist, runDir);
     long resumedAt = checkpoints.restore(opt, scaler, dist);
     AcrossRanks.requireSameStart(resumedAt, dist);
@@ -230,11 +230,13 @@ public final class TrainingLoop {
           if (out != null) out.deviceMemory(m); // recorded with this step's line
         });
         Double evalLoss = validation != null && validation.due(step, t.steps(), t.evalEvery()) ? validation.run() : null;
+        if (evalLoss != null) objective = validation.withMetrics(objective); // DPO: the held-out pairs' rewards
         if (leader) {
           out.step(sm, evalLoss, objective);
           listener.onStep(sm, t.steps());
           consoleExtras(step, t, evalLoss, objective);
         }
+        checkpoints.afterEval(step, evalLoss, opt, scaler); // records eval_loss; checkpoint.saveBest saves a new lowest
         boolean saved = saveIfDue(step, checkpoints, opt, scaler, listener, dist);
         if (preempted) {
           final long at = step;
