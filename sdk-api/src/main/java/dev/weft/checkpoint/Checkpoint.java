@@ -46,6 +46,25 @@ public final class Checkpoint {
   }
 
   /**
+   * As {@link #open(Path)}, but a root's or run directory's newest checkpoint is opened by its manifest alone (seal
+   * checked, shards not read): for what the manifest records (the base a tokenizer is found through), where the load
+   * that follows verifies the shards once.
+   */
+  public static Checkpoint openRecord(Path dir) {
+    Path root = rootOf(dir);
+    if (root == null) return open(dir, CheckpointKey.fromEnvironment());
+    LocalCheckpointStorage storage = new LocalCheckpointStorage(root);
+    for (long step : CheckpointResolver.candidates(storage)) {
+      try {
+        return open(storage.fetch(step), CheckpointKey.fromEnvironment());
+      } catch (CheckpointException e) {
+        // an older one may hold a sound manifest
+      }
+    }
+    throw new CorruptCheckpointException(dir, "holds no checkpoint with a sound manifest.json");
+  }
+
+  /**
    * The checkpoint with the lowest recorded eval loss ({@code checkpoint.saveBest}) under {@code dir}: a run directory
    * (holding {@code checkpoints/}) or a checkpoint root; refused in one line when there is none.
    */

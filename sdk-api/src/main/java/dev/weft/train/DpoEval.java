@@ -7,7 +7,6 @@ import dev.weft.data.TokenSource;
 import dev.weft.parallel.context.ContextSplit;
 import dev.weft.parallel.context.Zigzag;
 import dev.weft.util.Tensors;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.bytedeco.javacpp.PointerScope;
@@ -61,11 +60,7 @@ final class DpoEval {
     Tensor t = Tensors.ofDoubles(sums);
     if (dp > 1) dist.dp().allReduce(t, ReduceOp.SUM);
     double[] s = Tensors.toDoubles(t);
-    Map<String, Double> m = new LinkedHashMap<>();
-    m.put("eval_rewards_chosen", s[1] / s[4]);
-    m.put("eval_rewards_rejected", s[2] / s[4]);
-    m.put("eval_rewards_margin", (s[1] - s[2]) / s[4]);
-    m.put("eval_rewards_accuracy", s[3] / s[4]);
+    Map<String, Double> m = DpoMicroBatches.rewards(java.util.Arrays.copyOfRange(s, 1, 5), "eval_");
     last = m;
     if (dist.rank() == 0) {
       log.info(String.format(Locale.ROOT, "eval_rewards_accuracy=%.4f eval_rewards_margin=%.6f eval_rewards_chosen=%.6f eval_rewards_rejected=%.6f",

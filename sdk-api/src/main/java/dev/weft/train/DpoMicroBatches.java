@@ -122,12 +122,16 @@ final class DpoMicroBatches implements MicroBatches {
   Map<String, Double> metrics(Communicator dp) {
     Tensor t = Tensors.ofDoubles(sums.clone());
     if (dp.size() > 1) dp.allReduce(t, ReduceOp.SUM);
-    double[] s = Tensors.toDoubles(t);
+    return rewards(Tensors.toDoubles(t), "");
+  }
+
+  /** TRL's rewards, each name after {@code prefix}, from sums {chosen rewards, rejected rewards, correctly ordered pairs, pairs}. */
+  static Map<String, Double> rewards(double[] s, String prefix) {
     Map<String, Double> out = new LinkedHashMap<>();
-    out.put("rewards_chosen", s[0] / s[3]);
-    out.put("rewards_rejected", s[1] / s[3]);
-    out.put("rewards_margin", (s[0] - s[1]) / s[3]);
-    out.put("rewards_accuracy", s[2] / s[3]);
+    out.put(prefix + "rewards_chosen", s[0] / s[3]);
+    out.put(prefix + "rewards_rejected", s[1] / s[3]);
+    out.put(prefix + "rewards_margin", (s[0] - s[1]) / s[3]);
+    out.put(prefix + "rewards_accuracy", s[2] / s[3]);
     return out;
   }
 }
