@@ -172,6 +172,11 @@ public final class Trainer {
 
   /** Hold out this fraction of each data source for evaluation ({@code data.validation}). */
   public Trainer validationSplit(double fraction) { return set("data.validation", fraction); }
+  /** Evaluate on a held-out set from its own source, read whole ({@code data.eval}; any form {@code data.source} takes). */
+  public Trainer evalData(String source) { return set("data.eval", source); }
+  public Trainer evalData(Path source) { return evalData(source.toString()); }
+  /** Keep the checkpoint with the lowest eval loss ({@code checkpoint.saveBest}; needs {@code train.evalEvery}). */
+  public Trainer saveBest() { return set("checkpoint.saveBest", true); }
   /** Save a checkpoint every {@code steps} steps (under {@code checkpoint.dir}, default RUN_DIR/checkpoints). */
   public Trainer checkpointEvery(int steps) { return set("checkpoint.every", steps); }
   public Trainer checkpointDir(Path dir) { return checkpointDir(dir.toString()); }

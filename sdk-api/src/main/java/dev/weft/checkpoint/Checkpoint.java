@@ -45,6 +45,44 @@ public final class Checkpoint {
         "holds no complete checkpoint (no step-NNNNNN directory with a manifest.json that verifies)"));
   }
 
+  /**
+   * As {@link #open(Path)}, but a root's or run directory's newest checkpoint is opened by its manifest alone (seal
+   * checked, shards not read): for what the manifest records (the base a tokenizer is found through), where the load
+   * that follows verifies the shards once.
+   */
+  public static Checkpoint openRecord(Path dir) {
+    Path root = rootOf(dir);
+    if (root == null) return open(dir, CheckpointKey.fromEnvironment());
+    LocalCheckpointStorage storage = new LocalCheckpointStorage(root);
+    for (long step : CheckpointResolver.candidates(storage)) {
+      try {
+        return open(storage.fetch(step), CheckpointKey.fromEnvironment());
+      } catch (CheckpointException e) {
+        // an older one may hold a sound manifest
+      }
+    }
+    throw new CorruptCheckpointException(dir, "holds no checkpoint with a sound manifest.json");
+  }
+
+  /**
+   * The checkpoint with the lowest recorded eval loss ({@code checkpoint.saveBest}) under {@code dir}: a run directory
+   * (holding {@code checkpoints/}) or a checkpoint root; refused in one line when there is none.
+   */
+  public static Checkpoint best(Path dir) {
+    Path root = rootOf(dir);
+    if (root == null) {
+      throw new dev.weft.error.BadInputException("--best: " + dir + " is not a run directory or a checkpoint root;"
+          + " pass the run's directory (holding checkpoints/) or its checkpoint root");
+    }
+    return best(new LocalCheckpointStorage(root), dir.toString());
+  }
+
+  /** As {@link #best(Path)} for the checkpoints of {@code storage}, named {@code shown} in the refusal. */
+  public static Checkpoint best(CheckpointStorage storage, String shown) {
+    return CheckpointResolver.best(storage).orElseThrow(() -> new dev.weft.error.BadInputException("--best: no checkpoint under "
+        + shown + " records an eval loss; train with train.evalEvery and checkpoint.saveBest: true"));
+  }
+
   /** The checkpoint root {@code dir} names when it is not one checkpoint: itself or its {@code checkpoints/}; else null. */
   private static Path rootOf(Path dir) {
     if (!Files.isDirectory(dir) || Files.exists(dir.resolve(Manifest.FILE_NAME))) return null;

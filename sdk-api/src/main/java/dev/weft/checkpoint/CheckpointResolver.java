@@ -21,7 +21,35 @@ import org.slf4j.LoggerFactory;
 public final class CheckpointResolver {
   private static final Logger log = LoggerFactory.getLogger(CheckpointResolver.class);
 
+  /** The state key under which a checkpoint records the eval loss measured at its step ({@code train.evalEvery}). */
+  public static final String EVAL_LOSS = "eval_loss";
+
   private CheckpointResolver() {}
+
+  /**
+   * The complete checkpoint in {@code storage} with the lowest recorded eval loss (ties: the earlier step), damaged ones
+   * passed over with a warning; empty when none records one ({@code checkpoint.saveBest} with {@code train.evalEvery}).
+   */
+  public static Optional<Checkpoint> best(CheckpointStorage storage) {
+    Checkpoint best = null;
+    double lowest = Double.POSITIVE_INFINITY;
+    List<Long> steps = new ArrayList<>(storage.committedSteps());
+    steps.sort(Long::compare);
+    for (long step : steps) {
+      try {
+        Checkpoint c = Checkpoint.open(storage.fetch(step), CheckpointKey.fromEnvironment());
+        double loss = c.stateDouble(EVAL_LOSS, Double.NaN);
+        if (loss < lowest) {
+          c.verify();
+          best = c;
+          lowest = loss;
+        }
+      } catch (CheckpointException e) {
+        log.warn("checkpoint {} is damaged ({}); it is not a candidate for the best", storage.locationOf(step), e.getMessage());
+      }
+    }
+    return Optional.ofNullable(best);
+  }
 
   /** {@code --resume latest|PATH}: the newest good checkpoint under {@code root}, or the checkpoint directory PATH. */
   public static Checkpoint resolve(Path root, String resume) {

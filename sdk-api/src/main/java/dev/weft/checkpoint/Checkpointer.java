@@ -48,6 +48,7 @@ public final class Checkpointer implements AutoCloseable {
   private final StagingBuffers staging = new StagingBuffers();
   private final Set<Long> written = ConcurrentHashMap.newKeySet();
   private volatile OptionalLong resumedFrom = OptionalLong.empty();
+  private volatile OptionalLong pinned = OptionalLong.empty();
   private Future<String> pending;
   private volatile Future<?> pruning;
   private long seq;
@@ -89,6 +90,9 @@ public final class Checkpointer implements AutoCloseable {
 
   /** This run started from checkpoint {@code step}: pruning never deletes it nor the newer steps this run did not write. */
   public void resumedFrom(long step) { resumedFrom = OptionalLong.of(step); }
+
+  /** Checkpoint {@code step} is kept beside the newest {@code keep} (the best by eval loss); the step pinned before is not. */
+  public void pin(long step) { pinned = OptionalLong.of(step); }
 
   /**
    * Saves {@code entries} as checkpoint {@code meta.step()}: synchronously (returns when committed)
@@ -205,9 +209,10 @@ public final class Checkpointer implements AutoCloseable {
         long step = meta.step();
         written.add(step);
         OptionalLong from = resumedFrom;
+        OptionalLong kept = pinned;
         pruning = janitor.submit(() -> {
           try {
-            CommitProtocol.prune(storage, step, options.keep(), from, written);
+            CommitProtocol.prune(storage, step, options.keep(), from, written, kept);
           } catch (IOException | RuntimeException e) {
             log.warn("could not delete old checkpoints under {} ({}); they stay until the next save", root, e.toString());
           }

@@ -49,8 +49,9 @@ final class CommitProtocol {
    * Deletes the committed checkpoints {@link Retention} gives up after committing {@code current}.
    * Leftovers of interrupted saves are not touched here; {@code removeLeftovers} clears them when a save starts.
    */
-  static void prune(CheckpointStorage storage, long current, int keep, OptionalLong resumedFrom, Set<Long> written) throws IOException {
-    for (long s : Retention.toDelete(storage.committedSteps(), current, keep, resumedFrom, written)) storage.delete(s);
+  static void prune(CheckpointStorage storage, long current, int keep, OptionalLong resumedFrom, Set<Long> written,
+                    OptionalLong pinned) throws IOException {
+    for (long s : Retention.toDelete(storage.committedSteps(), current, keep, resumedFrom, written, pinned)) storage.delete(s);
   }
 
   /**

@@ -67,6 +67,12 @@ final class CheckpointCommand implements Runnable {
     /** Whether the argument names one checkpoint rather than a root of them. */
     boolean isStep() { return cache == null ? isStepDir(Path.of(arg)) : step.isPresent(); }
 
+    /** The checkpoint with the lowest recorded eval loss under a run directory or checkpoint root ({@code --best}). */
+    Checkpoint openBest() {
+      if (isStep()) throw new dev.weft.error.BadInputException("--best: " + arg + " is one checkpoint; pass the run's directory or its checkpoint root");
+      return cache == null ? Checkpoint.best(Path.of(arg)) : Checkpoint.best(storage, arg);
+    }
+
     Checkpoint open() {
       if (cache == null) return CheckpointCommand.open(Path.of(arg));
       if (step.isPresent()) return Checkpoint.open(storage.fetch(step.getAsLong()));
@@ -90,11 +96,12 @@ final class CheckpointCommand implements Runnable {
     }
   }
 
-  /** A checkpoint directory (holding manifest.json), or a checkpoint root whose latest good checkpoint is meant. */
+  /** A checkpoint directory (holding manifest.json), or a checkpoint root or run directory whose latest good checkpoint is meant. */
   static Checkpoint open(Path dir) {
     if (!Files.exists(dir)) throw new SpecException("CHECKPOINT", dir + " does not exist; pass a checkpoint root or one step directory");
     if (isStepDir(dir)) return Checkpoint.open(dir);
-    return CheckpointResolver.latest(dir).orElseThrow(() -> new SpecException("CHECKPOINT", dir
+    Path root = Files.isDirectory(dir.resolve("checkpoints")) ? dir.resolve("checkpoints") : dir; // a run directory
+    return CheckpointResolver.latest(root).orElseThrow(() -> new SpecException("CHECKPOINT", dir
         + " holds no complete checkpoint; pass a checkpoint root (with step-NNNNNN/ directories) or one step directory"));
   }
 
@@ -214,6 +221,9 @@ final class CheckpointCommand implements Runnable {
 
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT_DIR", description = "The directory to write.") Path out;
 
+    @Option(names = "--best", description = "The checkpoint with the lowest eval loss (checkpoint.saveBest) instead of the latest;"
+        + " DIR is the run's directory or its checkpoint root.") boolean best;
+
     @Option(names = "--dtype", paramLabel = "bf16|fp16|fp32",
         description = "The weights' dtype (default: the source model's torch_dtype, else fp32).") String dtype;
 
@@ -226,7 +236,7 @@ final class CheckpointCommand implements Runnable {
       if (!"hf".equals(format) && !"peft".equals(format)) throw new dev.weft.error.BadInputException("--format " + format + " is not known; use hf or peft");
       var options = ModelCommand.exportOptions(dtype, maxShardSize);
       try (Target t = Target.of(dir)) {
-        Checkpoint c = t.open();
+        Checkpoint c = best ? t.openBest() : t.open();
         dev.weft.tracking.ExportLineage.write(t.storage(), t.cache() == null ? c.dir() : null, t.shown(c), c.step(), format, out);
         if ("peft".equals(format)) {
           int n = LoraExport.peft(c, out);

@@ -138,7 +138,8 @@ final class TrainCommand implements Callable<Integer> {
     ConsoleProgress.View view = ConsoleProgress.view(System.out);
     LocalLauncher launcher = new LocalLauncher(
         List.of(WeftMain.class.getName(), "worker", "--spec", resolved.toString(), "--run-dir", dir.toString()),
-        tokenEnv, view.stream()).grace(spec.deployment().terminationGraceSeconds());
+        dev.weft.models.ModelFactories.withDataChecked(tokenEnv, spec), view.stream()) // the workers skip the data scan done here
+        .grace(spec.deployment().terminationGraceSeconds());
     LocalLauncher.Outcome outcome = launcher.run(plan, NativeThreads.perRank(n));
     view.finish();
     if (!outcome.ok()) {

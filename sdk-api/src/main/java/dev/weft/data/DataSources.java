@@ -31,6 +31,19 @@ public final class DataSources {
       Resolved r = resolve(w.source());
       r.factory().validate(r.location(), data);
     }
+    if (!data.eval().isBlank()) evalSource(data);
+  }
+
+  /** {@code data.eval}: a source of its own, instead of (not beside) a {@code data.validation} split. */
+  private static void evalSource(DataSpec data) {
+    SpecValidator.require(data.validation() == 0, "data.eval", "and data.validation=" + data.validation() + " both hold out data;"
+        + " keep one (data.eval: a held-out source of its own, data.validation: a fraction of the training data)");
+    try {
+      Resolved r = resolve(data.eval());
+      r.factory().validate(r.location(), data.evalData());
+    } catch (SpecException e) {
+      throw new SpecException("data.eval", e.getMessage().substring(e.field().length() + 2));
+    }
   }
 
   /** Token ids of {@code data} are below this (0 when no source knows). Models check their vocabulary against it. */

@@ -95,7 +95,7 @@ public final class ModelSource {
         Path config = path.toAbsolutePath().getParent().resolve("model.config.json");
         if (Files.isRegularFile(config)) base = SpecIO.readTree(config).path("pretrained").asText("");
       } else if (Files.isDirectory(path) && !Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG))) {
-        base = Checkpoint.open(path).meta().trainingSpec().model().pretrained();
+        base = Checkpoint.openRecord(path).meta().trainingSpec().model().pretrained(); // the load verifies the shards
       }
     } catch (RuntimeException e) {
       return java.util.Optional.empty(); // loading the model names what is wrong with it

@@ -26,6 +26,9 @@ public final class MetricsJson implements AutoCloseable {
   public interface Sink extends AutoCloseable {
     void step(StepMetrics m, Double evalLoss);
 
+    /** As above, with the objective's own figures (DPO's rewards, on the training batch and on held-out pairs). */
+    default void step(StepMetrics m, Double evalLoss, java.util.Map<String, Double> objective) { step(m, evalLoss); }
+
     /** The accelerator's memory as the next {@link #step} was measured (never on CPU). */
     default void deviceMemory(DeviceMemory m) {}
 
@@ -77,7 +80,7 @@ public final class MetricsJson implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    for (Sink sink : sinks) sink.step(m, evalLoss);
+    for (Sink sink : sinks) sink.step(m, evalLoss, objective);
   }
 
   public static void writeSummary(Path runDir, RunSummary s) {

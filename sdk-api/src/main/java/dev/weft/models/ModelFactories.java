@@ -43,6 +43,34 @@ public final class ModelFactories {
    * it holds (a bare .npy declares none; a shard may have been edited), read before any rank starts.
    */
   public static void requireDataVocab(TrainingSpec spec, long modelVocab, String field) {
+    String key = dataCheckKey(spec, modelVocab);
+    if (DATA_CHECKED.contains(key) || key.equals(System.getenv(DATA_CHECKED_ENV))) return; // the scan reads every token: once
+    scanDataVocab(spec, modelVocab, field);
+    DATA_CHECKED.add(key);
+  }
+
+  /**
+   * The variable a launcher hands the workers it starts after validating their spec itself: the data the spec names
+   * was found inside the model's vocabulary on this host, so they do not read it all again.
+   */
+  public static final String DATA_CHECKED_ENV = "WEFT_DATA_VOCAB_CHECKED";
+  private static final java.util.Set<String> DATA_CHECKED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /** {@code env} and, when this process has checked {@code spec}'s data against a vocabulary, {@link #DATA_CHECKED_ENV}. */
+  public static java.util.Map<String, String> withDataChecked(java.util.Map<String, String> env, TrainingSpec spec) {
+    java.util.Map<String, String> out = new java.util.HashMap<>(env);
+    DATA_CHECKED.stream().filter(k -> k.startsWith(dataPrefix(spec))).findFirst().ifPresent(k -> out.put(DATA_CHECKED_ENV, k));
+    return out;
+  }
+
+  private static String dataPrefix(TrainingSpec spec) {
+    return dev.weft.checkpoint.Sha256.hex(dev.weft.checkpoint.Sha256.digest().digest(spec.data().toString()
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8))) + ":";
+  }
+
+  private static String dataCheckKey(TrainingSpec spec, long modelVocab) { return dataPrefix(spec) + modelVocab; }
+
+  private static void scanDataVocab(TrainingSpec spec, long modelVocab, String field) {
     dev.weft.data.TokenSource train = dev.weft.data.DataSources.open(spec.data(), 0).train();
     long dataVocab = train.vocabSize();
     if (modelVocab < dataVocab) {

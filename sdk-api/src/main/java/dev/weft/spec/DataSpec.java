@@ -15,10 +15,11 @@ import java.util.List;
  * {@code truncation} says what becomes of a packed or padded document longer than {@code maxLength} tokens (0: one
  * sample, {@code seqLen + 1}): {@code split} (the default) cuts it into sample-sized pieces, {@code right} keeps its
  * first {@code maxLength} tokens, {@code left} its last, {@code drop} leaves it out. {@code chat.train} chooses, on
- * chat shards (with target flags), which tokens are learned ({@link Chat}).
+ * chat shards (with target flags), which tokens are learned ({@link Chat}). {@code eval}, when not empty, is a held-out
+ * set from its own source (any form {@code source} takes), read whole, instead of a {@code validation} split.
  */
 public record DataSpec(String source, int seqLen, List<Weighted> sources, double validation, String packing, int maxLength,
-                       String truncation, Chat chat) {
+                       String truncation, Chat chat, String eval) {
   public static final String AUTO = "auto";
   public static final String SPLIT = "split";
 
@@ -27,11 +28,12 @@ public record DataSpec(String source, int seqLen, List<Weighted> sources, double
     packing = packing == null ? AUTO : packing;
     truncation = truncation == null ? SPLIT : truncation;
     chat = chat == null ? Chat.AS_PREPARED : chat;
+    eval = eval == null ? "" : eval;
   }
 
   public DataSpec(String source, int seqLen, List<Weighted> sources, double validation, String packing, int maxLength,
                   String truncation) {
-    this(source, seqLen, sources, validation, packing, maxLength, truncation, null);
+    this(source, seqLen, sources, validation, packing, maxLength, truncation, null, "");
   }
 
   public DataSpec(String source, int seqLen, List<Weighted> sources, double validation, String packing) {
@@ -62,4 +64,10 @@ public record DataSpec(String source, int seqLen, List<Weighted> sources, double
 
   /** The sources this spec reads: {@code sources}, or {@code source} alone with weight 1. */
   public List<Weighted> mix() { return sources.isEmpty() ? List.of(new Weighted(source, 1)) : sources; }
+
+  /** Whether evaluation has held-out data: its own source ({@code eval}) or a split ({@code validation}). */
+  public boolean heldOut() { return !eval.isBlank() || validation > 0; }
+
+  /** The held-out set's own source read whole, as a spec of its own (same lengths and packing); needs {@code eval}. */
+  public DataSpec evalData() { return new DataSpec(eval, seqLen, List.of(), 0, packing, maxLength, truncation, chat, ""); }
 }

@@ -16,6 +16,6 @@ public record EarlyStoppingSpec(int patience, double minDelta) {
         + " must be 0 (off) or a number of evaluations without improvement");
     SpecValidator.require(e.minDelta() >= 0, "train.earlyStopping.minDelta", e.minDelta() + " must be 0 or positive");
     SpecValidator.require(!e.enabled() || evalEvery > 0, "train.earlyStopping.patience",
-        "needs a held-out loss to watch; set train.evalEvery (and data.validation)");
+        "needs a held-out loss to watch; set train.evalEvery (and data.eval or data.validation)");
   }
 }

@@ -17,7 +17,6 @@ public final class SpecValidator {
         + " " + t.globalBatch() + " / (dp × microBatches) = " + perMicro + " is odd; use a global batch of 2 × pairs that keeps it even");
     require(p.pp() == 1, "parallel.pp", "train.objective=dpo does not run through pipeline stages yet; use parallel.pp=1");
     require(!t.recompute(), "train.recompute", "train.objective=dpo does not recompute yet; use train.recompute=false");
-    require(t.evalEvery() == 0, "train.evalEvery", "train.objective=dpo reports no validation loss yet; use train.evalEvery=0");
   }
 
   /** The learning-rate schedule's fields ({@code train.minLr}, {@code minLrRatio}, {@code schedule}, warm-up, decay). */
@@ -90,13 +89,18 @@ public final class SpecValidator {
       require(pairs, "data.source", "train.objective=dpo trains on preference pairs; use data.source: preference:DIR (written by "
           + "weft data prepare --format preference)");
       dpoLayout(t, p);
+      require(t.evalEvery() == 0 || s.data().eval().startsWith("preference:"), "train.evalEvery", "with train.objective=dpo"
+          + " evaluates held-out pairs; set data.eval: preference:DIR (weft data prepare --format preference) or train.evalEvery=0");
     } else {
       require(!pairs, "train.objective", "data.source names preference pairs, which only DPO trains on; set train.objective=dpo");
+      require(!s.data().eval().startsWith("preference:"), "data.eval", "names preference pairs, which only DPO evaluates;"
+          + " give held-out data of the training data's kind");
     }
     require(t.lossChunk() >= 0, "train.lossChunk", t.lossChunk() + " must be 0 (the whole logits at once) or a number of tokens per chunk");
     require(t.evalEvery() >= 0, "train.evalEvery", t.evalEvery() + " must be 0 (never) or a number of steps");
     if (t.evalEvery() > 0) {
-      require(s.data().validation() > 0, "train.evalEvery", "needs held-out data; set data.validation to a fraction such as 0.05");
+      require(s.data().heldOut(), "train.evalEvery", "needs held-out data; set data.eval to a held-out source or data.validation"
+          + " to a fraction such as 0.05");
       require(p.pp() == 1, "train.evalEvery", "the validation loss is not computed through pipeline stages yet; use parallel.pp=1 or train.evalEvery=0");
     }
 
@@ -121,6 +125,8 @@ public final class SpecValidator {
     CheckpointSpec c = s.checkpoint();
     require(c.every() >= 0, "checkpoint.every", c.every() + " must be 0 (never) or a number of steps");
     positive(c.keep(), "checkpoint.keep");
+    require(!c.saveBest() || t.evalEvery() > 0, "checkpoint.saveBest", "needs an eval loss to choose by; set train.evalEvery"
+        + " (and data.eval or data.validation)");
     // the value is never echoed: someone may have put the key itself here
     require(c.key().isEmpty() || c.key().equals(CheckpointSpec.KEY_REQUIRED), "checkpoint.key", "takes '' or '"
         + CheckpointSpec.KEY_REQUIRED + "', never the key itself (it would be copied into spec.yaml and every manifest);"

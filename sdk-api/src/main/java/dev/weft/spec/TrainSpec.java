@@ -3,7 +3,7 @@ package dev.weft.spec;
 /**
  * The optimisation itself: how long ({@code steps}, or {@code epochs} passes over the data, from which
  * {@code plan.SpecCheck} derives the steps), how big a batch, which optimizer and learning-rate schedule;
- * {@code evalEvery} steps (0: never) the loss on the held-out split ({@code data.validation}); {@code lora}, low-rank
+ * {@code evalEvery} steps (0: never) the loss on the held-out data ({@code data.eval} or {@code data.validation}); {@code lora}, low-rank
  * adapters instead of a full fine-tune; {@code objective}, what a step minimises
  * ({@link TrainObjective}), with {@code dpo} its settings for preference pairs. The learning rate: warm-up
  * ({@code warmup} steps, or {@code warmupRatio} of the steps), then {@code schedule} ({@link LrScheduleKind}) down to

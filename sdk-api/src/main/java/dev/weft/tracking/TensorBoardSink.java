@@ -101,6 +101,24 @@ public final class TensorBoardSink implements MetricsJson.Sink {
   @Override
   public void deviceMemory(DeviceMemory d) { device = d; }
 
+  /** DPO's rewards: {@code train/rewards_*} of the step's batch, {@code eval/rewards_*} of the held-out pairs. */
+  @Override
+  public void step(StepMetrics m, Double evalLoss, java.util.Map<String, Double> objective) {
+    step(m, evalLoss);
+    if (failed) return;
+    try {
+      for (var e : objective.entrySet()) {
+        String k = e.getKey();
+        if (k.startsWith("rewards_")) writer.scalar(m.step(), "train/" + k, e.getValue());
+        else if (k.startsWith("eval_rewards_")) writer.scalar(m.step(), "eval/" + k.substring("eval_".length()), e.getValue());
+      }
+      writer.flush();
+    } catch (UncheckedIOException e) {
+      failed = true;
+      log.warn("TensorBoard events stop at step {}: {}", m.step(), e.getMessage());
+    }
+  }
+
   @Override
   public void step(StepMetrics m, Double evalLoss) {
     if (failed) return;

@@ -87,22 +87,7 @@ final class DpoMicroBatches implements MicroBatches {
     for (int m = 0; m < batches.size(); m++) {
       Batches.Batch b = batches.get(m);
       opt.beforeBackward(m, batches.size());
-      DpoLoss l;
-      try (Autocast ac = Autocast.of(dtype, cuda)) {
-        Tensor ref = reference.logProbs(b.tokens(), b.targets(), b.documents());
-        Tensor policy = DpoLoss.sequenceLogProbs(model, b.tokens(), b.targets(), b.documents());
-        if (cp != null) { // every cp rank then holds the whole loss; its backward reaches only its own tokens (summed over cp after)
-          ref = ref.contiguous(); // computed without gradients: summed in place
-          cp.communicator().allReduce(ref, ReduceOp.SUM);
-          policy = cp.reduceFromTp(policy);
-        }
-        Tensor counts = null;
-        if (kind == DpoLossKind.IPO) {
-          counts = DpoLoss.targetCounts(b.targets()).contiguous(); // a cp rank's share of each row's targets: summed
-          if (cp != null) cp.communicator().allReduce(counts, ReduceOp.SUM);
-        }
-        l = DpoLoss.of(policy, ref, beta, kind, labelSmoothing, counts);
-      }
+      DpoLoss l = loss(b);
       loss += l.lossSum().item_double();
       sums[0] += l.chosenRewards().sum().item_double();
       sums[1] += l.rejectedRewards().sum().item_double();
@@ -114,6 +99,25 @@ final class DpoMicroBatches implements MicroBatches {
     return norm.reported(loss); // every cp rank holds the whole loss: the step's mean over the ranks is it
   }
 
+  /** The pairs' DPO loss and rewards on {@code b} (whole pairs, placed on the device); with gradients unless a guard is held. */
+  DpoLoss loss(Batches.Batch b) {
+    try (Autocast ac = Autocast.of(dtype, cuda)) {
+      Tensor ref = reference.logProbs(b.tokens(), b.targets(), b.documents());
+      Tensor policy = DpoLoss.sequenceLogProbs(model, b.tokens(), b.targets(), b.documents());
+      if (cp != null) { // every cp rank then holds the whole loss; its backward reaches only its own tokens (summed over cp after)
+        ref = ref.contiguous(); // computed without gradients: summed in place
+        cp.communicator().allReduce(ref, ReduceOp.SUM);
+        policy = cp.reduceFromTp(policy);
+      }
+      Tensor counts = null;
+      if (kind == DpoLossKind.IPO) {
+        counts = DpoLoss.targetCounts(b.targets()).contiguous(); // a cp rank's share of each row's targets: summed
+        if (cp != null) cp.communicator().allReduce(counts, ReduceOp.SUM);
+      }
+      return DpoLoss.of(policy, ref, beta, kind, labelSmoothing, counts);
+    }
+  }
+
   /**
    * The last step's rewards over the global batch (one all-reduce over {@code dp}), as TRL names them:
    * {@code rewards_chosen}, {@code rewards_rejected}, {@code rewards_margin} (their difference) and
@@ -123,12 +127,16 @@ final class DpoMicroBatches implements MicroBatches {
   public Map<String, Double> objectiveMetrics(Communicator dp) {
     Tensor t = Tensors.ofDoubles(sums.clone());
     if (dp.size() > 1) dp.allReduce(t, ReduceOp.SUM);
-    double[] s = Tensors.toDoubles(t);
+    return rewards(Tensors.toDoubles(t), "");
+  }
+
+  /** TRL's rewards, each name after {@code prefix}, from sums {chosen rewards, rejected rewards, correctly ordered pairs, pairs}. */
+  static Map<String, Double> rewards(double[] s, String prefix) {
     Map<String, Double> out = new LinkedHashMap<>();
-    out.put("rewards_chosen", s[0] / s[3]);
-    out.put("rewards_rejected", s[1] / s[3]);
-    out.put("rewards_margin", (s[0] - s[1]) / s[3]);
-    out.put("rewards_accuracy", s[2] / s[3]);
+    out.put(prefix + "rewards_chosen", s[0] / s[3]);
+    out.put(prefix + "rewards_rejected", s[1] / s[3]);
+    out.put(prefix + "rewards_margin", (s[0] - s[1]) / s[3]);
+    out.put(prefix + "rewards_accuracy", s[2] / s[3]);
     return out;
   }
 }

@@ -75,10 +75,11 @@ final class RunRecord implements AutoCloseable {
       if (out != null) out.deviceMemory(m); // recorded with this step's line
     });
     Double evalLoss = validation != null && validation.due(step, t.steps(), t.evalEvery()) ? validation.run() : null;
+    Map<String, Double> objective = evalLoss != null ? validation.withMetrics(o.objective()) : o.objective(); // DPO: held-out rewards
     if (out != null) {
-      out.step(sm, evalLoss, o.objective());
+      out.step(sm, evalLoss, objective);
       listener.onStep(sm, t.steps());
-      consoleExtras(step, evalLoss, o.objective());
+      consoleExtras(step, evalLoss, objective);
     }
     return evalLoss;
   }

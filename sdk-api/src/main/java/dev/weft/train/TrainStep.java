@@ -67,6 +67,9 @@ final class TrainStep {
   String dataDescription() { return data.describe(); }
 
   /** Step {@code step} at learning rate {@code lr}; {@code firstStep} is this attempt's first (activation probes). */
+  /** The objective's side of a step (held-out evaluation runs the same objective). */
+  MicroBatches passes() { return passes; }
+
   StepOutcome run(long step, double lr, long firstStep) {
     double stepScale = scaler.scale();
     try (PointerScope scope = new PointerScope()) {

@@ -48,6 +48,8 @@ final class TrainingCheckpoints implements AutoCloseable {
   private final Path localWork;
   private final Checkpointer saver;
   private final RunRecord record; // rank 0's, when the checkpoints live outside the run dir
+  private final BestCheckpoint best = new BestCheckpoint();
+  private long lastSaved;
 
   private TrainingCheckpoints(TrainingSpec spec, CheckpointStorage storage, Path localWork, Checkpointer saver, RunRecord record) {
     this.spec = spec;
@@ -63,11 +65,12 @@ final class TrainingCheckpoints implements AutoCloseable {
     String dir = c.dir().isBlank() ? runDir.resolve("checkpoints").toString() : c.dir();
     // an object store stages shards and caches downloads here; one folder per rank, as ranks may share a run directory
     Path localWork = runDir.resolve(".checkpoint-work").resolve("rank-" + dist.rank());
-    boolean needed = c.every() > 0 || !c.resume().isBlank();
+    boolean saves = c.every() > 0 || c.saveBest();
+    boolean needed = saves || !c.resume().isBlank();
     if (needed) requireKey(c);
     CheckpointStorage storage = needed ? CheckpointStorages.open(dir, localWork) : null;
     Checkpointer saver = null;
-    if (c.every() > 0) {
+    if (saves) {
       CommitStore store = dist.store() == null ? CommitStore.inProcess() : CommitStore.of(dist.store());
       saver = Checkpointer.create(storage, dist.rank(), dist.mesh().worldSize(), store, Checkpointer.Options.of(c));
     }
@@ -194,12 +197,26 @@ final class TrainingCheckpoints implements AutoCloseable {
 
   /** Saves when {@code step} is a multiple of {@code checkpoint.every}; returns whether it did. */
   boolean maybeSave(long step, ShardedOptimizer opt, LossScaler scaler) {
-    if (saver == null || step % spec.checkpoint().every() != 0) return false;
+    if (step == lastSaved) return true; // the best checkpoint of this step
+    int every = spec.checkpoint().every();
+    if (saver == null || every <= 0 || step % every != 0) return false;
     save(step, opt, scaler);
     return true;
   }
 
-  /** Whether this run saves checkpoints at all ({@code checkpoint.every} > 0). */
+  /**
+   * Step {@code step} evaluated to {@code evalLoss} (null: it did not evaluate): a checkpoint of this step records it.
+   * With {@code checkpoint.saveBest} a new lowest is saved now and kept from pruning. Call before the step's regular
+   * save, which then finds the step saved.
+   */
+  void afterEval(long step, Double evalLoss, ShardedOptimizer opt, LossScaler scaler) {
+    if (evalLoss == null || !best.note(step, evalLoss) || !spec.checkpoint().saveBest()) return;
+    save(step, opt, scaler);
+    saver.pin(step);
+    log.info("step {}: eval_loss {} is the lowest so far; its checkpoint is kept as the best (checkpoint.saveBest)", step, evalLoss);
+  }
+
+  /** Whether this run saves checkpoints at all ({@code checkpoint.every} > 0 or {@code checkpoint.saveBest}). */
   boolean saving() { return saver != null; }
 
   /** Waits until the last save (an async one included) is committed; rethrows its failure. */
@@ -218,9 +235,12 @@ final class TrainingCheckpoints implements AutoCloseable {
     state.put("schedule_steps", scheduleSteps(spec.train()));
     state.put(OPTIMIZER_KEY, spec.train().optimizer());
     loraBase.record(state);
+    Double evalLoss = best.lossAt(step);
+    if (evalLoss != null) state.put(BestCheckpoint.EVAL_LOSS, evalLoss);
     // before the commit: the record holds every step up to any checkpoint a later run resumes from
     if (record != null) record.publish(List.of(RunRecord.METRICS));
     saver.save(CheckpointMeta.of(step, spec, state), opt.stateEntries());
+    lastSaved = step;
   }
 
   @Override

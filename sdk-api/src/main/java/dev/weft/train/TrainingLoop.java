@@ -60,7 +60,7 @@ public final class TrainingLoop {
           precision.dtype(), steps.dataDescription(), t.steps(), t.globalBatch(), spec.data().seqLen());
     }
     GracePeriod grace = GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds());
-    ValidationLoss validation = ValidationLoss.open(spec, model, dist);
+    ValidationLoss validation = ValidationLoss.open(spec, model, dist, steps.passes());
     // restore
     TrainingCheckpoints checkpoints = TrainingCheckpoints.open(spec, dist, runDir);
     long resumedAt = restore(spec, dist, checkpoints, opt, scaler);
@@ -84,6 +84,7 @@ public final class TrainingLoop {
           double ms = (System.nanoTime() - s0) / 1e6;
           if (o.diverged()) throw diverged(spec, dist, runDir, step, o, record, wallStart);
           Double evalLoss = record.step(step, o, ms, step == 1 ? 0 : (s0 - prevEnd) / 1e6); // record
+          checkpoints.afterEval(step, evalLoss, opt, scaler); // records eval_loss; checkpoint.saveBest saves a new lowest
           boolean saved = saveIfDue(step, checkpoints, opt, scaler, listener, dist); // save
           if (o.preempted()) throw preempted(spec, dist, runDir, checkpoints, step, saved, opt, scaler, record, wallStart);
           listener.atStepBoundary(dist.rank(), step);

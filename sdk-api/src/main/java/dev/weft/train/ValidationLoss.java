@@ -7,11 +7,14 @@ import dev.weft.comm.ReduceOp;
 import dev.weft.data.Batches;
 import dev.weft.data.DataSources;
 import dev.weft.data.TokenSource;
+import dev.weft.data.WholeSet;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.Targets;
 import dev.weft.precision.Autocast;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.Tensors;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Tensor;
@@ -19,8 +22,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The mean loss over the targets of the same held-out samples each time ({@code 4 × train.globalBatch} of the
- * validation split), without gradients. Each data-parallel group evaluates its share in
+ * The mean loss over the targets of the same held-out samples each time, without gradients: every sample of
+ * {@code data.eval} (its own source; {@code 4 × train.globalBatch} when that source has no end), or
+ * {@code 4 × train.globalBatch} of the {@code data.validation} split. Each data-parallel group evaluates its share in
  * micro-batches (every rank the same number, so ZeRO-3's gathers stay in step); tensor-parallel
  * ranks evaluate together. The summed losses and the counts of targets are reduced over data parallelism, then divided.
  */
@@ -33,28 +37,58 @@ final class ValidationLoss {
   private final int batch;
   private final long perRank;
   private final String dtype;
+  private DpoEval dpo; // DPO: held-out pairs instead of held-out tokens
 
   private ValidationLoss(TokenSource source, LanguageModel model, Distributed dist, TrainingSpec spec) {
-    this.source = source;
+    this(source, model, dist, spec, false);
+  }
+
+  private ValidationLoss(TokenSource source, LanguageModel model, Distributed dist, TrainingSpec spec, boolean pairs) {
     this.model = model;
     this.dist = dist;
     this.seqLen = spec.data().seqLen();
     int dp = spec.parallel().dp();
     this.batch = spec.train().globalBatch() / dp / spec.parallel().microBatches();
-    this.perRank = 4L * spec.train().globalBatch() / dp;
+    WholeSet whole = spec.data().eval().isBlank() ? null : WholeSet.of(source);
+    this.source = whole == null ? source : whole;
+    // a whole set: each rank the same number of full micro-batches, the samples past its end without targets
+    this.perRank = whole == null ? 4L * spec.train().globalBatch() / dp : ceil(ceil(whole.size(), dp), batch) * batch;
     this.dtype = spec.precision().dtype();
+    if (dist.rank() == 0 && !pairs) log.info("eval: {} held-out samples each time from {}", perRank * dp, this.source.describe());
   }
 
-  /** Null when the spec asks for no evaluation. */
-  static ValidationLoss open(TrainingSpec spec, LanguageModel model, Distributed dist) {
+  private static long ceil(long n, long d) { return (n + d - 1) / d; }
+
+  /** Null when the spec asks for no evaluation. DPO's ({@code passes} a {@link DpoMicroBatches}) is on held-out pairs. */
+  static ValidationLoss open(TrainingSpec spec, LanguageModel model, Distributed dist, MicroBatches passes) {
     if (spec.train().evalEvery() <= 0) return null;
-    return new ValidationLoss(DataSources.open(spec.data(), spec.train().seed()).validation(), model, dist, spec);
+    TokenSource held = heldOut(spec);
+    if (!(passes instanceof DpoMicroBatches d)) return new ValidationLoss(held, model, dist, spec);
+    ValidationLoss v = new ValidationLoss(held, model, dist, spec, true);
+    v.dpo = new DpoEval(held, d, dist, spec.data().seqLen());
+    return v;
+  }
+
+  /** {@code objective}'s figures and the last evaluation's own (DPO: the held-out pairs' rewards). */
+  Map<String, Double> withMetrics(Map<String, Double> objective) {
+    if (dpo == null) return objective;
+    Map<String, Double> all = new LinkedHashMap<>(objective);
+    all.putAll(dpo.metrics());
+    return all;
+  }
+
+  /** The held-out samples: {@code data.eval}'s own source, or the {@code data.validation} split of the training data. */
+  static TokenSource heldOut(TrainingSpec spec) {
+    var d = spec.data();
+    long seed = spec.train().seed();
+    return d.eval().isBlank() ? DataSources.open(d, seed).validation() : DataSources.open(d.evalData(), seed).train();
   }
 
   boolean due(long step, long lastStep, int every) { return step % every == 0 || step == lastStep; }
 
   /** The validation loss, or null (with a warning) when no held-out token is a target. */
   Double run() {
+    if (dpo != null) return dpo.run();
     double[] sums = new double[2];
     try (PointerScope scope = new PointerScope(); NoGradGuard ng = new NoGradGuard()) {
       long first = dist.coord().dp() * perRank;

@@ -27,6 +27,8 @@ final class GuideWorld {
     PreferenceFixture.tokenizer(qwen); // word level, a ChatML-like template
     PreferenceFixture.rows(dir.resolve("prefs.jsonl"), 48, 5);
     chatRows(dir.resolve("train.jsonl"), 48, 6);
+    PreferenceFixture.rows(dir.resolve("prefs-held.jsonl"), 8, 9); // held-out data (data.eval)
+    chatRows(dir.resolve("held.jsonl"), 8, 7);
     Random r = new Random(8);
     for (String f : List.of("tokens.npy", "val.npy")) {
       int[] ids = new int[4096];

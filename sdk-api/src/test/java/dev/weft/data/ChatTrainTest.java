@@ -45,7 +45,7 @@ class ChatTrainTest {
   /** Each sample's target flags over its conversation's tokens (one conversation per sample, padding left out). */
   private static List<String> targets(Path shards, String train) {
     TokenSource s = DataSources.open(new DataSpec(shards.toString(), 12, null, 0, "false", 0, DataSpec.SPLIT,
-        new DataSpec.Chat(train)), 0).train();
+        new DataSpec.Chat(train), ""), 0).train();
     List<String> out = new ArrayList<>();
     for (long i = 0; i < s.distinctSamples(); i++) {
       int[] ids = new int[13], doc = new int[13];
@@ -84,6 +84,6 @@ class ChatTrainTest {
       w.finish();
     }
     assertThatThrownBy(() -> DataSources.open(new DataSpec(dir.toString(), 4, null, 0, "auto", 0, DataSpec.SPLIT,
-        new DataSpec.Chat("last")), 0)).isInstanceOf(SpecException.class).hasMessageContaining("no target flags");
+        new DataSpec.Chat("last"), ""), 0)).isInstanceOf(SpecException.class).hasMessageContaining("no target flags");
   }
 }
