@@ -67,7 +67,8 @@ public final class Nf4 {
     Tensor absmax = flat.abs().amax(new long[] {1}, false);
     Tensor inv = Quant.reciprocalOrZero(absmax);
     Tensor scaled = flat.mul(inv.unsqueeze(1));
-    Tensor codes = torch.bucketize(scaled, Tensors.ofFloats(thresholds()), false, false).to(Byte).view(-1);
+    Tensor codes = torch.bucketize(scaled, Tensors.ofFloats(thresholds()), true, false) // int32 codes, not int64
+       .to(Byte).view(-1);
     Tensor pairs = codes.view(-1, 2);
     Tensor packed = pairs.select(1, 0).bitwise_left_shift(new Scalar(4)).bitwise_or(pairs.select(1, 1));
     return new Quantized(packed.narrow(0, 0, (n + 1) / 2).contiguous(), absmax.contiguous(), w.sizes().vec().get());
