@@ -2,12 +2,11 @@ package dev.weft.models.quant;
 
 import static org.bytedeco.pytorch.global.torch.ScalarType.Byte;
 import static org.bytedeco.pytorch.global.torch.ScalarType.Float;
-import static org.bytedeco.pytorch.global.torch.ScalarType.Long;
+import static org.bytedeco.pytorch.global.torch.ScalarType.Int;
 
 import dev.weft.util.Tensors;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
-import org.bytedeco.pytorch.TensorVector;
 import org.bytedeco.pytorch.global.torch;
 
 /**
@@ -68,7 +67,8 @@ public final class Nf4 {
     Tensor absmax = flat.abs().amax(new long[] {1}, false);
     Tensor inv = Quant.reciprocalOrZero(absmax);
     Tensor scaled = flat.mul(inv.unsqueeze(1));
-    Tensor codes = torch.bucketize(scaled, Tensors.ofFloats(thresholds()), false, false).to(Byte).view(-1);
+    Tensor codes = torch.bucketize(scaled, Tensors.ofFloats(thresholds()), true, false) // int32 codes, not int64
+       .to(Byte).view(-1);
     Tensor pairs = codes.view(-1, 2);
     Tensor packed = pairs.select(1, 0).bitwise_left_shift(new Scalar(4)).bitwise_or(pairs.select(1, 1));
     return new Quantized(packed.narrow(0, 0, (n + 1) / 2).contiguous(), absmax.contiguous(), w.sizes().vec().get());
@@ -76,11 +76,29 @@ public final class Nf4 {
 
   /** The fp32 tensor {@code q} stands for, in its original shape. */
   public static Tensor dequantize(Quantized q) {
-    long n = q.numel();
-    Tensor hi = q.codes().bitwise_right_shift(new Scalar(4)), lo = q.codes().bitwise_and(new Scalar(15));
-    Tensor idx = torch.stack(new TensorVector(hi, lo), 1).view(-1).narrow(0, 0, n).to(Long);
-    Tensor values = torch.index_select(Tensors.ofFloats(CODE), 0, idx);
-    Tensor scale = q.absmax().repeat_interleave(BLOCK).narrow(0, 0, n);
-    return values.mul(scale).view(q.shape());
+    long n = q.numel(), blocks = q.absmax().numel();
+    // each byte looks up its two values at once in a 256 × 2 table, by an int32 index (4 bytes an element pair, not
+    // two int64 indices); then each block of 64 is scaled in place by its absmax, broadcast (no per-element copy)
+    Tensor values;
+    try (Tensor index = q.codes().to(Int)) {
+      values = torch.index_select(PAIRS, 0, index).view(-1);
+    }
+    Tensor padded = Quant.padded(values, blocks * BLOCK);
+    padded.view(blocks, BLOCK).mul_(q.absmax().unsqueeze(1));
+    return padded.narrow(0, 0, n).view(q.shape());
+  }
+
+  /** The two values byte b stands for: {CODE[b >> 4], CODE[b & 15]}, float32 [256, 2]. */
+  private static final Tensor PAIRS = pairs();
+
+  private static Tensor pairs() {
+    float[] t = new float[512];
+    for (int b = 0; b < 256; b++) {
+      t[2 * b] = CODE[b >> 4];
+      t[2 * b + 1] = CODE[b & 15];
+    }
+    Tensor table = Tensors.ofFloats(t).view(256, 2);
+    if (table.referenceCount() > 0) table.retainReference(); // held for the process's life, whatever PointerScope the class is first used in
+    return table;
   }
 }
