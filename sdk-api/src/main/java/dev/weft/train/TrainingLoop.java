@@ -98,7 +98,8 @@ public final class TrainingLoop {
     TokenSource data = TokenSource.of(spec.data(), t.seed());
     DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
     StepData stepData = new StepData(data, sampler, seqLen, dist.device(), new Zigzag(dist.cp().size(), dist.cp().rank()));
-    MicroBatches passes = t.dpoObjective() ? DpoMicroBatches.of(spec, model, opt, dist) : microBatches(spec, model, opt, stepData, dist);
+    MicroBatches passes = t.dpoObjective() ? DpoMicroBatches.of(spec, model, opt, dist)
+        : t.grpoObjective() ? GrpoMicroBatches.of(spec, model, opt, dist) : microBatches(spec, model, opt, stepData, dist);
     long tokensPerStep = (long) t.globalBatch() * seqLen;
     if (leader) {
       log.info("training {}: {} parameters on this rank ({} trainable), zero={}, precision={}, data: {}, {} steps × {} samples × {} tokens",
@@ -196,6 +197,7 @@ public final class TrainingLoop {
             commNs += (long) (zeroComm.exposedMs() * 1e6);
             long c2 = System.nanoTime();
             if (passes instanceof DpoMicroBatches d) objective = d.metrics(dp);
+            if (passes instanceof GrpoMicroBatches g) objective = g.metrics(leader); // rewards, clip ratio, rollout time
             objective = ExpertLoad.with(objective, model, dist, listener);
             if (passes instanceof SequentialMicroBatches s) objective = s.probe.with(objective); // activation_mib, measured
             commNs += System.nanoTime() - c2;

@@ -38,10 +38,16 @@ public final class Rewards {
     List<Weighted> all = new ArrayList<>();
     for (int i = 0; i < specs.size(); i++) {
       RewardSpec r = specs.get(i);
-      all.add(new Weighted(uniqueName(all, r.name().substring(r.name().lastIndexOf('.') + 1)), resolve(r, "train.grpo.rewards[" + i + "].name"), r.weight()));
+      all.add(new Weighted(uniqueName(all, shortName(r.name())), resolve(r, "train.grpo.rewards[" + i + "].name"), r.weight()));
     }
     for (Weighted w : inCode) all.add(new Weighted(uniqueName(all, w.name()), w.fn(), w.weight()));
     return new Rewards(all);
+  }
+
+  /** A metric's name for a reward: a class's simple name, {@code code} for a DSL reward, else the built-in's name. */
+  private static String shortName(String name) {
+    if (name.startsWith(CodeRewards.PREFIX)) return "code";
+    return name.substring(name.lastIndexOf('.') + 1);
   }
 
   private static String uniqueName(List<Weighted> before, String name) {
@@ -59,6 +65,14 @@ public final class Rewards {
       case "regex": return BuiltinRewards.regex(r.pattern());
       case "arithmetic": return BuiltinRewards.arithmetic();
       default: break;
+    }
+    if (r.name().startsWith(CodeRewards.PREFIX)) {
+      RewardFunction fn = CodeRewards.find(r.name());
+      if (fn == null) {
+        throw new SpecException(field, r.name() + " is a reward given in code (.reward(fn)), which only a run in the same JVM (fit()) "
+            + "has; name a RewardFunction class instead for worker processes");
+      }
+      return fn;
     }
     Class<?> c;
     try {
