@@ -162,6 +162,24 @@ public final class Trainer {
    * {@code preference:DIR} from {@code weft data prepare --format preference}, the global batch counts rows (2 per pair).
    */
   public Trainer dpo(double beta) { return set("train.objective", "dpo").set("train.dpo.beta", beta); }
+  /**
+   * GRPO ({@code train.objective: grpo}) with {@code groupSize} completions per prompt; the data is a JSONL file of
+   * prompts, the global batch counts completions; add rewards with {@link #reward}.
+   */
+  public Trainer grpo(int groupSize) { return set("train.objective", "grpo").set("train.grpo.groupSize", groupSize); }
+
+  /** A GRPO reward in Java, weight 1 (runs in this JVM: {@link #fit()}; worker processes need a class name in YAML). */
+  public Trainer reward(dev.weft.train.grpo.RewardFunction fn) { return reward(fn, 1.0); }
+
+  /** A GRPO reward in Java with its weight in the summed reward. */
+  public Trainer reward(dev.weft.train.grpo.RewardFunction fn, double weight) {
+    java.util.List<Object> rewards = new java.util.ArrayList<>();
+    com.fasterxml.jackson.databind.JsonNode now = tree.path("train").path("grpo").path("rewards");
+    if (now.isArray()) now.forEach(rewards::add);
+    rewards.add(Map.of("name", dev.weft.train.grpo.CodeRewards.register(fn), "weight", weight));
+    return set("train.grpo.rewards", rewards);
+  }
+
   public Trainer data(String source) { return set("data.source", source); }
   /** Mix sources by weight ({@code data.sources}), in the map's iteration order (use a LinkedHashMap). */
   public Trainer dataMix(Map<String, Double> weights) {

@@ -14,9 +14,9 @@ import java.util.Set;
  * (for tests; its numbers are not meant to be quoted).
  */
 public final class BenchSuite {
-  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint", "recovery", "lora", "load", "packing", "cp", "moe", "progress", "memory");
+  public static final List<String> NAMES = List.of("comm", "step", "mfu", "fit", "tp", "zero", "pipeline", "checkpoint", "recovery", "lora", "load", "packing", "cp", "moe", "progress", "memory", "grpo");
   /** Benchmarks {@code all --quick} leaves out: minutes of real agents and JVMs even at their smallest. */
-  public static final Set<String> NOT_QUICK = Set.of("recovery", "load", "progress", "memory");
+  public static final Set<String> NOT_QUICK = Set.of("recovery", "load", "progress", "memory", "grpo");
 
   private BenchSuite() {}
 
@@ -56,6 +56,7 @@ public final class BenchSuite {
     if (sel.contains("checkpoint")) rows.addAll(CheckpointPart.rows(CheckpointPart.measure(CheckpointPart.Config.of(quick))));
     if (sel.contains("recovery")) rows.addAll(RecoveryBench.rows(RecoveryBench.measure(RecoveryBench.Config.of(quick))));
     if (sel.contains("lora")) rows.addAll(LoraBench.rows(LoraBench.measure(LoraBench.Config.of(quick))));
+    if (sel.contains("grpo")) rows.addAll(GrpoBench.rows(GrpoBench.measure(GrpoBench.Config.of(quick))));
     if (sel.contains("packing")) rows.addAll(PackingBench.rows(PackingBench.measure(PackingBench.Config.of(quick))));
     if (sel.contains("load")) rows.addAll(LoadBench.rows(LoadBench.measure(LoadBench.Config.of(quick))));
     if (sel.contains("cp")) rows.addAll(CpBench.rows(CpBench.measure(CpBench.Config.of(quick))));

@@ -11,6 +11,21 @@ public final class SpecValidator {
   private SpecValidator() {}
 
   /** DPO keeps a pair (chosen, rejected) in one micro-batch and runs the whole model on each rank's pairs. */
+  private static void grpoLayout(TrainingSpec s, TrainSpec t, ParallelSpec p) {
+    String src = s.data().source() == null ? "" : s.data().source();
+    require(src.endsWith(".jsonl"), "data.source", "train.objective=grpo samples completions of prompts; use a .jsonl file of rows with "
+        + "a prompt or messages field (and any fields the rewards read)");
+    require(p.pp() == 1, "parallel.pp", "train.objective=grpo does not run through pipeline stages yet; use parallel.pp=1");
+    require(p.cp() == 1, "parallel.cp", "train.objective=grpo does not split sequences over context-parallel ranks yet; use parallel.cp=1");
+    require(p.ep() == 1, "parallel.ep", "train.objective=grpo does not split experts yet; use parallel.ep=1");
+    require(p.tp() == 1, "parallel.tp", "train.objective=grpo samples with the whole model on each rank for now; use parallel.tp=1");
+    require(t.evalEvery() == 0, "train.evalEvery", "train.objective=grpo reports no validation loss; use train.evalEvery=0");
+    int perRank = t.globalBatch() / Math.max(1, p.dp());
+    require(t.globalBatch() % t.grpo().groupSize() == 0 && perRank % t.grpo().groupSize() == 0, "train.globalBatch",
+        t.globalBatch() + " completions must be whole groups of train.grpo.groupSize=" + t.grpo().groupSize() + " on each of the "
+        + p.dp() + " data-parallel ranks");
+  }
+
   private static void dpoLayout(TrainSpec t, ParallelSpec p) {
     int perMicro = t.globalBatch() / (p.dp() * p.microBatches());
     require(perMicro % 2 == 0, "train.globalBatch", "with train.objective=dpo a micro-batch holds whole pairs (chosen, rejected);"
@@ -82,6 +97,8 @@ public final class SpecValidator {
     require(SpecChoice.find(TrainObjective.class, t.objective()).isPresent(), "train.objective",
         "'" + t.objective() + "' is not an objective; use one of " + SpecChoice.spellings(TrainObjective.class));
     DpoSpec.validate(t.dpo());
+    GrpoSpec.validate(t.grpo());
+    if (t.grpoObjective()) grpoLayout(s, t, p);
     LossSpikeSpec.validate(t.lossSpike());
     EarlyStoppingSpec.validate(t.earlyStopping(), t.evalEvery());
     boolean pairs = s.data().source() != null && s.data().source().startsWith("preference:");
@@ -92,7 +109,7 @@ public final class SpecValidator {
       require(t.evalEvery() == 0 || s.data().eval().startsWith("preference:"), "train.evalEvery", "with train.objective=dpo"
           + " evaluates held-out pairs; set data.eval: preference:DIR (weft data prepare --format preference) or train.evalEvery=0");
     } else {
-      require(!pairs, "train.objective", "data.source names preference pairs, which only DPO trains on; set train.objective=dpo");
+      require(!pairs || t.grpoObjective(), "train.objective", "data.source names preference pairs, which only DPO trains on; set train.objective=dpo");
       require(!s.data().eval().startsWith("preference:"), "data.eval", "names preference pairs, which only DPO evaluates;"
           + " give held-out data of the training data's kind");
     }

@@ -14,14 +14,16 @@ import java.util.Map;
 /**
  * Runs the forward and backward passes of one optimizer step over its micro-batches, leaving the
  * reduced gradients in the optimizer's buffers. Three ways: one after the other on this rank
- * ({@link SequentialMicroBatches}), through a pipeline schedule ({@link PipelinedMicroBatches}), or DPO's pairs
- * through the reference and the policy ({@link DpoMicroBatches}). Each also says what the step loop needs of its
+ * ({@link SequentialMicroBatches}), through a pipeline schedule ({@link PipelinedMicroBatches}), DPO's pairs
+ * through the reference and the policy ({@link DpoMicroBatches}), or GRPO's rollouts and updates ({@link GrpoMicroBatches}). Each also says what the step loop needs of its
  * objective: the loss normaliser, the objective's own metrics, and whether a step measures activations.
  */
 interface MicroBatches {
-  /** The run's way for {@code spec}: DPO's pairs, else pipelined (pipeline stages or recomputation) or sequential. */
+  /** The run's way for {@code spec}: DPO's pairs, GRPO's rollouts, else pipelined (pipeline stages or recomputation) or sequential. */
   static MicroBatches of(TrainingSpec spec, BuiltModel built, ShardedOptimizer opt, StepData data, Distributed dist) {
-    return spec.train().dpoObjective() ? DpoMicroBatches.of(spec, built, opt, dist) : forLoss(spec, built.model(), opt, data, dist);
+    if (spec.train().dpoObjective()) return DpoMicroBatches.of(spec, built, opt, dist);
+    if (spec.train().grpoObjective()) return GrpoMicroBatches.of(spec, built, opt, dist);
+    return forLoss(spec, built.model(), opt, data, dist);
   }
 
   /** The language-model loss's way: sequential, or pipelined for pipeline stages and recomputation. */

@@ -1,0 +1,20 @@
+package dev.weft.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@code weft bench grpo --quick} yields its two well-formed rows (no timing asserted: the machine is shared). */
+class GrpoBenchTest {
+  @Test
+  void quickRunGivesTokensPerSecondPairsAndARolloutShare() {
+    GrpoBench.Result r = GrpoBench.measure(GrpoBench.Config.of(true));
+    List<BenchRow> rows = GrpoBench.rows(r);
+    assertThat(rows).hasSize(2);
+    assertThat(rows.get(0).pairRatios()).hasSize(1);
+    assertThat(rows.get(0).pairRatios()[0]).isPositive().isFinite();
+    assertThat(rows.get(0).measured()).isPositive().isFinite();
+    assertThat(r.rolloutShare()).isGreaterThan(0).isLessThanOrEqualTo(1);
+  }
+}
