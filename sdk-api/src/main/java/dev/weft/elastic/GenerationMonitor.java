@@ -222,10 +222,10 @@ final class GenerationMonitor {
     return String.format("node %d (%s) lost: its agent sent no heartbeat for %.1f s", n, m.nodeIds().get(n), seconds);
   }
 
-  /** "node 1 (pid@host) lost: its agent and its 2 workers sent no heartbeat for 1.6 s while this node's ranks stalled". */
+  /** The {@link #lostNode} line, plus the quorum's evidence: its workers were silent too and this node's ranks stalled. */
   private String lostByQuorum(int n, double seconds, RendezvousRound.Membership m) {
-    return String.format("node %d (%s) lost: its agent and its %d worker(s) sent no heartbeat for %.1f s while this node's ranks"
-        + " made no step (cut off or down)", n, m.nodeIds().get(n), o.procsPerNode(), seconds);
+    return String.format("node %d (%s) lost: its agent sent no heartbeat for %.1f s, nor did its %d worker(s), while this node's"
+        + " ranks made no step (cut off or down)", n, m.nodeIds().get(n), seconds, o.procsPerNode());
   }
 
   /**
