@@ -76,6 +76,20 @@ public final class RunToken {
         + "); start this node with the run's " + ENV + ", or give this run another --rdzv-endpoint or --run-dir (docs/security.md)");
   }
 
+  /** The checkpoint manifest's state key for the {@link #identity} of the token of the run that saved it. */
+  public static final String STATE_KEY = "run_token";
+
+  /**
+   * Refuses a checkpoint saved under another token's identity ({@code saved}; null: saved before identities were
+   * recorded, accepted) where a run with identity {@code mine} would resume from it: one line, exit 2.
+   */
+  public static void requireSameRun(String checkpoint, Object saved, String mine) {
+    if (saved == null || saved.toString().equals(mine)) return;
+    throw new SpecException(ENV, checkpoint + " was saved by a run with another run token (" + saved + ", this run's is " + mine
+        + "): another run wrote into this run's checkpoint.dir; give each run its own checkpoint.dir, or resume with the"
+        + " token that saved it (docs/security.md)");
+  }
+
   /** The store key prefix for {@code token}: "" without a token. */
   public static String keyPrefix(String token) { return token.isEmpty() ? "" : "run/" + token + "/"; }
 }

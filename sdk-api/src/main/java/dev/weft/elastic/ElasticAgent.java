@@ -149,7 +149,7 @@ public final class ElasticAgent {
     GracePeriod grace = GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds());
     PlannedLeave leave = new PlannedLeave(grace, this::say);
     try (Preemption.Guard sigterm = Preemption.guard("the elastic agent", grace.superviseDeadline()); standbys;
-         ResumeCheck checkpoints = new ResumeCheck(ckptDir, runDir.resolve(".checkpoint-work").resolve("agent-" + nodeId),
+         ResumeCheck checkpoints = new ResumeCheck(ckptDir, runDir.resolve(".checkpoint-work").resolve("agent-" + nodeId), RunToken.identity(token),
         this::say)) {
       history.publishTo(checkpoints.record(runDir));
       // no standby before the first generation: warming one would compete with this and the other agents' joins for

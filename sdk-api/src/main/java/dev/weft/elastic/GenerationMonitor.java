@@ -59,6 +59,8 @@ final class GenerationMonitor {
     long t0 = System.nanoTime();
     for (LocalWorkers.Worker w : current.all()) beats.watch(WorkerKeys.heartbeat(w.rank()), t0 + STARTUP_GRACE.toNanos());
     for (int n = 0; n < m.nodes(); n++) if (n != m.nodeRank()) nodes.watch(WorkerKeys.agentHeartbeat(n), t0);
+    // a partition silences every process of a node and stalls ours: seen after a few beats, not the failure timeout
+    NodeQuorum quorum = new NodeQuorum(NodeQuorum.quorumTimeout(o.heartbeat()), peerProcesses(m), t0);
     long nextBeat = 0;
     boolean stopProposed = false;
     boolean allStepped = false;
@@ -108,9 +110,11 @@ final class GenerationMonitor {
       if (closed != null) return new Ended(closedBy(closed), closed);
       // 3. heartbeats of this node's workers and of the other agents; step progress of this node's workers
       boolean stepped = true;
+      StringBuilder localSteps = new StringBuilder();
       for (LocalWorkers.Worker w : current.all()) {
         beats.observe(WorkerKeys.heartbeat(w.rank()), gen.getOrNull(WorkerKeys.heartbeat(w.rank())), now);
         String step = gen.getOrNull(WorkerKeys.step(w.rank()));
+        localSteps.append(step).append(',');
         if (step != null) {
           steps.watch(WorkerKeys.step(w.rank()), now);
           steps.observe(WorkerKeys.step(w.rank()), step, now);
@@ -123,6 +127,11 @@ final class GenerationMonitor {
       boolean complete = rounds.completed();
       Map<Integer, String> others = otherBeats(gen, m);
       for (var e : others.entrySet()) nodes.observe(WorkerKeys.agentHeartbeat(e.getKey()), e.getValue(), now);
+      quorum.observe(peerBeats(gen, others), localSteps.toString(), now);
+      for (var e : quorum.lost(now).entrySet()) {
+        if (complete) break;
+        return fail(rounds, m, history, lostByQuorum(e.getKey(), e.getValue(), m), e.getValue(), m.nodes() - 1);
+      }
       for (var e : nodes.silent(now).entrySet()) {
         if (complete) break; // a finished node stops beating
         return fail(rounds, m, history, lostNode(e.getKey(), e.getValue(), m), e.getValue(), m.nodes() - 1); // it does not come back
@@ -168,6 +177,30 @@ final class GenerationMonitor {
     return beats;
   }
 
+  /** Each other node's heartbeat keys: its agent's, then its workers' (ranks NODE × K ... NODE × K + K - 1). */
+  private Map<Integer, java.util.List<String>> peerProcesses(RendezvousRound.Membership m) {
+    Map<Integer, java.util.List<String>> keys = new HashMap<>();
+    int k = o.procsPerNode();
+    for (int n = 0; n < m.nodes(); n++) {
+      if (n == m.nodeRank()) continue;
+      java.util.List<String> mine = new java.util.ArrayList<>(java.util.List.of(WorkerKeys.agentHeartbeat(n)));
+      for (int r = n * k; r < (n + 1) * k; r++) mine.add(WorkerKeys.heartbeat(r));
+      keys.put(n, mine);
+    }
+    return keys;
+  }
+
+  /** The other nodes' workers' beat counters now, with their agents' ({@code others}, already read this poll). */
+  private Map<String, String> peerBeats(KeyValue gen, Map<Integer, String> others) {
+    Map<String, String> now = new HashMap<>();
+    int k = o.procsPerNode();
+    for (var e : others.entrySet()) {
+      now.put(WorkerKeys.agentHeartbeat(e.getKey()), e.getValue());
+      for (int r = e.getKey() * k; r < (e.getKey() + 1) * k; r++) now.put(WorkerKeys.heartbeat(r), gen.getOrNull(WorkerKeys.heartbeat(r)));
+    }
+    return now;
+  }
+
   /** When other nodes' workers failed (epoch ms), for the nodes whose agents published it. */
   private static Map<Integer, Long> otherExits(KeyValue gen, RendezvousRound.Membership m) {
     Map<Integer, Long> exits = new HashMap<>();
@@ -187,6 +220,12 @@ final class GenerationMonitor {
   private static String lostNode(String key, double seconds, RendezvousRound.Membership m) {
     int n = StoreValues.parseInt(key, key.substring(key.lastIndexOf('/') + 1));
     return String.format("node %d (%s) lost: its agent sent no heartbeat for %.1f s", n, m.nodeIds().get(n), seconds);
+  }
+
+  /** The {@link #lostNode} line, plus the quorum's evidence: its workers were silent too and this node's ranks stalled. */
+  private String lostByQuorum(int n, double seconds, RendezvousRound.Membership m) {
+    return String.format("node %d (%s) lost: its agent sent no heartbeat for %.1f s, nor did its %d worker(s), while this node's"
+        + " ranks made no step (cut off or down)", n, m.nodeIds().get(n), seconds, o.procsPerNode());
   }
 
   /**

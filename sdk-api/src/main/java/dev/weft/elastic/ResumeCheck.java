@@ -18,9 +18,13 @@ final class ResumeCheck implements AutoCloseable {
   private final boolean local;
   private final Consumer<String> say;
 
-  ResumeCheck(String location, Path localWork, Consumer<String> say) {
+  private final String runIdentity;
+
+  /** @param runIdentity {@link dev.weft.comm.RunToken#identity} of this run's token: another run's checkpoint is refused */
+  ResumeCheck(String location, Path localWork, String runIdentity, Consumer<String> say) {
     this.storage = CheckpointStorages.open(location, localWork);
     this.local = !CheckpointStorages.isUri(location);
+    this.runIdentity = runIdentity;
     this.say = say;
   }
 
@@ -34,7 +38,12 @@ final class ResumeCheck implements AutoCloseable {
   boolean hasCheckpoint() {
     // a local directory: the full verification with fallback the workers will repeat, so a run whose
     // every checkpoint is damaged starts over instead of failing each generation
-    if (local) return CheckpointResolver.latest(storage, c -> {}).isPresent();
+    if (local) {
+      var latest = CheckpointResolver.latest(storage, c -> {});
+      latest.ifPresent(c -> dev.weft.comm.RunToken.requireSameRun(c.dir().toString(),
+          c.manifest().state() == null ? null : c.manifest().state().get(dev.weft.comm.RunToken.STATE_KEY), runIdentity));
+      return latest.isPresent();
+    }
     // an object store: verifying means downloading a whole checkpoint into the agent each generation,
     // only for the workers to download it again. A committed step (its manifest, written last, is the
     // commit) is the sound cheap test: the workers verify it fully and fall back past damaged ones

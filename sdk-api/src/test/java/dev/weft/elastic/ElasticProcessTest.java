@@ -132,7 +132,8 @@ class ElasticProcessTest {
 
   private JsonNode finish(Process... agents) throws Exception {
     for (Process a : agents) {
-      assertThat(a.waitFor(150, TimeUnit.SECONDS)).as("agent finished").isTrue();
+      assertThat(a.waitFor(150, TimeUnit.SECONDS)).as("agent finished\n" + Files.readString(dir.resolve("node-a.log"))
+          + (Files.isRegularFile(dir.resolve("node-b.log")) ? "--- node b\n" + Files.readString(dir.resolve("node-b.log")) : "")).isTrue();
       assertThat(a.exitValue()).as(Files.readString(dir.resolve("node-a.log"))).isZero();
     }
     return MetricsJson.MAPPER.readTree(dir.resolve("run/summary.json").toFile());
