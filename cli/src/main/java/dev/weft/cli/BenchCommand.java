@@ -1,5 +1,6 @@
 package dev.weft.cli;
 
+import dev.weft.launch.UserPaths;
 import dev.weft.bench.BenchRow;
 import dev.weft.bench.BenchSuite;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package dev.weft.cli;
 
+import dev.weft.launch.UserPaths;
 import dev.weft.checkpoint.Checkpoint;
 import dev.weft.models.hf.LoraExport;
 import dev.weft.checkpoint.CheckpointLayout;

@@ -1,5 +1,6 @@
 package dev.weft.cli;
 
+import dev.weft.launch.ConsoleProgress;
 import dev.weft.data.ShardIndex;
 import dev.weft.data.prepare.LengthPolicy;
 import dev.weft.data.prepare.Prepare;

@@ -1,9 +1,8 @@
 package dev.weft.cli;
 
-import dev.weft.error.WeftException;
+import dev.weft.error.ExitCodes;
 import dev.weft.util.NativeTraces;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.weft.worker.ErrorLine;
 import picocli.CommandLine;
 
 /**
@@ -15,15 +14,8 @@ final class Errors implements CommandLine.IExecutionExceptionHandler {
 
   @Override
   public int handleExecutionException(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
-    int code = e instanceof dev.weft.error.BadInputException ? WeftMain.EXIT_BAD_INPUT
-        : e instanceof dev.weft.train.TrainingDivergedException ? dev.weft.train.TrainingDivergedException.EXIT_CODE : 1;
-    String line;
-    String message = NativeTraces.firstLine(e.getMessage());
-    if (e instanceof WeftException) line = message;
-    else if (e instanceof IOException || e instanceof UncheckedIOException) line = "input/output error: " + message;
-    else if (NativeTraces.hasTrace(e.getMessage())) line = "native error: " + message + " (run again with --debug for the stack trace)";
-    else line = "unexpected error: " + e.getClass().getName() + (message.isEmpty() ? "" : ": " + message)
-        + " (run again with --debug for the stack trace)";
+    int code = ErrorLine.exitCode(e);
+    String line = ErrorLine.of(e, "run again with --debug for the stack trace");
     System.err.println("weft: " + line);
     if (debug(parsed)) e.printStackTrace(System.err);
     return code;
@@ -40,7 +32,7 @@ final class Errors implements CommandLine.IExecutionExceptionHandler {
       }
       System.err.println("weft: " + NativeTraces.firstLine(e.getMessage()) + suggestion + " (" + cl.getCommandSpec().qualifiedName()
           + " --help lists the options)");
-      return WeftMain.EXIT_BAD_INPUT;
+      return ExitCodes.BAD_INPUT;
     }
   }
 

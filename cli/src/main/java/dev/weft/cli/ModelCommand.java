@@ -1,5 +1,6 @@
 package dev.weft.cli;
 
+import dev.weft.launch.UserPaths;
 import dev.weft.checkpoint.DType;
 import dev.weft.models.hf.HfDtypes;
 import dev.weft.models.hf.HfExport;

@@ -1,5 +1,6 @@
 package dev.weft.cli;
 
+import dev.weft.launch.UserPaths;
 import dev.weft.checkpoint.CheckpointStorage;
 import dev.weft.checkpoint.CheckpointStorages;
 import dev.weft.checkpoint.RunRecord;

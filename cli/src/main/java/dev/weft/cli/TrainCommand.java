@@ -6,7 +6,14 @@ import dev.weft.comm.NodeAddress;
 import dev.weft.comm.RunToken;
 import dev.weft.device.DeviceDecision;
 import dev.weft.device.Devices;
+import dev.weft.elastic.ElasticOptions;
+import dev.weft.elastic.RendezvousBackend;
+import dev.weft.launch.ConsoleProgress;
 import dev.weft.launch.FreePort;
+import dev.weft.launch.OutputsPreflight;
+import dev.weft.launch.UserPaths;
+import dev.weft.launch.WorkerMain;
+import dev.weft.worker.ElasticTrain;
 import dev.weft.comm.HostPlan;
 import dev.weft.launch.LocalLauncher;
 import dev.weft.launch.RunDirLock;
@@ -21,6 +28,7 @@ import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.NativeThreads;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -107,7 +115,7 @@ final class TrainCommand implements Callable<Integer> {
     if (nproc != null && nproc < 1) throw new SpecException("--nproc", nproc + " must be at least 1 worker process");
     if (nprocPerNode != null && nprocPerNode < 1) throw new SpecException("--nproc-per-node", nprocPerNode + " must be at least 1");
     HostPlan plan = fixedPlan(spec);
-    if (plan == null && (nnodes != null || spec.elastic().enabled())) return ElasticTrain.run(spec, this);
+    if (plan == null && (nnodes != null || spec.elastic().enabled())) return elastic(spec);
     if (plan == null) plan = HostPlan.single(nproc == null ? spec.worldSize() : nproc, FreePort.find());
     SpecCheck.validate(spec, plan.worldSize());
     preflight(spec, plan); // before the device probe, which loads libtorch: a layout that cannot fit is refused in a moment
@@ -137,7 +145,7 @@ final class TrainCommand implements Callable<Integer> {
     System.out.println("weft: " + device.note());
     ConsoleProgress.View view = ConsoleProgress.view(System.out);
     LocalLauncher launcher = new LocalLauncher(
-        List.of(WeftMain.class.getName(), "worker", "--spec", resolved.toString(), "--run-dir", dir.toString()),
+        List.of(WorkerMain.CLASS, WorkerMain.WORKER, "--spec", resolved.toString(), "--run-dir", dir.toString()),
         tokenEnv, view.stream()).grace(spec.deployment().terminationGraceSeconds());
     LocalLauncher.Outcome outcome = launcher.run(plan, NativeThreads.perRank(n));
     view.finish();
@@ -192,5 +200,16 @@ final class TrainCommand implements Callable<Integer> {
           + " ranks, but the spec's dp × tp × pp = " + spec.worldSize() + "; change one to match");
     }
     return p.withNodeAddr(NodeAddress.resolve(nodeAddr, System.getenv(), masterAddr, NodeAddress::routeTo));
+  }
+
+  /** This process becomes the node's elastic agent ({@code --nnodes MIN:MAX}, or {@code elastic.enabled} in the spec). */
+  private int elastic(TrainingSpec spec) {
+    var e = spec.elastic();
+    int[] nodes = nnodes != null ? ElasticOptions.parseNodes(nnodes) : new int[] {e.minNodes(), e.maxNodes()};
+    RendezvousBackend backend = ElasticOptions.backend(spec, rdzvBackend, "--rdzv-backend");
+    ElasticOptions o = ElasticOptions.of(spec, nodes, nprocPerNode == null ? 1 : nprocPerNode, backend,
+        ElasticOptions.endpoint(spec, backend, rdzvEndpoint), rdzvId == null ? spec.name() : rdzvId,
+        joinWindowS == null ? ElasticOptions.DEFAULT_JOIN_WINDOW : Duration.ofMillis((long) (joinWindowS * 1000)));
+    return ElasticTrain.run(spec, o, runDir != null ? runDir : Path.of("runs", spec.name() + "-" + o.runId()), true);
   }
 }

@@ -14,8 +14,8 @@ public final class WeftMain implements Runnable {
       description = "Print the stack trace of an error (for bug reports).")
   boolean debug;
 
-  /** Exit code for a spec or command line that cannot run. */
-  public static final int EXIT_BAD_INPUT = 2;
+  /** Exit code for a spec or command line that cannot run ({@link dev.weft.error.ExitCodes#BAD_INPUT}). */
+  public static final int EXIT_BAD_INPUT = dev.weft.error.ExitCodes.BAD_INPUT;
 
   @Override
   public void run() {

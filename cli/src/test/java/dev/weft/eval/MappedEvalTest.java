@@ -1,5 +1,6 @@
 package dev.weft.eval;
 
+import dev.weft.testing.WeftCli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.data.Batches;
@@ -49,7 +50,7 @@ class MappedEvalTest {
   void generateTakesTheMappedBuildToo() throws Exception {
     try (PointerScope scope = new PointerScope()) {
       Path hf = bf16Directory();
-      HfReference.Cli gen = HfReference.cli("generate", hf.toString(), "--prompt-ids", "5,17,99,3", "--max-new-tokens", "6",
+      WeftCli.Output gen = WeftCli.capture("generate", hf.toString(), "--prompt-ids", "5,17,99,3", "--max-new-tokens", "6",
           "--precision", "bf16");
       assertThat(gen.code()).isZero();
       long[] expected;

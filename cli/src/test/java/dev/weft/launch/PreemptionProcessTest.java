@@ -55,13 +55,9 @@ class PreemptionProcessTest {
   private String log(String name) throws Exception { return Files.readString(dir.resolve(name), StandardCharsets.UTF_8); }
 
   static void awaitLine(Path log, String text, Process p) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
-    while (System.nanoTime() < deadline && p.isAlive()) {
-      if (Files.exists(log) && Files.readString(log, StandardCharsets.UTF_8).contains(text)) return;
-      Thread.sleep(100);
-    }
-    throw new AssertionError("no '" + text + "' in " + log + ":\n" + (Files.exists(log) ? Files.readString(log) : ""));
+    dev.weft.testing.ProcessLogs.awaitLine(log, text, p);
   }
+
 
   /** Step → loss of a run's metrics.jsonl, asserting every step appears once. */
   static Map<Long, Double> losses(Path run) throws Exception {

@@ -1,6 +1,7 @@
 package dev.weft.data.prepare;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.error.WeftException;
 import dev.weft.spec.SpecException;
 import dev.weft.util.Json;
@@ -12,6 +13,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
 
 /**
@@ -19,13 +21,16 @@ import java.util.regex.Pattern;
  * in-process (its JDBC driver; no Hadoop), each row as the JSON object DuckDB's {@code to_json} makes of it:
  * strings, numbers, lists and structs as JSON, NULL as null.
  */
-final class ParquetRows {
+public final class ParquetRows implements ParquetReader {
   /** What DuckDB's file globbing reads as a pattern. */
   private static final Pattern GLOB = Pattern.compile("[*?\\[\\]{}]");
 
-  private ParquetRows() {}
+  /** For {@link java.util.ServiceLoader} (META-INF/services/dev.weft.data.prepare.ParquetReader). */
+  public ParquetRows() {}
 
-  static void read(Path file, Rows.Sink sink) {
+
+  @Override
+  public void read(Path file, BiConsumer<String, JsonNode> sink) {
     Path plain = null;
     try {
       plain = literal(file);
@@ -59,7 +64,7 @@ final class ParquetRows {
     }
   }
 
-  private static void rows(Path file, Path plain, Rows.Sink sink) {
+  private static void rows(Path file, Path plain, BiConsumer<String, JsonNode> sink) {
     String path = (plain != null ? plain : file.toAbsolutePath()).toString().replace("'", "''");
     try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
          Statement s = c.createStatement()) {
@@ -68,7 +73,7 @@ final class ParquetRows {
         long row = 0;
         while (rs.next()) {
           row++;
-          sink.row(file + " row " + row, Json.PLAIN.readTree(rs.getString(1)));
+          sink.accept(file + " row " + row, Json.PLAIN.readTree(rs.getString(1)));
         }
       }
     } catch (SQLException e) {

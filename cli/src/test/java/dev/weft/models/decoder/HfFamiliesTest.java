@@ -1,5 +1,6 @@
 package dev.weft.models.decoder;
 
+import dev.weft.testing.WeftCli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -61,13 +62,13 @@ class HfFamiliesTest {
 
   private JsonNode eval(Path model, Path tokens) throws Exception {
     Path out = dir.resolve(model.getFileName() + "-eval.json");
-    HfReference.Cli r = HfReference.cli("eval", model.toString(), "--data", tokens.toString(), "--seq-len", String.valueOf(SEQ), "-o", out.toString());
+    WeftCli.Output r = WeftCli.capture("eval", model.toString(), "--data", tokens.toString(), "--seq-len", String.valueOf(SEQ), "-o", out.toString());
     assertThat(r.code()).as(r.out()).isZero();
     return new ObjectMapper().readTree(out.toFile());
   }
 
   private static long[] greedy(Path model, int k) {
-    HfReference.Cli gen = HfReference.cli("generate", model.toString(), "--prompt-ids", "5,17,99,3", "--max-new-tokens", String.valueOf(k));
+    WeftCli.Output gen = WeftCli.capture("generate", model.toString(), "--prompt-ids", "5,17,99,3", "--max-new-tokens", String.valueOf(k));
     assertThat(gen.code()).as(gen.out()).isZero();
     return Arrays.stream(gen.out().strip().split(",")).mapToLong(Long::parseLong).toArray();
   }

@@ -1,5 +1,6 @@
 package dev.weft.models.gpt;
 
+import dev.weft.testing.WeftCli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -72,12 +73,12 @@ class HfGpt2Test {
     Path tokens = dir.resolve("t.npy");
     Npy.write(tokens, TokenWidth.UINT16, new Random(9).ints(32 * 4 + 1, 0, VOCAB).toArray());
     Path out = dir.resolve("eval.json");
-    assertThat(HfReference.cli("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "32", "-o", out.toString()).code()).isZero();
+    assertThat(WeftCli.capture("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "32", "-o", out.toString()).code()).isZero();
     JsonNode eval = new ObjectMapper().readTree(out.toFile());
     JsonNode ref = HfReference.numpyReference(model, tokens, 32, "5,17,99", 6);
     double rel = Math.abs(eval.get("loss").asDouble() - ref.get("loss").asDouble()) / ref.get("loss").asDouble();
     assertThat(rel).as("weft %s vs numpy %s", eval.get("loss"), ref.get("loss")).isLessThanOrEqualTo(1e-4);
-    HfReference.Cli gen = HfReference.cli("generate", model.toString(), "--prompt-ids", "5,17,99", "--max-new-tokens", "6");
+    WeftCli.Output gen = WeftCli.capture("generate", model.toString(), "--prompt-ids", "5,17,99", "--max-new-tokens", "6");
     assertThat(gen.code()).isZero();
     StringBuilder want = new StringBuilder();
     ref.get("greedy").forEach(id -> want.append(want.length() == 0 ? "" : ",").append(id.asLong()));
@@ -90,7 +91,7 @@ class HfGpt2Test {
     Trainer.model("gpt").pretrained(model).seqLen(POSITIONS).globalBatch(4).tensorParallel(2).steps(1).lr(1e-30).minLr(0).warmup(0)
         .set("train.weightDecay", 0).checkpointEvery(1).runDir(dir.resolve("run")).fit();
     Path out = dir.resolve("exported");
-    assertThat(HfReference.cli("checkpoint", "export", dir.resolve("run/checkpoints").toString(), "--format", "hf", "-o", out.toString())
+    assertThat(WeftCli.capture("checkpoint", "export", dir.resolve("run/checkpoints").toString(), "--format", "hf", "-o", out.toString())
         .code()).isZero();
     Map<String, Tensor> original = ConsolidatedWeights.load(model.resolve("model.safetensors"));
     Map<String, Tensor> exported = ConsolidatedWeights.load(out.resolve("model.safetensors"));
@@ -106,7 +107,7 @@ class HfGpt2Test {
     assertThat(config.get("n_inner").isNull()).isTrue(); // the source's null (4 · n_embd), kept as it was
     assertThat(config.get("tie_word_embeddings").asBoolean()).isFalse(); // absent in the source, but Weft writes lm_head
     // a checkpoint is a MODEL too: sampling from it with a KV cache
-    HfReference.Cli gen = HfReference.cli("generate", dir.resolve("run/checkpoints").toString(), "--prompt-ids", "1,2,3",
+    WeftCli.Output gen = WeftCli.capture("generate", dir.resolve("run/checkpoints").toString(), "--prompt-ids", "1,2,3",
         "--max-new-tokens", "5", "--temperature", "0.9", "--top-k", "40", "--top-p", "0.95", "--seed", "7");
     assertThat(gen.code()).isZero();
     assertThat(gen.out().strip().split(",")).hasSize(5);

@@ -1,5 +1,6 @@
 package dev.weft.models.llama;
 
+import dev.weft.testing.WeftCli;
 import static dev.weft.train.TensorParallelEquivalenceTest.assertClose;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,9 +44,9 @@ class HfLlamaTest {
     Npy.write(tokens, TokenWidth.UINT16, ids);
     Path out = dir.resolve("eval.json");
 
-    assertThat(HfReference.cli("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "32", "-o", out.toString()).code()).isZero();
+    assertThat(WeftCli.capture("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "32", "-o", out.toString()).code()).isZero();
     JsonNode eval = new ObjectMapper().readTree(out.toFile());
-    HfReference.Cli gen = HfReference.cli("generate", model.toString(), "--prompt-ids", "5,17,99,3", "--max-new-tokens", "8");
+    WeftCli.Output gen = WeftCli.capture("generate", model.toString(), "--prompt-ids", "5,17,99,3", "--max-new-tokens", "8");
     assertThat(gen.code()).isZero();
     long[] greedy = Arrays.stream(gen.out().strip().split(",")).mapToLong(Long::parseLong).toArray();
 
@@ -68,10 +69,10 @@ class HfLlamaTest {
     java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
     System.setErr(new java.io.PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8));
     try {
-      assertThat(HfReference.cli("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "4", "-o",
+      assertThat(WeftCli.capture("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "4", "-o",
           dir.resolve("e.json").toString()).code()).isEqualTo(2);
-      assertThat(HfReference.cli("eval", dir.toString(), "--data", tokens.toString(), "--seq-len", "4").code()).isEqualTo(2);
-      assertThat(HfReference.cli("generate", model.toString(), "--prompt", "hi", "--max-new-tokens", "2").code()).isEqualTo(2);
+      assertThat(WeftCli.capture("eval", dir.toString(), "--data", tokens.toString(), "--seq-len", "4").code()).isEqualTo(2);
+      assertThat(WeftCli.capture("generate", model.toString(), "--prompt", "hi", "--max-new-tokens", "2").code()).isEqualTo(2);
     } finally {
       System.setErr(err);
     }
@@ -106,7 +107,7 @@ class HfLlamaTest {
     fineTune(hf).tensorParallel(2).microBatches(1).steps(1).lr(1e-30).minLr(0).warmup(0).set("train.weightDecay", 0)
         .checkpointEvery(1).runDir(dir.resolve("run")).fit();
     Path out = dir.resolve("exported");
-    assertThat(HfReference.cli("checkpoint", "export", dir.resolve("run/checkpoints").toString(), "--format", "hf", "-o", out.toString()).code()).isZero();
+    assertThat(WeftCli.capture("checkpoint", "export", dir.resolve("run/checkpoints").toString(), "--format", "hf", "-o", out.toString()).code()).isZero();
 
     Map<String, Tensor> original = new java.util.TreeMap<>();
     for (String shard : List.of("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors")) {

@@ -1,5 +1,6 @@
 package dev.weft.models.lora;
 
+import dev.weft.testing.WeftCli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -38,8 +39,8 @@ class LoraExportTest {
     Map<String, Tensor> base = ConsolidatedWeights.load(TinyHfLlama.write(hf, 21, false, false).resolve("model.safetensors"));
     LoraTrainingTest.loraTune(hf).tensorParallel(2).steps(2).checkpointEvery(2).checkpointDir(ck).runDir(dir.resolve("run")).fit();
     String step = ck.resolve("step-000002").toString();
-    assertThat(HfReference.cli("checkpoint", "export", step, "--format", "peft", "-o", peft.toString()).code()).isZero();
-    assertThat(HfReference.cli("checkpoint", "export", step, "--format", "hf", "-o", merged.toString()).code()).isZero();
+    assertThat(WeftCli.capture("checkpoint", "export", step, "--format", "peft", "-o", peft.toString()).code()).isZero();
+    assertThat(WeftCli.capture("checkpoint", "export", step, "--format", "hf", "-o", merged.toString()).code()).isZero();
 
     JsonNode ref = reference(hf, peft, merged);
     assertThat(ref.get("unknown_fields")).as("fields LoraConfig does not have").isEmpty();
@@ -82,7 +83,7 @@ class LoraExportTest {
 
   private double eval(Path model, Path tokens) throws Exception {
     Path out = dir.resolve("eval-" + model.getFileName() + ".json");
-    HfReference.Cli r = HfReference.cli("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "16", "-o", out.toString());
+    WeftCli.Output r = WeftCli.capture("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "16", "-o", out.toString());
     assertThat(r.code()).as(r.out()).isZero();
     return new ObjectMapper().readTree(out.toFile()).get("loss").asDouble();
   }

@@ -1,5 +1,6 @@
 package dev.weft.models.moe;
 
+import dev.weft.testing.WeftCli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -42,14 +43,14 @@ class HfMoeFamiliesTest {
     Npy.write(tokens, TokenWidth.UINT16, new Random(3).ints(SEQ * 4 + 5, 0, 128).toArray());
     JsonNode ref = HfReference.numpyReference(model, tokens, SEQ, "5,17,99,3", 8);
     Path out = dir.resolve("eval.json");
-    HfReference.Cli r = HfReference.cli("eval", model.toString(), "--data", tokens.toString(), "--seq-len", String.valueOf(SEQ),
+    WeftCli.Output r = WeftCli.capture("eval", model.toString(), "--data", tokens.toString(), "--seq-len", String.valueOf(SEQ),
         "-o", out.toString());
     assertThat(r.code()).as(r.out()).isZero();
     JsonNode eval = new ObjectMapper().readTree(out.toFile());
     assertThat(eval.get("tokens").asLong()).isEqualTo(ref.get("tokens").asLong()).isEqualTo(SEQ * 4);
     double rel = Math.abs(eval.get("loss").asDouble() - ref.get("loss").asDouble()) / ref.get("loss").asDouble();
     assertThat(rel).as("%s: weft %s vs numpy %s", family, eval.get("loss"), ref.get("loss")).isLessThanOrEqualTo(1e-5);
-    HfReference.Cli gen = HfReference.cli("generate", model.toString(), "--prompt-ids", "5,17,99,3", "--max-new-tokens", "8");
+    WeftCli.Output gen = WeftCli.capture("generate", model.toString(), "--prompt-ids", "5,17,99,3", "--max-new-tokens", "8");
     assertThat(gen.code()).as(gen.out()).isZero();
     long[] ids = Arrays.stream(gen.out().strip().split(",")).mapToLong(Long::parseLong).toArray();
     long[] want = new long[ref.get("greedy").size()];

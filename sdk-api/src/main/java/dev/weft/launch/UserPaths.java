@@ -1,4 +1,4 @@
-package dev.weft.cli;
+package dev.weft.launch;
 
 import dev.weft.spec.SpecException;
 import java.io.IOException;
@@ -10,11 +10,11 @@ import java.nio.file.Path;
  * Output paths a user names on the command line, checked before any work: a directory that is a
  * file, cannot be created or cannot be written is a one-line error naming the option (exit 2).
  */
-final class UserPaths {
+public final class UserPaths {
   private UserPaths() {}
 
   /** Creates {@code dir} if needed and proves it writable by creating and removing a file in it. */
-  static Path writableDir(Path dir, String option) {
+  public static Path writableDir(Path dir, String option) {
     if (Files.exists(dir) && !Files.isDirectory(dir)) throw new SpecException(option, dir + " is a file, not a directory; give a directory");
     try {
       Files.createDirectories(dir);
@@ -32,7 +32,7 @@ final class UserPaths {
    * only later (its checkpoints) is checked before training, not at its first save. The proof is a file made and
    * removed in it, or in the nearest directory above it that exists (permission bits alone do not say no to root).
    */
-  static void writableWhenMade(Path dir, String option) {
+  public static void writableWhenMade(Path dir, String option) {
     Path p = dir.toAbsolutePath().normalize();
     while (p.getParent() != null && !Files.exists(p)) p = p.getParent();
     boolean itself = p.equals(dir.toAbsolutePath().normalize());
@@ -46,7 +46,7 @@ final class UserPaths {
   }
 
   /** {@code file} is not a directory and its parent directory is writable (created if needed). */
-  static Path writableFile(Path file, String option) {
+  public static Path writableFile(Path file, String option) {
     if (Files.isDirectory(file)) throw new SpecException(option, file + " is a directory; give a file name, e.g. " + file.resolve("model.safetensors"));
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null) writableDir(parent, option);

@@ -1,4 +1,4 @@
-package dev.weft.cli;
+package dev.weft.launch;
 
 import dev.weft.checkpoint.CheckpointLayout;
 import dev.weft.checkpoint.CheckpointStorages;
@@ -13,10 +13,10 @@ import java.nio.file.Path;
  * checked writable (not made: a run that never saves leaves none); an object store is opened, which checks its
  * bucket and credentials; the TensorBoard target the same way.
  */
-final class OutputsPreflight {
+public final class OutputsPreflight {
   private OutputsPreflight() {}
 
-  static void check(TrainingSpec spec, Path runDir) {
+  public static void check(TrainingSpec spec, Path runDir) {
     String ckpt = spec.checkpoint().dir();
     if (CheckpointStorages.isUri(ckpt)) CheckpointStorages.openAs("checkpoint.dir", ckpt, runDir.resolve(".checkpoint-check")).close();
     else UserPaths.writableWhenMade(CheckpointLayout.rootFor(spec.checkpoint(), runDir), "checkpoint.dir");
@@ -25,7 +25,7 @@ final class OutputsPreflight {
   }
 
   /** {@code --resume} beside a different {@code checkpoint.resume} (spec or --set): which one was meant is the user's to say. */
-  static void oneResume(String flag, String inSpec) {
+  public static void oneResume(String flag, String inSpec) {
     if (flag != null && !inSpec.isBlank() && !inSpec.strip().equals(flag.strip())) {
       throw new SpecException("--resume", flag + " conflicts with checkpoint.resume=" + inSpec + " (the spec or --set); give one of them");
     }

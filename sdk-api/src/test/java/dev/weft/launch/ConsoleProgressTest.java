@@ -1,4 +1,4 @@
-package dev.weft.cli;
+package dev.weft.launch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,24 +1,25 @@
-package dev.weft.cli;
+package dev.weft.worker;
 
 import dev.weft.plan.SpecCheck;
 import dev.weft.elastic.ElasticAgent;
 import dev.weft.elastic.ElasticOptions;
 import dev.weft.elastic.RendezvousBackend;
 import dev.weft.comm.ClusterEnv;
+import dev.weft.launch.ConsoleProgress;
+import dev.weft.launch.OutputsPreflight;
 import dev.weft.metrics.MetricsJson;
 import dev.weft.spec.TrainingSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 
 /**
  * This process becomes the node's elastic agent: {@code weft train SPEC --nnodes MIN:MAX ...}, or
  * {@code weft worker} in a pod of an elastic PyTorchJob (the operator's {@code PET_*} env, no rank).
  */
-final class ElasticTrain {
+public final class ElasticTrain {
   /** The env the training operator gives the pods of a PyTorchJob with an elasticPolicy (and no RANK). */
   static final String RDZV_ENDPOINT = ClusterEnv.PET_RDZV_ENDPOINT;
   static final String NNODES = ClusterEnv.PET_NNODES;
@@ -32,26 +33,16 @@ final class ElasticTrain {
 
   private ElasticTrain() {}
 
-  static int run(TrainingSpec spec, TrainCommand c) {
-    var e = spec.elastic();
-    int[] nodes = c.nnodes != null ? ElasticOptions.parseNodes(c.nnodes) : new int[] {e.minNodes(), e.maxNodes()};
-    RendezvousBackend backend = ElasticOptions.backend(spec, c.rdzvBackend, "--rdzv-backend");
-    ElasticOptions o = ElasticOptions.of(spec, nodes, c.nprocPerNode == null ? 1 : c.nprocPerNode, backend,
-        ElasticOptions.endpoint(spec, backend, c.rdzvEndpoint), c.rdzvId == null ? spec.name() : c.rdzvId,
-        c.joinWindowS == null ? ElasticOptions.DEFAULT_JOIN_WINDOW : Duration.ofMillis((long) (c.joinWindowS * 1000)));
-    return run(spec, o, c.runDir != null ? c.runDir : Path.of("runs", spec.name() + "-" + o.runId()), true);
-  }
-
   /**
    * A pod of an elastic PyTorchJob: the operator sets {@code PET_RDZV_ENDPOINT} and {@code PET_NNODES=MIN:MAX}
    * but no rank, expecting a launcher that runs the rendezvous (torchrun's job). Workers this agent starts
    * carry {@code WEFT_RANK}, so they never take this path themselves.
    */
-  static boolean isOperatorAgent(Map<String, String> env) {
+  public static boolean isOperatorAgent(Map<String, String> env) {
     return present(env, RDZV_ENDPOINT) && present(env, NNODES) && !present(env, ClusterEnv.RANK) && !present(env, ClusterEnv.WEFT_RANK);
   }
 
-  static int runFromOperatorEnv(TrainingSpec spec, Path runDir, Map<String, String> env) {
+  public static int runFromOperatorEnv(TrainingSpec spec, Path runDir, Map<String, String> env) {
     int procs = present(env, NPROC_PER_NODE) ? Integer.parseInt(env.get(NPROC_PER_NODE).trim()) : 1;
     RendezvousBackend backend = ElasticOptions.backend(spec, env.get(RDZV_BACKEND), RDZV_BACKEND + " (elasticPolicy.rdzvBackend)");
     ElasticOptions o = ElasticOptions.of(spec, ElasticOptions.parseNodes(env.get(NNODES)), procs, backend,
@@ -62,7 +53,7 @@ final class ElasticTrain {
   }
 
   /** {@code mintToken}: {@code weft train --nnodes}, where the agent hosting the store makes a token when none is given. */
-  private static int run(TrainingSpec spec, ElasticOptions o, Path dir, boolean mintToken) {
+  public static int run(TrainingSpec spec, ElasticOptions o, Path dir, boolean mintToken) {
     SpecCheck.validate(spec);
     try {
       Files.createDirectories(dir);

@@ -1,4 +1,4 @@
-package dev.weft.cli;
+package dev.weft.launch;
 
 import dev.weft.log.LogFormat;
 import dev.weft.metrics.StepMetrics;
@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * line above it; elsewhere (a pipe, a file, CI, {@code TERM=dumb}) it passes every line through
  * unchanged, so the step lines stay plain lines.
  */
-final class ConsoleProgress implements StepListener {
+public final class ConsoleProgress implements StepListener {
   static final Pattern STEP_LINE = Pattern.compile("^\\[rank 0\\] step (\\d+)/(\\d+)\\s+(.*)$");
   private static final Pattern PAIR = Pattern.compile("([A-Za-z_]+)=(\\S+)");
 
@@ -39,7 +39,7 @@ final class ConsoleProgress implements StepListener {
   private final long every;
   private final long start = System.nanoTime();
 
-  ConsoleProgress(PrintStream out, long every) {
+  public ConsoleProgress(PrintStream out, long every) {
     this.out = out;
     this.every = Math.max(1, every);
   }
@@ -52,14 +52,14 @@ final class ConsoleProgress implements StepListener {
   }
 
   /** The step line for {@code m}, {@code elapsedS} seconds into training. */
-  static String line(StepMetrics m, long total, double elapsedS) {
+  public static String line(StepMetrics m, long total, double elapsedS) {
     double eta = elapsedS / m.step() * (total - m.step());
     return String.format(Locale.ROOT, "step %d/%d  loss=%.6f lr=%.3e grad_norm=%.4f tokens_per_s=%.0f step_ms=%.1f eta_s=%.0f",
         m.step(), total, m.loss(), m.lr(), m.gradNorm(), m.tokensPerS(), m.stepMs(), eta);
   }
 
   /** The {@code name=value} metrics of a step line. */
-  static Map<String, Double> metrics(String text) {
+  public static Map<String, Double> metrics(String text) {
     Map<String, Double> out = new LinkedHashMap<>();
     Matcher pm = PAIR.matcher(text);
     while (pm.find()) {
@@ -73,7 +73,7 @@ final class ConsoleProgress implements StepListener {
   }
 
   /** True when {@code System.out} is an interactive terminal that understands carriage returns. */
-  static boolean onTerminal() {
+  public static boolean onTerminal() {
     Console c = System.console();
     if (c == null || "dumb".equals(System.getenv("TERM"))) return false;
     try { // Java 22+ returns a console even when redirected; isTerminal() tells
@@ -84,26 +84,26 @@ final class ConsoleProgress implements StepListener {
   }
 
   /** JSON logs are for a shipper, not a person: their lines pass through even on a terminal. */
-  static View view(PrintStream console) { return new View(console, onTerminal() && !LogFormat.json()); }
+  public static View view(PrintStream console) { return new View(console, onTerminal() && !LogFormat.json()); }
 
   /** The launcher's console: a progress bar on a terminal, plain lines elsewhere. */
-  static final class View {
+  public static final class View {
     private static final int BAR = 24;
     private final PrintStream console;
     private final boolean terminal;
     private final PrintStream stream;
     private String bar = "";
 
-    View(PrintStream console, boolean terminal) {
+    public View(PrintStream console, boolean terminal) {
       this.console = console;
       this.terminal = terminal;
       this.stream = new PrintStream(new LineSplitter(), true, StandardCharsets.UTF_8);
     }
 
     /** Where the launcher writes the workers' lines. */
-    PrintStream stream() { return stream; }
+    public PrintStream stream() { return stream; }
 
-    synchronized void line(String line) {
+    public synchronized void line(String line) {
       Matcher m = terminal ? STEP_LINE.matcher(line) : null;
       if (m != null && m.matches()) {
         draw(render(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), metrics(m.group(3))));
@@ -123,14 +123,14 @@ final class ConsoleProgress implements StepListener {
     }
 
     /** Ends the bar's line (call once the workers are done). */
-    synchronized void finish() {
+    public synchronized void finish() {
       stream.flush();
       if (!bar.isEmpty()) console.println();
       bar = "";
       console.flush();
     }
 
-    static String render(long step, long total, Map<String, Double> m) {
+    public static String render(long step, long total, Map<String, Double> m) {
       int filled = total <= 0 ? 0 : (int) Math.min(BAR, BAR * step / total);
       String eta = m.containsKey("eta_s") ? clock(m.get("eta_s")) : "?";
       return String.format(Locale.ROOT, "[%s%s] step %d/%d  loss %.4f  %,.0f tok/s  ETA %s", "#".repeat(filled),
@@ -138,7 +138,7 @@ final class ConsoleProgress implements StepListener {
           m.getOrDefault("tokens_per_s", 0.0), eta);
     }
 
-    static String clock(double seconds) {
+    public static String clock(double seconds) {
       long s = Math.round(Math.max(0, seconds));
       return s >= 3600 ? String.format(Locale.ROOT, "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
           : String.format(Locale.ROOT, "%d:%02d", s / 60, s % 60);
