@@ -65,18 +65,12 @@ class HfLlamaTest {
     Path model = TinyHfLlama.write(dir.resolve("hf"), 7, false, false);
     Path tokens = dir.resolve("big.npy");
     Npy.write(tokens, TokenWidth.UINT16, new int[] {1, 2, 3, 999, 4, 5, 6, 7, 8});
-    java.io.PrintStream err = System.err;
-    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
-    System.setErr(new java.io.PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8));
-    try {
-      assertThat(WeftCli.capture("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "4", "-o",
-          dir.resolve("e.json").toString()).code()).isEqualTo(2);
-      assertThat(WeftCli.capture("eval", dir.toString(), "--data", tokens.toString(), "--seq-len", "4").code()).isEqualTo(2);
-      assertThat(WeftCli.capture("generate", model.toString(), "--prompt", "hi", "--max-new-tokens", "2").code()).isEqualTo(2);
-    } finally {
-      System.setErr(err);
-    }
-    String text = buf.toString(java.nio.charset.StandardCharsets.UTF_8);
+    WeftCli.Output badToken = WeftCli.capture("eval", model.toString(), "--data", tokens.toString(), "--seq-len", "4", "-o",
+        dir.resolve("e.json").toString());
+    WeftCli.Output notAModel = WeftCli.capture("eval", dir.toString(), "--data", tokens.toString(), "--seq-len", "4");
+    WeftCli.Output noTokenizer = WeftCli.capture("generate", model.toString(), "--prompt", "hi", "--max-new-tokens", "2");
+    assertThat(List.of(badToken.code(), notAModel.code(), noTokenizer.code())).containsOnly(2);
+    String text = badToken.err() + "\n" + notAModel.err() + "\n" + noTokenizer.err();
     assertThat(text).contains("token 999 at position 3 is outside the model's vocabulary of 256")
         .contains("neither a Hugging Face directory").contains("--prompt needs a tokenizer").doesNotContain("\tat ");
   }
