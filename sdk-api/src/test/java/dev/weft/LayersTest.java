@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The layers of sdk-api's main classes, lowest first (docs/architecture.md draws them): a package may use its
  * own layer and those below, never one above, and no two packages use each other, even through others.
- * A new package must be given a layer here.
+ * A new package must be given a layer here. The {@code weft} command and the benchmarks are another module (weft-cli):
+ * nothing here may use them, nor picocli or DuckDB, which only that module brings.
  */
 class LayersTest {
   static final List<List<String>> LAYERS = List.of(
@@ -35,9 +36,9 @@ class LayersTest {
       List.of("train"),                                                 // one rank's training loop
       List.of("launch", "metrics.prometheus"),                          // ranks as threads or processes
       List.of("elastic"),                                               // agents over restarts
+      List.of("worker"),                                                // a worker process's entry (no picocli)
       List.of(""),                                                      // dev.weft.Trainer, the API
-      List.of("eval", "report", "bench"),                               // tools over a trained run
-      List.of("cli"));                                                  // the weft command
+      List.of("eval", "report"));                                       // tools over a trained run
 
   static final JavaClasses MAIN = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("dev.weft");
@@ -61,6 +62,16 @@ class LayersTest {
       if (r.hasViolation()) failures.addAll(r.getFailureReport().getDetails());
     }
     assertThat(failures).as(String.join("\n", failures)).isEmpty();
+  }
+
+  @Test
+  void theLibraryNeverUsesTheTool() {
+    EvaluationResult r = noClasses().should().dependOnClassesThat()
+        .resideInAnyPackage("dev.weft.cli..", "dev.weft.bench..", "picocli..", "org.duckdb..")
+        .because("sdk-api is the library an application adds; the weft command, the benchmarks, picocli and DuckDB live in weft-cli")
+        .evaluate(MAIN);
+    assertThat(r.hasViolation()).as(String.join("\n", r.getFailureReport().getDetails())).isFalse();
+    assertThat(MAIN.stream().map(JavaClass::getPackageName)).noneMatch(p -> p.startsWith("dev.weft.cli") || p.startsWith("dev.weft.bench"));
   }
 
   @Test

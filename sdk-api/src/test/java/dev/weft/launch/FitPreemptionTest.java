@@ -37,7 +37,7 @@ class FitPreemptionTest {
     Path log = dir.resolve("fit.log");
     Process p = new ProcessBuilder(JavaCommand.of(List.of(FitPreemptionTest.class.getName(), dir.resolve("run").toString(),
         dir.resolve("ckpt").toString()))).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    PreemptionProcessTest.awaitLine(log, "fit step 3", p);
+    dev.weft.testing.ProcessLogs.awaitLine(log, "fit step 3", p);
     long t0 = System.nanoTime();
     new ProcessBuilder("kill", "-TERM", String.valueOf(p.pid())).start().waitFor(10, TimeUnit.SECONDS);
     assertThat(p.waitFor(110, TimeUnit.SECONDS)).isTrue();

@@ -44,7 +44,7 @@ class LauncherProcessTest {
     var spec = tiny(100_000).runDir(dir).toSpec();
     var file = dir.resolve("spec.yaml");
     dev.weft.spec.SpecIO.write(spec, file);
-    LocalLauncher l = new LocalLauncher(List.of("dev.weft.cli.WeftMain", "worker", "--spec", file.toString(), "--run-dir",
+    LocalLauncher l = new LocalLauncher(List.of(dev.weft.launch.WorkerMain.CLASS, "worker", "--spec", file.toString(), "--run-dir",
         dir.toString(), "--timeout", "20"), java.util.Map.of(), ps);
     CompletableFuture<LocalLauncher.Outcome> run = CompletableFuture.supplyAsync(() -> l.run(2, 1));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -69,7 +69,7 @@ class LauncherProcessTest {
     var spec = tiny(100_000).runDir(dir).toSpec();
     var file = dir.resolve("spec.yaml");
     dev.weft.spec.SpecIO.write(spec, file);
-    LocalLauncher l = new LocalLauncher(List.of("dev.weft.cli.WeftMain", "worker", "--spec", file.toString(), "--run-dir",
+    LocalLauncher l = new LocalLauncher(List.of(dev.weft.launch.WorkerMain.CLASS, "worker", "--spec", file.toString(), "--run-dir",
         dir.toString(), "--timeout", "10"), java.util.Map.of(), ps);
     CompletableFuture<LocalLauncher.Outcome> run = CompletableFuture.supplyAsync(() -> l.run(2, 1));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);

@@ -1,6 +1,6 @@
 package dev.weft.s3;
 
-import dev.weft.cli.WeftMain;
+import dev.weft.error.ExitCodes;
 import dev.weft.error.WeftException;
 import dev.weft.s3.fetch.CorruptObjectException;
 import dev.weft.s3.fetch.FetchListener;
@@ -42,7 +42,7 @@ public final class FetchCommand implements Callable<Integer> {
       return 0;
     } catch (CorruptObjectException e) {
       System.err.println("weft: " + e.getMessage());
-      return WeftMain.EXIT_BAD_INPUT;
+      return ExitCodes.BAD_INPUT;
     } catch (IOException e) {
       throw new WeftException("fetching " + src + " into " + dir + " stopped: " + e.getMessage()
           + "; run the same command again to resume (complete objects are kept)", e);

@@ -47,7 +47,9 @@ final class Rows {
    */
   static void read(Path file, boolean replaceInvalid, LongConsumer bytesRead, Sink sink) {
     if (isParquet(file)) {
-      ParquetRows.read(file, sink);
+      ParquetReader reader = ParquetReader.find().orElseThrow(() -> new SpecException("--input", file
+          + " is Parquet, which the weft command reads (dev.weft:weft-cli, DuckDB); add weft-cli to the class path or give JSONL"));
+      reader.read(file, sink::row);
       bytesRead.accept(Prepare.size(file));
       return;
     }

@@ -4,32 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.weft.cli.WeftMain;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import dev.weft.testing.PythonRef;
 
-/** The weft command in-process (stdout captured), and the independent NumPy reference (hf_reference.py). */
+/** The independent NumPy reference (hf_reference.py) and tiny Hugging Face directories to check against it. */
 public final class HfReference {
   private HfReference() {}
-
-  public record Cli(int code, String out) {}
-
-  public static synchronized Cli cli(String... args) {
-    PrintStream old = System.out;
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-    try {
-      return new Cli(WeftMain.commandLine().execute(args), buf.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(old);
-    }
-  }
 
   /** Runs hf_reference.py (NumPy only); skips locally (fails under CI=true) when python3 with numpy is not installed. */
   public static JsonNode numpyReference(Path model, Path tokens, int seqLen, String prompt, int k) throws Exception {

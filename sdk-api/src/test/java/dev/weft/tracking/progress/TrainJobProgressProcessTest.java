@@ -40,7 +40,7 @@ class TrainJobProgressProcessTest {
     Path file = dir.resolve(name + ".yaml");
     SpecIO.write(spec, file);
     // the worker process `weft train` starts, with what the Trainer's TrainJobStatus plugin injects
-    return new LocalLauncher(List.of("dev.weft.cli.WeftMain", "worker", "--spec", file.toString(), "--run-dir", run.toString()), env,
+    return new LocalLauncher(List.of(dev.weft.launch.WorkerMain.CLASS, "worker", "--spec", file.toString(), "--run-dir", run.toString()), env,
         new PrintStream(console, true, StandardCharsets.UTF_8));
   }
 

@@ -1,6 +1,6 @@
 package dev.weft.k8s.render;
 
-import dev.weft.cli.WeftMain;
+import dev.weft.error.ExitCodes;
 import dev.weft.k8s.crd.JobSet;
 import dev.weft.k8s.spec.K8sSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.PodFailurePolicy;
@@ -15,7 +15,7 @@ import java.util.List;
  */
 public final class RetryPolicy {
   /** Exit code of a spec, file or argument the user must fix. */
-  public static final int USER_ERROR = WeftMain.EXIT_BAD_INPUT;
+  public static final int USER_ERROR = ExitCodes.BAD_INPUT;
   /** Exit code of a run whose loss diverged (non-finite or exploding): a retry from the checkpoint diverges again. */
   public static final int DIVERGED = 3;
   public static final List<Integer> NEVER_RETRIED = List.of(USER_ERROR, DIVERGED);
