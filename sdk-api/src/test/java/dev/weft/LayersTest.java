@@ -33,6 +33,7 @@ class LayersTest {
           "models.mistral", "models.moe", "models.mixtral", "models.qwen2moe", "models.qwen3moe"), // HF formats, the decoder, its families
       List.of("parallel.tensor", "parallel.pipeline", "parallel.data", "parallel.context", "parallel.expert"), // TP, PP, ZeRO, CP, EP
       List.of("plan", "tracking", "tracking.progress"),                 // spec check, memory plan; TensorBoard, lineage, TrainJob progress
+      List.of("train.grpo"),                                            // GRPO's rollouts, rewards and loss
       List.of("train"),                                                 // one rank's training loop
       List.of("launch", "metrics.prometheus"),                          // ranks as threads or processes
       List.of("elastic"),                                               // agents over restarts

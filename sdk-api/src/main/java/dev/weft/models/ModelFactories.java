@@ -64,8 +64,12 @@ public final class ModelFactories {
   }
 
   private static String dataPrefix(TrainingSpec spec) {
-    return dev.weft.checkpoint.Sha256.hex(dev.weft.checkpoint.Sha256.digest().digest(spec.data().toString()
-        .getBytes(java.nio.charset.StandardCharsets.UTF_8))) + ":";
+    try { // a key for the data spec, not a security boundary
+      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+          .digest(spec.data().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8))) + ":";
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("this JVM has no SHA-256", e);
+    }
   }
 
   private static String dataCheckKey(TrainingSpec spec, long modelVocab) { return dataPrefix(spec) + modelVocab; }

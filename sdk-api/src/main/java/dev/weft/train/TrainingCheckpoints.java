@@ -236,7 +236,7 @@ final class TrainingCheckpoints implements AutoCloseable {
     state.put(OPTIMIZER_KEY, spec.train().optimizer());
     // whose checkpoint this is: an elastic agent refuses to resume its run from another token's (no secret: a digest)
     state.put(dev.weft.comm.RunToken.STATE_KEY,
-        dev.weft.comm.RunToken.identity(dev.weft.comm.RunToken.fromEnv(dev.weft.launch.StandbyHandoff.workerEnv())));
+        dev.weft.comm.RunToken.identity(dev.weft.comm.RunToken.fromEnv(dev.weft.comm.WorkerEnv.get())));
     loraBase.record(state);
     Double evalLoss = best.lossAt(step);
     if (evalLoss != null) state.put(BestCheckpoint.EVAL_LOSS, evalLoss);

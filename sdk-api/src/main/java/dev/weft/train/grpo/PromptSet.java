@@ -3,7 +3,6 @@ package dev.weft.train.grpo;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.weft.error.BadInputException;
-import dev.weft.eval.ChatGeneration;
 import dev.weft.tokenizer.HfTokenizer;
 import dev.weft.tokenizer.Tokenizer;
 import dev.weft.tokenizer.chat.ChatTemplate;
@@ -60,7 +59,7 @@ public record PromptSet(String source, List<String> texts, List<long[]> ids, Lis
         try {
           if (template == null) template = ChatTemplate.load(hf.file());
           text = template.render(messages, Map.of(), true).text();
-          ids.add(ChatGeneration.promptIds(hf, template, messages));
+          ids.add(Arrays.stream(hf.encode(text)).asLongStream().toArray()); // rendered once, with the generation prompt
         } catch (ChatTemplateException e) {
           throw new BadInputException(at + ": " + e.getMessage());
         }
