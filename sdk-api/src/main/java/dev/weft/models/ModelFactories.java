@@ -64,11 +64,38 @@ public final class ModelFactories {
   }
 
   private static String dataPrefix(TrainingSpec spec) {
-    try { // a key for the data spec, not a security boundary
+    try { // a key for the data spec and the files it names as they are now (an edited file is read again)
+      StringBuilder what = new StringBuilder(spec.data().toString());
+      for (var w : spec.data().mix()) fingerprint(w.source(), what);
       return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
-          .digest(spec.data().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8))) + ":";
+          .digest(what.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8))) + ":";
     } catch (java.security.NoSuchAlgorithmException e) {
       throw new IllegalStateException("this JVM has no SHA-256", e);
+    }
+  }
+
+  /** Each file a source names (a file, or the files of its directory, two levels deep): name, size, modification time. */
+  private static void fingerprint(String source, StringBuilder out) {
+    String path = source.matches("[a-z]+:.*") && !java.nio.file.Files.exists(java.nio.file.Path.of(source))
+        ? source.substring(source.indexOf(':') + 1) : source;
+    java.nio.file.Path p;
+    try {
+      p = java.nio.file.Path.of(path);
+    } catch (java.nio.file.InvalidPathException e) {
+      return; // a built-in source's name
+    }
+    if (!java.nio.file.Files.exists(p)) return;
+    try (var files = java.nio.file.Files.walk(p, 2)) {
+      files.filter(java.nio.file.Files::isRegularFile).sorted().forEach(f -> {
+        try {
+          out.append('|').append(f).append(',').append(java.nio.file.Files.size(f)).append(',')
+              .append(java.nio.file.Files.getLastModifiedTime(f).toInstant()); // to the file system's resolution
+        } catch (java.io.IOException e) {
+          out.append('|').append(f).append(",?"); // the scan itself will say what is wrong with it
+        }
+      });
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      out.append("|?");
     }
   }
 

@@ -34,8 +34,15 @@ class DataVocabCheckTest {
     Npy.write(data, TokenWidth.UINT16, ids);
     var spec = gpt(data).toSpec();
     assertThat(ModelFactories.withDataChecked(Map.of("A", "1"), spec)).containsEntry("A", "1").containsKey(ModelFactories.DATA_CHECKED_ENV);
-    ids[150] = 300; // the same spec again in this process: its data is not read a second time
+    // the same spec over the same files (name, size, modification time) again in this process: not read a second time —
+    // shown by bytes changed behind the check's back, with the file's time put back
+    java.nio.file.attribute.FileTime seen = java.nio.file.Files.getLastModifiedTime(data);
+    ids[150] = 300;
     Npy.write(data, TokenWidth.UINT16, ids);
+    java.nio.file.Files.setLastModifiedTime(data, seen);
     gpt(data).toSpec();
+    // an edited file is read again
+    java.nio.file.Files.setLastModifiedTime(data, java.nio.file.attribute.FileTime.fromMillis(seen.toMillis() + 1000));
+    assertThatThrownBy(() -> gpt(data).toSpec()).isInstanceOf(SpecException.class).hasMessageContaining("token 150 holds id 300");
   }
 }
