@@ -8,6 +8,8 @@ import dev.weft.models.hf.HfModelInit;
 import dev.weft.models.hf.HfShards;
 import dev.weft.spec.SpecException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -40,14 +42,21 @@ final class ModelCommand implements Runnable {
     @Option(names = "--max-shard-size", paramLabel = "SIZE", defaultValue = "5GB", description = "Largest weights file (default: ${DEFAULT-VALUE}).")
     String maxShardSize;
 
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Change a value of the published config.json, e.g. --set"
+        + " hidden_size=256 --set num_hidden_layers=2 (repeatable; checked against the value it replaces).") List<String> sets = new ArrayList<>();
+
+    @Option(names = "--tokenizer", paramLabel = "DIR", description = "A Hugging Face tokenizer directory (or its tokenizer.json) to copy"
+        + " in; its bos/eos tokens become the model's.") Path tokenizer;
+
     @Override
     public Integer call() throws Exception {
       HfExport.Options o = exportOptions(dtype, maxShardSize);
-      HfModelInit.config(like, "--like"); // an unknown name is refused before anything is written
+      HfModelInit.config(like, sets, tokenizer); // an unknown name, a bad --set or tokenizer is refused before anything is written
       UserPaths.writableDir(out, "--out");
-      HfModelInit.Result r = HfModelInit.write(like, out, o.dtype(), seed, o.maxShardBytes());
-      System.out.printf("weft: wrote a random %s: %,d parameters, %d tensor(s), %s in %d file(s), %s, in %s%n", r.like(), r.parameters(),
-          r.tensors(), CheckpointCommand.human(r.bytes()), r.files(), o.dtype(), r.dir());
+      HfModelInit.Result r = HfModelInit.write(like, sets, tokenizer, out, o.dtype(), seed, o.maxShardBytes());
+      System.out.printf("weft: wrote a random %s%s: %,d parameters, %d tensor(s), %s in %d file(s), %s, in %s%s%n", r.like(),
+          sets.isEmpty() ? "" : " with " + String.join(", ", sets), r.parameters(), r.tensors(), CheckpointCommand.human(r.bytes()),
+          r.files(), o.dtype(), r.dir(), tokenizer == null ? "" : ", with the tokenizer of " + tokenizer);
       return 0;
     }
   }

@@ -60,6 +60,24 @@ class BestCheckpointTest {
   }
 
   @Test
+  void aResumedRunMeasuresItsEvaluationsAgainstTheBestBeforeTheResume() throws Exception {
+    Path run = dir.resolve("resumed");
+    Trainer t = trainer().saveBest().checkpointEvery(1).set("checkpoint.keep", 1).runDir(run);
+    t.steps(3).fit();
+    List<Double> first = evalLosses(run);
+    int bestStep = 1 + first.indexOf(first.stream().min(Double::compare).orElseThrow());
+    t.steps(6).resume("latest").fit();
+    List<Double> all = evalLosses(run);
+    assertThat(all).hasSize(6);
+    assertThat(all.subList(3, 6)).as("the held-out loss keeps rising").allSatisfy(l -> assertThat(l).isGreaterThan(first.get(bestStep - 1)));
+    // before, the resumed run's first evaluation was a new best (compared with nothing) and retention deleted the real one
+    assertThat(run.resolve("checkpoints").resolve(String.format("step-%06d", bestStep))).isDirectory();
+    WeftCli.Output cli = WeftCli.capture("checkpoint", "export", run.toString(), "--best", "--format", "hf", "-o", dir.resolve("b").toString());
+    assertThat(cli.code()).as(cli.err()).isZero();
+    assertThat(cli.out()).contains("from step " + bestStep + " ");
+  }
+
+  @Test
   void bestNeedsARecordedEvalLoss() throws Exception {
     Path run = dir.resolve("plain");
     trainer().set("train.evalEvery", 0).steps(2).checkpointEvery(1).runDir(run).fit();

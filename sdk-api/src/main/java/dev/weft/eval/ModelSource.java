@@ -84,7 +84,8 @@ public final class ModelSource {
   /**
    * Where the tokenizer of the model at {@code path} is, without loading the model: {@code path} itself when it holds
    * {@code tokenizer.json}, else the base it records — a PEFT adapter's {@code base_model_name_or_path}, a consolidated
-   * file's or a checkpoint's (step, root or run directory) {@code model.pretrained} — when that one holds it.
+   * file's or a checkpoint's (step, root or run directory) {@code model.pretrained} — when that one holds it; for a
+   * checkpoint of a run from scratch, the tokenizer its token shards were prepared with.
    */
   public static java.util.Optional<Path> tokenizerDir(Path path) {
     if (Files.isDirectory(path) && Files.isRegularFile(path.resolve("tokenizer.json"))) return java.util.Optional.of(path);
@@ -95,7 +96,8 @@ public final class ModelSource {
         Path config = path.toAbsolutePath().getParent().resolve("model.config.json");
         if (Files.isRegularFile(config)) base = SpecIO.readTree(config).path("pretrained").asText("");
       } else if (Files.isDirectory(path) && !Files.isRegularFile(path.resolve(HfCheckpoint.CONFIG))) {
-        base = Checkpoint.openRecord(path).meta().trainingSpec().model().pretrained(); // the load verifies the shards
+        // the base, or for a run from scratch the tokenizer its data was prepared with; the load verifies the shards
+        return dev.weft.models.hf.TokenizerFiles.of(Checkpoint.openRecord(path).meta().trainingSpec());
       }
     } catch (RuntimeException e) {
       return java.util.Optional.empty(); // loading the model names what is wrong with it

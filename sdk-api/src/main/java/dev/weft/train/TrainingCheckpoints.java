@@ -151,6 +151,7 @@ final class TrainingCheckpoints implements AutoCloseable {
       if (c.resetOptimizer()) log.info("checkpoint.resetOptimizer: weights loaded, {} optimizer state starts fresh", spec.train().optimizer());
       scaler.restore(state.lossScale(), state.goodSteps());
       if (saver != null) saver.resumedFrom(state.step());
+      carryBest(ckpt);
       resumedScheduleSteps = state.scheduleSteps();
       String from = "latest".equals(c.resume()) ? source.locationOf(meta.step()) : c.resume();
       log.info("resumed from {} (step {}, saved with dp={} tp={} pp={} cp={} zero={})", from, meta.step(),
@@ -162,6 +163,18 @@ final class TrainingCheckpoints implements AutoCloseable {
       return 0;
     }
     return 0;
+  }
+
+  /**
+   * The best evaluation before the resumed step stays the one to beat, and its checkpoint stays pinned: without this a
+   * resumed run took its first evaluation, however worse, for a new best and let retention delete the real one.
+   */
+  private void carryBest(Checkpoint ckpt) {
+    best.restore(ckpt);
+    if (best.bestStep() <= 0) return;
+    if (saver != null && spec.checkpoint().saveBest()) saver.pin(best.bestStep());
+    log.info("resumed with the best eval_loss so far at step {} (checkpoint.saveBest keeps it unless a later evaluation is lower)",
+        best.bestStep());
   }
 
   /** Copies this rank's slices of each model tensor out of a consolidated weights file. */
@@ -240,6 +253,7 @@ final class TrainingCheckpoints implements AutoCloseable {
     loraBase.record(state);
     Double evalLoss = best.lossAt(step);
     if (evalLoss != null) state.put(BestCheckpoint.EVAL_LOSS, evalLoss);
+    best.record(state);
     // before the commit: the record holds every step up to any checkpoint a later run resumes from
     if (record != null) record.publish(List.of(RunRecord.METRICS));
     saver.save(CheckpointMeta.of(step, spec, state), opt.stateEntries());

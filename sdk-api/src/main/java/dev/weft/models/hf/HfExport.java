@@ -60,8 +60,12 @@ public final class HfExport {
     out.forEach((name, t) -> entries.add(new HfWeightsWriter.Entry(name, dtype, t.sizes().vec().get())));
     HfWeightsWriter.Written w = HfWeightsWriter.write(dir, entries, e -> out.get(e.name()).to(dtype.scalarType()).contiguous(),
         options.maxShardBytes());
+    Path tokenizer = TokenizerFiles.of(spec).orElse(null);
+    List<Long> eos = TokenizerFiles.eosIds(config.json(), tokenizer);
+    if (!config.json().hasNonNull("eos_token_id") && !eos.isEmpty()) config.json().put("eos_token_id", eos.get(0)); // a run from scratch
     HfFiles.writeJson(dir.resolve(HfCheckpoint.CONFIG), config.json());
-    List<String> copied = source == null ? List.of() : HfFiles.copyCarried(source, dir);
+    List<String> copied = new ArrayList<>(source == null ? List.of() : HfFiles.copyCarried(source, dir));
+    copied.addAll(TokenizerFiles.carry(tokenizer, dir, config.json()));
     log.debug("exported {} tensors ({}) to {}; config.json {}", w.tensors(), dtype, dir,
         source == null ? "written by Weft (no model.pretrained)" : config.changed().isEmpty() ? "as in " + source
             : "from " + source + ", changed " + config.changed());

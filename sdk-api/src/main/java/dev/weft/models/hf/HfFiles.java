@@ -29,8 +29,14 @@ public final class HfFiles {
 
   /** Copies every {@link #CARRIED} regular file {@code from} has into {@code to}; returns their names. */
   public static List<String> copyCarried(Path from, Path to) throws IOException {
+    return copyCarried(from, to, name -> true);
+  }
+
+  /** As {@link #copyCarried(Path, Path)}, only the names {@code wanted} accepts. */
+  public static List<String> copyCarried(Path from, Path to, java.util.function.Predicate<String> wanted) throws IOException {
     List<String> copied = new ArrayList<>();
     for (String name : CARRIED) {
+      if (!wanted.test(name)) continue;
       Path src = from.resolve(name);
       if (!Files.isRegularFile(src, LinkOption.NOFOLLOW_LINKS)) continue;
       Path copy = to.resolve(name);

@@ -6,6 +6,7 @@ import dev.weft.checkpoint.DType;
 import dev.weft.models.Init;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.SpecIO;
+import dev.weft.tokenizer.HfTokenizer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -56,7 +57,17 @@ public final class HfModelInit {
 
   /** Writes the directory: config.json (with {@code torch_dtype} = {@code dtype}), generation_config.json and the weights. */
   public static Result write(String like, Path out, DType dtype, long seed, long maxShardBytes) throws IOException {
-    ObjectNode config = config(like, "--like");
+    return write(like, List.of(), null, out, dtype, seed, maxShardBytes);
+  }
+
+  /**
+   * As {@link #write(String, Path, DType, long, long)}, with {@code sets} (KEY=VALUE, {@link ConfigOverrides}) applied
+   * to the published config.json and, when {@code tokenizer} (a directory or its tokenizer.json) is not null, its files
+   * copied in and its bos/eos ids made the model's. Everything is checked before anything is written.
+   */
+  public static Result write(String like, List<String> sets, Path tokenizer, Path out, DType dtype, long seed, long maxShardBytes)
+      throws IOException {
+    ObjectNode config = config(like, sets, tokenizer);
     config.put("torch_dtype", HfDtypes.torchName(dtype));
     Map<String, long[]> shapes = HfShapes.of(config, "--like");
     double std = config.path("initializer_range").asDouble(0.02);
@@ -64,10 +75,47 @@ public final class HfModelInit {
     shapes.forEach((name, shape) -> entries.add(new HfWeightsWriter.Entry(name, dtype, shape)));
     HfWeightsWriter.Written w = HfWeightsWriter.write(out, entries, e -> initial(e, seed, std), maxShardBytes);
     HfFiles.writeJson(out.resolve(HfCheckpoint.CONFIG), config);
-    HfFiles.writeJson(out.resolve(HfFiles.GENERATION_CONFIG), generationConfig(config));
+    Path tokDir = tokenizer == null ? null : tokenizerDir(tokenizer);
+    if (tokDir != null) HfFiles.copyCarried(tokDir, out, name -> !name.equals(HfFiles.GENERATION_CONFIG)); // the model's own is written below
+    HfFiles.writeJson(out.resolve(HfFiles.GENERATION_CONFIG), TokenizerFiles.generationConfig(config, tokDir));
     long params = HfShapes.parameters(shapes);
     log.info("wrote a random {} ({} parameters, {}) to {}", like, params, dtype, out);
     return new Result(out, like, params, w.tensors(), w.bytes(), w.files().size());
+  }
+
+  /**
+   * The config.json {@link #write} writes: {@code like}'s, with {@code sets} applied and, with a tokenizer, its bos/eos ids
+   * (an id it does not name dropped when outside the vocabulary); a bad key, value or tokenizer refused in one line.
+   */
+  public static ObjectNode config(String like, List<String> sets, Path tokenizer) {
+    ObjectNode config = ConfigOverrides.apply(config(like, "--like"), sets, "--set");
+    if (tokenizer != null) {
+      Path dir = tokenizerDir(tokenizer);
+      long vocab;
+      try (HfTokenizer t = HfTokenizer.open(dir.resolve(TokenizerFiles.TOKENIZER_JSON))) {
+        vocab = t.vocabSize();
+      }
+      long size = config.path("vocab_size").asLong();
+      if (vocab > size) {
+        throw new SpecException("--tokenizer", dir + " has " + vocab + " tokens, more than vocab_size=" + size + "; add --set vocab_size=" + vocab);
+      }
+      for (String key : List.of("bos", "eos")) {
+        var id = TokenizerFiles.specialId(dir, key + "_token");
+        if (id.isPresent()) config.put(key + "_token_id", id.getAsLong());
+        else if (config.path(key + "_token_id").asLong(-1) >= size) config.remove(key + "_token_id");
+      }
+    }
+    ConfigOverrides.requireIds(config, "--set");
+    return config;
+  }
+
+  /** {@code --tokenizer}: a directory holding tokenizer.json, or that file. */
+  private static Path tokenizerDir(Path tokenizer) {
+    Path dir = java.nio.file.Files.isRegularFile(tokenizer) ? tokenizer.toAbsolutePath().getParent() : tokenizer;
+    if (!TokenizerFiles.holdsTokenizer(dir)) {
+      throw new SpecException("--tokenizer", tokenizer + " holds no tokenizer.json; give a Hugging Face tokenizer's directory");
+    }
+    return dir;
   }
 
   /** A tensor's initial value as transformers' _init_weights draws it: norms 1, biases 0, the rest N(0, std). */
@@ -76,15 +124,5 @@ public final class HfModelInit {
         : e.name().endsWith(".bias") ? torch.zeros(e.shape())
         : Init.normalFull(seed, e.name(), std, e.shape());
     return t.to(e.dtype().scalarType()).contiguous();
-  }
-
-  /** The few generation defaults a model directory carries: its bos and eos tokens. */
-  static ObjectNode generationConfig(JsonNode config) {
-    ObjectNode g = SpecIO.jsonMapper().createObjectNode();
-    g.put("_from_model_config", true);
-    if (config.has("bos_token_id")) g.set("bos_token_id", config.get("bos_token_id"));
-    if (config.has("eos_token_id")) g.set("eos_token_id", config.get("eos_token_id"));
-    if (config.has("transformers_version")) g.set("transformers_version", config.get("transformers_version"));
-    return g;
   }
 }

@@ -1,5 +1,6 @@
 package dev.weft.models.hf;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.weft.checkpoint.Checkpoint;
 import dev.weft.checkpoint.ConsolidatedWeights;
 import dev.weft.error.WeftException;
@@ -37,7 +38,9 @@ public final class LoraExport {
     TrainingSpec spec = requireLora(c, "peft");
     int written = PeftAdapter.write(ConsolidatedWeights.modelTensors(c), spec.train().lora(), spec.model().pretrained(), out);
     Path base = Path.of(spec.model().pretrained());
-    if (java.nio.file.Files.isDirectory(base)) HfFiles.copyCarried(base, out);
+    JsonNode config = Files.isRegularFile(base.resolve(HfCheckpoint.CONFIG)) ? HfCheckpoint.config(base, "model.pretrained") : null;
+    if (Files.isDirectory(base)) HfFiles.copyCarried(base, out);
+    TokenizerFiles.carry(TokenizerFiles.of(spec).orElse(null), out, config);
     return written;
   }
 
@@ -60,6 +63,7 @@ public final class LoraExport {
         HfShards.DEFAULT_MAX_BYTES);
     Files.copy(dir.resolve(HfCheckpoint.CONFIG), out.resolve(HfCheckpoint.CONFIG), StandardCopyOption.REPLACE_EXISTING);
     HfFiles.copyCarried(dir, out);
+    TokenizerFiles.carry(TokenizerFiles.holdsTokenizer(dir) ? dir : TokenizerFiles.of(spec).orElse(null), out, HfCheckpoint.config(dir, "--base"));
     return new Merged(out, w.tensors(), w.bytes());
   }
 

@@ -132,4 +132,56 @@ class HfModelInitTest {
     double loss = Evaluation.run(ModelSource.open(out, 16).model(), tokens, 16).loss();
     assertThat(loss).isBetween(Math.log(256) - 0.5, Math.log(256) + 0.5);
   }
+
+  /** Issue 42: {@code --set} shapes a published config down, {@code --tokenizer} copies a tokenizer in with its bos/eos ids. */
+  @Test
+  void setChangesThePublishedShapeAndTheTokenizerComesWithItsEndOfTurn() throws Exception {
+    Path tok = dev.weft.train.PreferenceFixture.tokenizer(dir.resolve("tok")); // 32 tokens, eos_token <|im_end|> = 0, no bos_token
+    Path out = dir.resolve("small");
+    HfModelInit.Result r = HfModelInit.write("qwen2.5-0.5b", List.of("vocab_size=64", "hidden_size=32", "intermediate_size=48",
+        "num_hidden_layers=2", "num_attention_heads=4", "num_key_value_heads=2", "rms_norm_eps=1e-5"), tok, out, DType.F32, 1,
+        HfShards.DEFAULT_MAX_BYTES);
+    JsonNode config = SpecIO.jsonMapper().readTree(out.resolve(HfCheckpoint.CONFIG).toFile());
+    assertThat(config.path("hidden_size").asInt()).isEqualTo(32);
+    assertThat(config.path("rms_norm_eps").asDouble()).isEqualTo(1e-5);
+    assertThat(config.path("max_position_embeddings").asInt()).as("the rest as published").isEqualTo(32768);
+    assertThat(config.path("eos_token_id").asLong()).isZero();
+    assertThat(config.has("bos_token_id")).as("the published bos 151643 is outside 64 tokens and the tokenizer names none").isFalse();
+    assertThat(r.parameters()).isEqualTo(HfShapes.parameters(HfShapes.of(config, "x")));
+    assertThat(out.resolve("tokenizer.json")).hasSameBinaryContentAs(tok.resolve("tokenizer.json"));
+    assertThat(out.resolve("tokenizer_config.json")).isRegularFile();
+    assertThat(SpecIO.jsonMapper().readTree(out.resolve(HfFiles.GENERATION_CONFIG).toFile()).path("eos_token_id").asLong()).isZero();
+    assertThat(ModelSource.tokenizerDir(out)).contains(out);
+    int[] data = new java.util.Random(3).ints(2 * 17, 0, 64).toArray();
+    TokenArray tokens = new TokenArray() {
+      @Override public long size() { return data.length; }
+      @Override public int get(long i) { return data[(int) i]; }
+    };
+    assertThat(Evaluation.run(ModelSource.open(out, 16).model(), tokens, 16).loss()).isBetween(Math.log(64) - 0.5, Math.log(64) + 0.5);
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "hidden=32 | --set: 'hidden' is not a key of this config.json; known: [",
+      "hidden_size | --set: 'hidden_size' is not KEY=VALUE",
+      "hidden_size=abc | --set: hidden_size=abc: hidden_size is a whole number",
+      "hidden_size=0 | --set: hidden_size=0: hidden_size is a whole number from 1",
+      "hidden_size=900 | --set: num_attention_heads=14 does not divide hidden_size=900",
+      "num_key_value_heads=3 | --set: num_key_value_heads=3 does not divide num_attention_heads=14",
+      "tie_word_embeddings=maybe | --set: tie_word_embeddings=maybe: tie_word_embeddings is true or false",
+      "rope_theta=-1 | --set: rope_theta=-1: rope_theta is a finite number >= 0",
+      "vocab_size=64 | --set: bos_token_id=151643 is outside vocab_size=64; --set bos_token_id=ID, or give --tokenizer"})
+  void aBadSetIsOneLineNamingIt(String set, String message) {
+    assertThatThrownBy(() -> HfModelInit.config("qwen2.5-0.5b", List.of(set), null)).isInstanceOf(SpecException.class)
+        .hasMessageStartingWith(message);
+  }
+
+  @Test
+  void aTokenizerLargerThanTheVocabularyOrMissingIsOneLine() throws Exception {
+    Path tok = dev.weft.train.PreferenceFixture.tokenizer(dir.resolve("tok"));
+    assertThatThrownBy(() -> HfModelInit.config("qwen2.5-0.5b", List.of("vocab_size=16"), tok)).isInstanceOf(SpecException.class)
+        .hasMessageStartingWith("--tokenizer: " + tok + " has 32 tokens, more than vocab_size=16; add --set vocab_size=32");
+    assertThatThrownBy(() -> HfModelInit.config("qwen2.5-0.5b", List.of(), dir)).isInstanceOf(SpecException.class)
+        .hasMessageStartingWith("--tokenizer: " + dir + " holds no tokenizer.json");
+  }
 }
