@@ -94,6 +94,8 @@ public final class Trainer {
   public static Trainer from(TrainingSpec spec) { return of(SpecIO.toTree(spec)); }
 
   public static Trainer from(Path specFile) { return from(SpecIO.read(specFile)); }
+  /** As {@link #from(Path)}, the spec file named as a string. */
+  public static Trainer from(String specFile) { return from(Path.of(specFile)); }
 
   /** A copy with any field set by its dotted path, exactly like {@code --set PATH=VALUE}. */
   public Trainer set(String path, Object value) {
@@ -181,6 +183,8 @@ public final class Trainer {
   }
 
   public Trainer data(String source) { return set("data.source", source); }
+  /** A token-shard directory, a .npy or a text file as {@code data.source}. */
+  public Trainer data(Path source) { return data(source.toString()); }
   /** Mix sources by weight ({@code data.sources}), in the map's iteration order (use a LinkedHashMap). */
   public Trainer dataMix(Map<String, Double> weights) {
     List<Map<String, Object>> mix = new java.util.ArrayList<>();
@@ -202,6 +206,8 @@ public final class Trainer {
   public Trainer checkpointDir(String dir) { return set("checkpoint.dir", dir); }
   /** Continue from {@code latest} or a checkpoint directory, in whatever layout this run has. */
   public Trainer resume(String latestOrPath) { return set("checkpoint.resume", latestOrPath); }
+  /** Resume from this checkpoint (one step directory, or a root whose newest is meant). */
+  public Trainer resume(Path checkpoint) { return resume(checkpoint.toString()); }
   /** Start from consolidated weights ({@code weft checkpoint consolidate}). */
   public Trainer initWeights(Path file) { return initWeights(file.toString()); }
   public Trainer initWeights(String file) { return set("checkpoint.initWeights", file); }

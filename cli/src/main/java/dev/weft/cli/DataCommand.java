@@ -27,7 +27,8 @@ final class DataCommand implements Runnable {
           + "train on them with data.source: DIR.")
   static final class PrepareCommand implements Callable<Integer> {
     @Option(names = "--tokenizer", required = true, paramLabel = "T",
-        description = "A Hugging Face tokenizer.json (or its directory), or 'bytes'.")
+        description = "A Hugging Face tokenizer.json (or its directory; a checkpoint, run directory or PEFT export: the tokenizer of"
+            + " the base it records), or 'bytes'.")
     String tokenizer;
 
     @Option(names = "--input", required = true, arity = "1..*", paramLabel = "FILE", description = "Input files (repeatable).")
@@ -71,12 +72,20 @@ final class DataCommand implements Runnable {
     @Option(names = "--replace-invalid", description = "Read bytes that are not UTF-8 as U+FFFD (default: refuse the file, naming the first one's offset).")
     boolean replaceInvalid;
 
+    /** 'bytes', a tokenizer.json or its directory as given; a directory without one: the tokenizer of what it records. */
+    static String tokenizerOf(String arg) {
+      if ("bytes".equals(arg)) return arg;
+      java.nio.file.Path p = java.nio.file.Path.of(arg);
+      if (!java.nio.file.Files.isDirectory(p) || dev.weft.models.hf.TokenizerFiles.holdsTokenizer(p)) return arg;
+      return dev.weft.eval.ModelSource.tokenizerDir(p).map(java.nio.file.Path::toString).orElse(arg);
+    }
+
     @Override
     public Integer call() {
       if (shardTokens < 1) throw new SpecException("--shard-tokens", shardTokens + " must be at least 1");
       ChatEncoder.TrainOn on = trainOn();
       LengthPolicy length = LengthPolicy.of(maxLength, truncation);
-      try (Tokenizer t = Tokenizer.open(tokenizer)) {
+      try (Tokenizer t = Tokenizer.open(tokenizerOf(tokenizer))) {
         int sep = separator(t);
         PrepareBar bar = new PrepareBar(System.out, ConsoleProgress.onTerminal());
         ShardIndex ix = Prepare.run(new Prepare.Request(t, inputs, out, format, field, shardTokens, sep, replaceInvalid, on, length), bar);

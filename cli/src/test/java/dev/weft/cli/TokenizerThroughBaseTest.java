@@ -60,6 +60,9 @@ class TokenizerThroughBaseTest {
     chatWorks(run.resolve("checkpoints"));
     chatWorks(run);
     chatWorks(run.resolve("checkpoints/step-000002"));
+    WeftCli.Output prep = WeftCli.capture("data", "prepare", "--format", "chat", "--tokenizer", run.toString(), "--input",
+        dir.resolve("chat.jsonl").toString(), "--out", dir.resolve("again").toString());
+    assertThat(prep.code()).as("data prepare --tokenizer RUN: %s", prep.err()).isZero();
   }
 
   @Test

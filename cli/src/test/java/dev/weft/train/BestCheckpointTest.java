@@ -63,18 +63,28 @@ class BestCheckpointTest {
   void aResumedRunMeasuresItsEvaluationsAgainstTheBestBeforeTheResume() throws Exception {
     Path run = dir.resolve("resumed");
     Trainer t = trainer().saveBest().checkpointEvery(1).set("checkpoint.keep", 1).runDir(run);
-    t.steps(3).fit();
+    t.data(dir.resolve("b.txt")).steps(3).fit(); // trained on the held-out text itself: its eval loss falls
     List<Double> first = evalLosses(run);
-    int bestStep = 1 + first.indexOf(first.stream().min(Double::compare).orElseThrow());
-    t.steps(6).resume("latest").fit();
+    double best = first.stream().min(Double::compare).orElseThrow();
+    int bestStep = 1 + first.indexOf(best);
+    t.steps(6).evalData(unseen()).resume("latest").fit(); // then evaluated on bytes it never saw: every evaluation is worse
     List<Double> all = evalLosses(run);
     assertThat(all).hasSize(6);
-    assertThat(all.subList(3, 6)).as("the held-out loss keeps rising").allSatisfy(l -> assertThat(l).isGreaterThan(first.get(bestStep - 1)));
+    assertThat(all.subList(3, 6)).as("the held-out loss after the resume").allSatisfy(l -> assertThat(l).isGreaterThan(best));
     // before, the resumed run's first evaluation was a new best (compared with nothing) and retention deleted the real one
     assertThat(run.resolve("checkpoints").resolve(String.format("step-%06d", bestStep))).isDirectory();
     WeftCli.Output cli = WeftCli.capture("checkpoint", "export", run.toString(), "--best", "--format", "hf", "-o", dir.resolve("b").toString());
     assertThat(cli.code()).as(cli.err()).isZero();
     assertThat(cli.out()).contains("from step " + bestStep + " ");
+  }
+
+  @Test
+  void earlyStoppingAfterAResumeImprovesOnTheBestBeforeIt() throws Exception {
+    Path run = dir.resolve("early");
+    Trainer t = trainer().checkpointEvery(1).runDir(run);
+    t.data(dir.resolve("b.txt")).steps(3).fit(); // as above: the held-out loss falls, then is worse after the resume
+    RunResult r = t.steps(6).evalData(unseen()).set("train.earlyStopping.patience", 1).resume("latest").fit();
+    assertThat(r.summary().steps()).as("step 4's evaluation is no gain on step 3's").isEqualTo(4);
   }
 
   @Test
@@ -93,6 +103,14 @@ class BestCheckpointTest {
         .hasMessageStartingWith("data.eval: ").hasMessageContaining("missing.txt");
     assertThatThrownBy(() -> trainer().set("train.evalEvery", 0).saveBest().toSpec()).isInstanceOf(SpecException.class)
         .hasMessageStartingWith("checkpoint.saveBest: ");
+  }
+
+  /** Random letters none of these runs trains on: a model that learned 'a's and 'b's scores them worse than 'b's. */
+  private Path unseen() throws Exception {
+    java.util.Random r = new java.util.Random(1);
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < 300; i++) text.append((char) ('c' + r.nextInt(24)));
+    return Files.writeString(dir.resolve("unseen.txt"), text);
   }
 
   private static List<Double> evalLosses(Path run) throws Exception {

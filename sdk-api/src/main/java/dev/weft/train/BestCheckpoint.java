@@ -44,6 +44,9 @@ final class BestCheckpoint {
     state.put(BEST_STEP, bestStep);
   }
 
+  /** The lowest eval loss so far, empty when none. */
+  java.util.OptionalDouble bestLoss() { return bestStep > 0 ? java.util.OptionalDouble.of(best) : java.util.OptionalDouble.empty(); }
+
   /** The step of the best evaluation so far, 0 when none. */
   long bestStep() { return bestStep; }
 

@@ -21,6 +21,9 @@ final class EarlyStopping {
     this.leader = leader;
   }
 
+  /** A resumed run: the best held-out loss before the resume is the one to improve on. */
+  void resumeWith(double bestBefore) { best = bestBefore; }
+
   /** Whether the run stops after {@code step}, whose held-out loss is {@code evalLoss} (null: not evaluated). */
   boolean stopsAfter(long step, Double evalLoss) {
     if (evalLoss == null || !t.earlyStopping().enabled()) return false;

@@ -229,6 +229,9 @@ final class TrainingCheckpoints implements AutoCloseable {
     log.info("step {}: eval_loss {} is the lowest so far; its checkpoint is kept as the best (checkpoint.saveBest)", step, evalLoss);
   }
 
+  /** The lowest eval loss recorded before this run resumed (or measured since); empty when there is none. */
+  java.util.OptionalDouble bestEvalLoss() { return best.bestLoss(); }
+
   /** Whether this run saves checkpoints at all ({@code checkpoint.every} > 0 or {@code checkpoint.saveBest}). */
   boolean saving() { return saver != null; }
 

@@ -71,6 +71,7 @@ public final class TrainingLoop {
     ShardedOptimizer.Memory held = opt.memory();
     listener.onMemory(dist.rank(), held.parameterBytes(), held.gradientBytes(), held.optimizerBytes());
     EarlyStopping early = new EarlyStopping(t, leader);
+    checkpoints.bestEvalLoss().ifPresent(early::resumeWith); // a resumed run's first evaluation is no gain over a better best
     long lastStep = t.steps(); // earlier when early stopping ends the run
     long prevEnd = System.nanoTime();
     try (RunRecord record = new RunRecord(t, dist, runDir, resumedAt, out, listener, validation, tokensPerStep,

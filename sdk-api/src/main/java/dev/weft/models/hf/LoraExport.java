@@ -69,6 +69,7 @@ public final class LoraExport {
 
   /** Base tensor {@code w} ({@code name}), with W + scale · B · A (computed in fp32, stored in W's dtype) where adapters exist. */
   static Tensor merge(Tensor w, String name, Map<String, Tensor> adapters, LoraSpec lora) {
+    PretrainedWeights.requireSoundWeight(name, w, "--base"); // a damaged base is refused, not exported
     String module = name.endsWith(".weight") ? name.substring(0, name.length() - ".weight".length()) : name;
     Tensor a = adapters.get(module + ".lora_A.weight"), b = adapters.get(module + ".lora_B.weight");
     if (a == null || b == null) return w.contiguous();

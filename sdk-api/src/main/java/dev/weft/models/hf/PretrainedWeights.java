@@ -98,13 +98,30 @@ public final class PretrainedWeights {
    * generate, a checkpoint rebuilt whole). Each rank checks the slice it takes.
    */
   private static void requireSound(Param p, Tensor full, Tensor mine, String field) {
-    if (p.tensor().is_floating_point() && !full.is_floating_point()) {
-      throw new SpecException(field, "tensor " + p.name() + " is stored as " + full.scalar_type() + ", an integer type, where the model"
+    if (p.tensor().is_floating_point()) requireFloat(p.name(), full, field);
+    requireFinite(p.name(), mine, field);
+  }
+
+  /**
+   * A float weight read from a file (a merge's base tensor, a parameter's source) refused in one line naming it when stored
+   * as integers or holding NaN or infinity: see {@link #requireSound}.
+   */
+  public static void requireSoundWeight(String name, Tensor t, String field) {
+    requireFloat(name, t, field);
+    requireFinite(name, t, field);
+  }
+
+  private static void requireFloat(String name, Tensor t, String field) {
+    if (!t.is_floating_point()) {
+      throw new SpecException(field, "tensor " + name + " is stored as " + t.scalar_type() + ", an integer type, where the model"
           + " needs a float weight; the file is damaged or was written wrong: re-export or re-download it");
     }
-    if (mine.is_floating_point() && !org.bytedeco.pytorch.global.torch.isfinite(mine).all().item_bool()) {
-      long bad = org.bytedeco.pytorch.global.torch.isfinite(mine).logical_not().sum().item_long();
-      throw new SpecException(field, "tensor " + p.name() + " holds " + bad + " non-finite value(s) (NaN or infinity); the weights"
+  }
+
+  private static void requireFinite(String name, Tensor t, String field) {
+    if (t.is_floating_point() && !org.bytedeco.pytorch.global.torch.isfinite(t).all().item_bool()) {
+      long bad = org.bytedeco.pytorch.global.torch.isfinite(t).logical_not().sum().item_long();
+      throw new SpecException(field, "tensor " + name + " holds " + bad + " non-finite value(s) (NaN or infinity); the weights"
           + " are damaged or came from a diverged run: use another copy");
     }
   }
