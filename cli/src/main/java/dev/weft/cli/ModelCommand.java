@@ -76,7 +76,7 @@ final class ModelCommand implements Runnable {
   /** Where an export's config.json came from and what of it changed, for the export's last line. */
   static String configLine(HfExport.Result r) {
     if (r.source() == null) return "config.json written by Weft (the run had no model.pretrained)";
-    String copied = r.copied().isEmpty() ? "no tokenizer files there" : "copied " + String.join(", ", r.copied());
+    String copied = r.copied().isEmpty() ? "no tokenizer files there" : "carried " + String.join(", ", r.copied());
     return "config.json kept from " + r.source() + (r.changed().isEmpty() ? " unchanged" : ", changed " + r.changed()) + "; " + copied;
   }
 }

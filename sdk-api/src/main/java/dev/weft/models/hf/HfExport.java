@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * Writes whole model weights as a Hugging Face directory that transformers loads: the weights under
  * Hugging Face's names in the dtype asked for (by default the source's), split like the Hub's; the
  * source's config.json ({@code model.pretrained}) kept field by field with only what training changed
- * ({@link ExportConfig}); and the source's tokenizer and generation files copied beside them.
+ * ({@link ExportConfig}); and the source's tokenizer and generation files copied beside them (a run from scratch: the
+ * tokenizer its shards were prepared with), with a generation_config.json written where none came ({@link TokenizerFiles}).
  */
 public final class HfExport {
   private static final Logger log = LoggerFactory.getLogger(HfExport.class);
@@ -31,7 +32,7 @@ public final class HfExport {
   /**
    * What was written: {@code source} is the model directory config.json came from (null: none),
    * {@code changed} the config.json keys that differ from it (key → "old → new"), {@code copied} the
-   * tokenizer and generation files taken from it.
+   * tokenizer and generation files carried beside the weights (copied, or generation_config.json written).
    */
   public record Result(Path dir, int tensors, long bytes, int files, DType dtype, Path source, Map<String, String> changed,
                        List<String> copied) {}
@@ -62,7 +63,8 @@ public final class HfExport {
         options.maxShardBytes());
     Path tokenizer = TokenizerFiles.of(spec).orElse(null);
     List<Long> eos = TokenizerFiles.eosIds(config.json(), tokenizer);
-    if (!config.json().hasNonNull("eos_token_id") && !eos.isEmpty()) config.json().put("eos_token_id", eos.get(0)); // a run from scratch
+    // a run from scratch: its config.json is Weft's, which knows no eos; a source's stays as it was (generation_config carries the eos)
+    if (source == null && !config.json().hasNonNull("eos_token_id") && !eos.isEmpty()) config.json().put("eos_token_id", eos.get(0));
     HfFiles.writeJson(dir.resolve(HfCheckpoint.CONFIG), config.json());
     List<String> copied = new ArrayList<>(source == null ? List.of() : HfFiles.copyCarried(source, dir));
     copied.addAll(TokenizerFiles.carry(tokenizer, dir, config.json()));
