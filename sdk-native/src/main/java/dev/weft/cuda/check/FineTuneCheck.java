@@ -135,7 +135,7 @@ final class FineTuneCheck {
     for (String base : List.of("bf16", "nf4")) {
       Supplier<Trainer> t = () -> lora(small()).set(QUANTIZE, base);
       RunResult baseCpu = runs.run("lora-" + base + "-cpu", t.get().device("cpu").toSpec());
-      out.add(compare("lora r16 on a " + base + " base: " + target.device() + " vs cpu", "lora-" + base, t.get(), baseCpu, FP32_TOLERANCE));
+      out.add(compare("lora r16 on " + ("nf4".equals(base) ? "an " : "a ") + base + " base: " + target.device() + " vs cpu", "lora-" + base, t.get(), baseCpu, FP32_TOLERANCE));
     }
     return out;
   }
