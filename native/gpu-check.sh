@@ -222,9 +222,16 @@ run() {
   rc=${PIPESTATUS[0]}
   set -e
   echo "== results (whole log: $log) =="
-  grep -E '^(== |-- |  (PASS|FAIL|SKIP) |  \(|  +[0-9]+ s  |libnccl|  torch libraries|  FAIL)' "$log" | grep -v '^-- plan' || true
+  results "$log"
   echo "gpu-check: status $rc"
   exit $rc
+}
+
+results() {  # results LOG: what each step found; of the kernel half (~90 lines) only its failures, sections and total
+  awk '/^== weft gpu check ==/ { kernels = 1 } /^== libtorch glue/ { kernels = 0 }
+       /^-- plan/ { next }
+       kernels && /^(== |-- |  FAIL |  \(|NO )/ { print; next }
+       !kernels && /^(== |-- |  (PASS|FAIL|SKIP) |  \(|libnccl|NO |  lib(weftnccl|jnitorch)|  torch libraries)/ { print }' "$1"
 }
 
 device_checks() {  # device_checks BUNDLE CACHE: NCCL found and listed, the kernel/NCCL half, then the training half

@@ -93,7 +93,7 @@ public final class GpuTrainingCheck {
     System.out.println("== weft gpu training check, dry: every step on the cpu with tiny shapes ==");
     List<Step> steps = steps(Target.tiny(), new TrainingRunCheck(1));
     Duration none = Duration.ofDays(1);
-    Sections.plan("training half (the device's plan; dry, it takes seconds)", steps, budget());
+    Sections.plan("training half, as a device runs it", steps, budget());
     return Sections.runAll(steps, none);
   }
 }
