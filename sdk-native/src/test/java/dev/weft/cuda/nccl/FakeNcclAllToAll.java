@@ -59,23 +59,23 @@ final class FakeNcclAllToAll {
   /** Element (src → dst, row, col)'s value: names where it came from. */
   static float value(int src, int dst, int row, int col) { return 1000 * src + 100 * dst + 10 * row + col; }
 
+  /** As {@link #value}, as a 2-byte pattern (bf16 elements travel as bits). */
+  static short bits(int src, int dst, int row, int col) { return (short) (0x1000 * src + 0x100 * dst + 0x10 * row + col); }
+
+  /** What element (src → dst, row, col) holds. */
+  interface Want { double at(int src, int dst, int row, int col); }
+
+  /** Writes element {@code i} of a buffer. */
+  interface Put { void at(long i, double v); }
+
   private static String exchangeFloats(NcclComm comm, int r, long[] send, long[] recv, String what) {
     long inRows = sum(send), outRows = sum(recv);
     try (FloatPointer in = new FloatPointer(Math.max(1, inRows * COLS)); FloatPointer got = new FloatPointer(Math.max(1, outRows * COLS))) {
-      long e = 0;
-      for (int j = 0; j < WORLD; j++) for (int i = 0; i < send[j]; i++) for (int k = 0; k < COLS; k++) in.put(e++, value(r, j, i, k));
+      fill(r, send, (i, v) -> in.put(i, (float) v), FakeNcclAllToAll::value);
       for (long i = 0; i < outRows * COLS; i++) got.put(i, -1f);
       comm.allToAll(AllToAllPlan.of("fake", WORLD, inRows, COLS, outRows, COLS, recv, send), in.address(), got.address(),
           NcclDataType.FLOAT32, 4, 0);
-      e = 0;
-      for (int j = 0; j < WORLD; j++) {
-        for (int i = 0; i < recv[j]; i++) {
-          for (int k = 0; k < COLS; k++, e++) {
-            if (got.get(e) != value(j, r, i, k)) return "rank " + r + " " + what + ": element " + e + " is " + got.get(e) + ", want " + value(j, r, i, k);
-          }
-        }
-      }
-      return "rank " + r + " " + what + " " + outRows + " rows ok";
+      return verify(r, recv, got::get, FakeNcclAllToAll::value, what);
     }
   }
 
@@ -83,23 +83,33 @@ final class FakeNcclAllToAll {
   private static String exchangeBf16(NcclComm comm, int r, long[] splits, String what) {
     long rows = sum(splits);
     try (ShortPointer in = new ShortPointer(rows * COLS); ShortPointer got = new ShortPointer(rows * COLS)) {
-      long e = 0;
-      for (int j = 0; j < WORLD; j++) for (int i = 0; i < splits[j]; i++) for (int k = 0; k < COLS; k++) in.put(e++, bits(r, j, i, k));
+      fill(r, splits, (i, v) -> in.put(i, (short) v), FakeNcclAllToAll::bits);
       comm.allToAll(AllToAllPlan.of("fake", WORLD, rows, COLS, rows, COLS, splits, splits), in.address(), got.address(),
           NcclDataType.BFLOAT16, 2, 0);
-      e = 0;
-      for (int j = 0; j < WORLD; j++) {
-        for (int i = 0; i < splits[j]; i++) {
-          for (int k = 0; k < COLS; k++, e++) {
-            if (got.get(e) != bits(j, r, i, k)) return "rank " + r + " " + what + ": element " + e + " is " + got.get(e) + ", want " + bits(j, r, i, k);
-          }
-        }
-      }
-      return "rank " + r + " " + what + " " + rows + " rows ok";
+      return verify(r, splits, got::get, FakeNcclAllToAll::bits, what);
     }
   }
 
-  private static short bits(int src, int dst, int row, int col) { return (short) (0x1000 * src + 0x100 * dst + 0x10 * row + col); }
+  /** Rank r's input: the rows for each destination j in rank order, element values {@code want(r, j, row, col)}. */
+  private static void fill(int r, long[] send, Put in, Want want) {
+    long e = 0;
+    for (int j = 0; j < WORLD; j++) for (int i = 0; i < send[j]; i++) for (int k = 0; k < COLS; k++) in.at(e++, want.at(r, j, i, k));
+  }
+
+  /** Rank r's output holds what each source j sent it, in rank order; one line naming the first element that does not. */
+  private static String verify(int r, long[] recv, java.util.function.LongToDoubleFunction got, Want want, String what) {
+    long e = 0;
+    for (int j = 0; j < WORLD; j++) {
+      for (int i = 0; i < recv[j]; i++) {
+        for (int k = 0; k < COLS; k++, e++) {
+          if (got.applyAsDouble(e) != want.at(j, r, i, k)) {
+            return "rank " + r + " " + what + ": element " + e + " is " + got.applyAsDouble(e) + ", want " + want.at(j, r, i, k);
+          }
+        }
+      }
+    }
+    return "rank " + r + " " + what + " " + sum(recv) + " rows ok";
+  }
 
   private static long sum(long[] a) {
     long s = 0;
