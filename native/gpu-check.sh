@@ -8,29 +8,34 @@
 #                                       native/target/gpu-check), checking that it stays under 64 MiB; then smoke-tests
 #                                       the bundle here ("NO DEVICE", status 2).
 #   native/gpu-check.sh run [BUNDLE]    on a machine with one NVIDIA GPU and no JDK or network (planned for about 8
-#                                       minutes on one H100/H200, not yet timed there; every step prints its time):
-#                                       1. finds libnccl.so.2 and Python torch's libraries (site-packages/torch/lib),
-#                                          and lists the NCCL symbols Weft's shim resolves that libnccl.so.2 lacks;
-#                                       2. unpacks the glue and lists every symbol it needs that those libraries lack
-#                                          (missing-symbols.txt, also copied to $OUT when set);
-#                                       3. if nothing is missing: dev.weft.cuda.check.GpuTrainingCheck (libtorch CUDA
-#                                          from Java, the sharded optimizer's fused step vs libtorch's AdamW on the
-#                                          device, a bf16 GEMM measurement, Weft's training loop with device: cuda:
-#                                          GPT small vs the same run on the CPU in fp32 and bf16, and the step time /
-#                                          MFU of a ~1.2B GPT in bf16; WEFT_GPU_CHECK_SKIP_1B=1 leaves that out;
-#                                          then the fine-tuning paths (FineTuneCheck): a Llama-3.2-1B-shaped decoder
-#                                          vs the CPU and its MFU at seq 2048, LoRA on a bf16 and an nf4 base, chunked
-#                                          cross-entropy at vocab 128,256, chat-masked SFT, DPO, a one-rank all-to-all
-#                                          through NCCL, KV-cache generation tokens/s);
-#                                       4. always: dev.weft.cuda.check.GpuCheck (every kernel against its CPU
-#                                          reference, an NCCL single-rank round trip, the fused AdamW bandwidth).
+#                                       minutes on one H100/H200, not yet timed there; the plan prints first, every
+#                                       step prints its time against it):
+#                                       1. finds libnccl.so.2 and lists the NCCL symbols Weft's shim resolves that it
+#                                          lacks (nccl-symbols.txt);
+#                                       2. dev.weft.cuda.check.GpuCheck (~1 min, no libtorch): every kernel (fused
+#                                          AdamW, casts, unscale, pack, NF4/int8 dequantization) against its CPU
+#                                          reference, NCCL on one rank (all-to-all included), the AdamW bandwidth;
+#                                       3. finds Python torch's libraries (site-packages/torch/lib), unpacks the glue
+#                                          and lists every symbol it needs that they lack (missing-symbols.txt);
+#                                       4. if nothing is missing: dev.weft.cuda.check.GpuTrainingCheck within
+#                                          WEFT_GPU_CHECK_BUDGET_S (420 s; later steps are listed as skipped):
+#                                          libtorch CUDA from Java, the sharded optimizer's fused step vs libtorch's
+#                                          AdamW, a bf16 GEMM, GPT small device vs CPU, then the fine-tuning paths
+#                                          (FineTuneCheck: a Llama-3.2-1B-shaped decoder vs the CPU, a one-rank NCCL
+#                                          all-to-all through the Communicator, chat-masked SFT, DPO, LoRA under bf16
+#                                          autocast and on a bf16 and an nf4 base, chunked cross-entropy at vocab
+#                                          128,256, the 1B shape's MFU at seq 2048 and its LoRA runs with peak memory
+#                                          vs weft plan, KV-cache generation tokens/s), last a ~1.2B GPT's MFU
+#                                          (WEFT_GPU_CHECK_SKIP_1B=1 leaves it out).
+#                                       The whole log goes to $OUT/gpu-check.log when $OUT is set (with the two symbol
+#                                       lists); the results are printed again at the end.
 #   native/gpu-check.sh run --dry [BUNDLE]  here: every step of the training half on the CPU with tiny shapes, with
 #                                       the bundle's runtime and the CPU libtorch of ~/.m2 (WEFT_DRY_JARS: other jars,
 #                                       ':'-separated); status 0 / 1 like run. The suite runs the same steps
 #                                       (GpuTrainingCheckDryTest).
 #
 # Exit status of run: 0 all checks passed, 1 a check failed, 2 no usable CUDA device, 3 the bundle is incomplete;
-# the glue not linking is reported (step 2) and does not change the status. Expected output: docs/native.md.
+# the glue not linking is reported (step 3) and does not change the status. Expected output: docs/native.md.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -205,6 +210,33 @@ run() {
   fi
   local b; b="$(bundle_dir "${1:-}")"
   [[ -x "$b/runtime/bin/java" ]] || { echo "gpu-check: no runtime in $b; run 'native/gpu-check.sh pack' first" >&2; exit 3; }
+  local cache; cache="$(mktemp -d)"
+  trap 'rm -rf "$cache"' EXIT
+  # The whole log (the training runs log a lot) goes to $OUT/gpu-check.log when $OUT is set; the results are printed
+  # again at the end, so they are in the last lines a caller keeps.
+  local log="$cache/gpu-check.log"
+  if [[ -n "${OUT:-}" && -d "${OUT:-}" ]]; then log="$OUT/gpu-check.log"; fi
+  local rc
+  set +e
+  device_checks "$b" "$cache" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  echo "== results (whole log: $log) =="
+  results "$log"
+  echo "gpu-check: status $rc"
+  exit $rc
+}
+
+results() {  # results LOG: what each step found; of the kernel half (~90 lines) only its failures, sections and total
+  awk '/^== weft gpu check ==/ { kernels = 1 } /^== libtorch glue/ { kernels = 0 }
+       /^-- plan/ { next }
+       kernels && /^(== |-- |  FAIL |  \(|NO )/ { print; next }
+       !kernels && /^(== |-- |  (PASS|FAIL|SKIP) |  \(|libnccl|NO |  lib(weftnccl|jnitorch)|  torch libraries)/ { print }' "$1"
+}
+
+device_checks() {  # device_checks BUNDLE CACHE: NCCL found and listed, the kernel/NCCL half, then the training half
+  local b="$1" cache="$2"
+  echo "plan: the kernel/NCCL half (~1 min), then the training half (its plan below; budget ${WEFT_GPU_CHECK_BUDGET_S:-420} s)"
   local nccl; nccl="$(find_nccl || true)"
   if [[ -n "$nccl" ]]; then
     echo "libnccl.so.2: $nccl"
@@ -214,8 +246,6 @@ run() {
     echo "libnccl.so.2: not found under python's site-packages, /usr/local, /usr/lib or /opt (NCCL checks will fail)"
   fi
   add_driver_path
-  local cache; cache="$(mktemp -d)"
-  trap 'rm -rf "$cache"' EXIT
   echo "== NCCL symbols of Weft's shim =="
   if [[ -n "$nccl" ]]; then
     nccl_symbols "$b" "$cache" "$nccl" | sed 's/^/  /' || echo "  FAIL libnccl.so.2 lacks symbols the shim needs (nccl-symbols.txt)"
@@ -223,10 +253,12 @@ run() {
     nccl_symbols "$b" "$cache" "" | sed 's/^/  /'
   fi
   if [[ -n "${OUT:-}" && -d "${OUT:-}" ]]; then cp "$cache/nccl-symbols.txt" "$OUT/"; fi
+  # the kernel/NCCL half first: a minute, no libtorch, and its lines are wanted whatever the training half does
   local train_rc=0 kernel_rc=0
-  training_check "$b" "$cache" || train_rc=$?
   java_in "$b" "$cache" dev.weft.cuda.check.GpuCheck || kernel_rc=$?
-  exit $(( kernel_rc != 0 ? kernel_rc : train_rc ))
+  if [[ $kernel_rc -eq 2 ]]; then return 2; fi  # no device: the training half would say the same
+  training_check "$b" "$cache" || train_rc=$?
+  return $(( kernel_rc != 0 ? kernel_rc : train_rc ))
 }
 
 torch_lib_dirs() {  # Python torch's lib folder, then pip's NVIDIA library folders (cuDNN, cuSPARSE, cuBLAS, NCCL, ...)

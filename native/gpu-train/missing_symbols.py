@@ -111,12 +111,14 @@ def nccl_main(argv):
     base = os.path.basename(shim)
     with open(report, "a") as out:
         if lib is None:
-            print("%s: resolves %d NCCL symbols at run time; no libnccl.so.2 to check them against here" % (base, len(needs)))
+            print("%s: resolves %d NCCL symbols at run time (%s); no libnccl.so.2 to check them against here"
+                  % (base, len(needs), " ".join(needs)))
             out.write("%s resolves %s\n" % (base, " ".join(needs)))
             return 0
         defined = dynamic_symbols(lib)[0]
         missing = [n for n in needs if n not in defined]
-        print("%s: resolves %d NCCL symbols at run time, %d missing from %s" % (base, len(needs), len(missing), lib))
+        print("%s: resolves %d NCCL symbols at run time, %d missing from %s%s"
+              % (base, len(needs), len(missing), lib, (": " + " ".join(missing)) if missing else ""))
         for m in missing:
             out.write("%s missing %s (from %s)\n" % (base, m, lib))
     return 1 if missing else 0

@@ -2,7 +2,6 @@ package dev.weft.cuda.check;
 
 import dev.weft.Trainer;
 import dev.weft.comm.Communicator;
-import dev.weft.comm.RankDevice;
 import dev.weft.comm.SoloCommunicator;
 import dev.weft.cuda.CudaMemory;
 import dev.weft.cuda.nccl.Nccl;
@@ -10,13 +9,11 @@ import dev.weft.cuda.nccl.NcclComm;
 import dev.weft.cuda.nccl.NcclCommunicator;
 import dev.weft.data.PreferenceShards;
 import dev.weft.data.ShardWriter;
-import dev.weft.error.WeftException;
 import dev.weft.eval.Generation;
 import dev.weft.metrics.DeviceMemory;
 import dev.weft.models.CausalLm;
 import dev.weft.models.LanguageModel;
 import dev.weft.plan.MemoryPlan;
-import dev.weft.plan.RankPlan;
 import dev.weft.train.ModelBuilder;
 import dev.weft.train.Placement;
 import dev.weft.train.RunResult;
@@ -26,10 +23,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
@@ -39,11 +34,11 @@ import org.bytedeco.pytorch.global.torch.ScalarType;
 /**
  * The fine-tuning paths on the device, each against the same run on the CPU where a CPU run is affordable: a
  * Llama-3.2-1B-shaped decoder (GQA, RoPE with llama3 scaling, SwiGLU, tied embeddings) in bf16 (agreement on a small
- * shape; step time and MFU at seq 2048), LoRA on a bf16-autocast base and on an nf4 base, chunked cross-entropy at
- * vocab 128,256, a chat-masked SFT step, a DPO step, a one-rank NCCL all-to-all through the {@code Communicator}, and
- * KV-cache generation's tokens/s. A step whose setting this build does not know ({@code train.lora.quantize},
- * {@code train.lossChunk}) is skipped with one line saying so. {@link Target#tiny()} walks every step on the CPU with
- * tiny shapes (the suite runs it), so a broken step is found before a device is lent.
+ * shape; step time and MFU at seq 2048), LoRA under bf16 autocast and on a base held in bf16 and in nf4
+ * ({@code train.lora.quantize}: agreement on the small shape, step time and peak memory against {@code weft plan} on the
+ * 1B shape), chunked cross-entropy ({@code train.lossChunk}) at vocab 128,256, a chat-masked SFT step, a DPO step, a
+ * one-rank NCCL all-to-all through the {@code Communicator}, and KV-cache generation's tokens/s. {@link Target#tiny()}
+ * walks every step on the CPU with tiny shapes (the suite runs it), so a broken step is found before a device is lent.
  */
 final class FineTuneCheck {
   /** fp32 on both sides: only reduction order differs. */
@@ -53,18 +48,6 @@ final class FineTuneCheck {
   static final String QUANTIZE = "train.lora.quantize";
   static final String LOSS_CHUNK = "train.lossChunk";
   private static final Duration WAIT = Duration.ofSeconds(120);
-
-  /** Where the check runs: {@code cuda:index}, or the CPU with tiny shapes ({@code dry}). */
-  record Target(String device, int index, boolean dry) {
-    static Target cuda(int index) { return new Target("cuda", index, false); }
-
-    static Target tiny() { return new Target("cpu", -1, true); }
-
-    RankDevice rankDevice() { return dry ? RankDevice.CPU : new RankDevice("cuda", index); }
-  }
-
-  /** One step of the check: a title and what it runs (each prints its own timing). */
-  record Step(String title, Supplier<List<CheckResult>> body) {}
 
   private final Target target;
   private final TrainingRunCheck runs;
@@ -76,22 +59,29 @@ final class FineTuneCheck {
     this.work = runs.work();
   }
 
+  /** The steps in the order they run, each with its planned seconds on one H100/H200. */
   List<Step> steps() {
     return List.of(
-        new Step("llama-3.2-1b-shaped decoder: " + target.device() + " vs cpu on a small shape", this::decoderAgreement),
-        new Step("llama-3.2-1b shape, bf16, seq " + bigSeq() + ": step time and MFU", () -> List.of(decoderSpeed())),
-        new Step("lora on a bf16-autocast base and an nf4 base", this::lora),
-        new Step("chunked cross-entropy at vocab " + bigVocab(), () -> List.of(chunkedLoss())),
-        new Step("chat-masked sft and dpo", this::chatAndDpo),
-        new Step("all-to-all through the communicator, one rank", this::allToAll),
-        new Step("kv-cache generation", () -> List.of(generation())));
+        new Step("llama-3.2-1b-shaped decoder: " + target.device() + " vs cpu on a small shape", 25, this::decoderAgreement),
+        new Step("all-to-all through the communicator, one rank", 10, this::allToAll),
+        new Step("chat-masked sft and dpo", 25, this::chatAndDpo),
+        new Step("lora on the small shape: bf16 autocast, a bf16 base, an nf4 base", 30, this::loraAgreement),
+        new Step("chunked cross-entropy at vocab " + bigVocab(), 25, () -> List.of(chunkedLoss())),
+        new Step("llama-3.2-1b shape, bf16, seq " + bigSeq() + ": step time and MFU", 40, () -> List.of(decoderSpeed())),
+        new Step("lora r16 on a bf16 llama-3.2-1b-shaped base, seq " + bigSeq(), 35,
+            () -> List.of(speed("lora r16, bf16 base (" + QUANTIZE + ": bf16), 1b shape, bf16 autocast, seq " + bigSeq(), "lora-bf16-1b",
+                quantizedOneB("bf16")))),
+        new Step("lora r16 on an nf4 llama-3.2-1b-shaped base, seq " + bigSeq(), 60,
+            () -> List.of(speed("lora r16, nf4 base (" + QUANTIZE + ": nf4), 1b shape, bf16 autocast, seq " + bigSeq(), "lora-nf4-1b",
+                quantizedOneB("nf4")))),
+        new Step("kv-cache generation", 40, () -> List.of(generation())));
   }
 
   // ---- shapes: the Llama-3.2-1B architecture, small or tiny for the comparisons -------------------------------------
 
-  private int bigSeq() { return target.dry ? 32 : 2048; }
+  private int bigSeq() { return target.dry() ? 32 : 2048; }
 
-  private int bigVocab() { return target.dry ? 1024 : 128_256; }
+  private int bigVocab() { return target.dry() ? 1024 : 128_256; }
 
   /** Llama 3.2's architecture at the given sizes: GQA, RoPE θ=500000 with llama3 scaling (factor 32), SwiGLU, tied. */
   static Trainer llama(int hidden, int intermediate, int layers, int heads, int kvHeads, int vocab) {
@@ -107,14 +97,14 @@ final class FineTuneCheck {
 
   /** The small shape every CPU comparison runs (a CPU run of it takes seconds). */
   private Trainer small() {
-    Trainer t = target.dry ? llama(64, 176, 2, 4, 2, 256).seqLen(16).globalBatch(4).steps(2)
+    Trainer t = target.dry() ? llama(64, 176, 2, 4, 2, 256).seqLen(16).globalBatch(4).steps(2)
         : llama(256, 704, 4, 8, 2, 2048).seqLen(128).globalBatch(8).steps(4);
     return t.warmup(1).lr(1e-3).seed(5);
   }
 
   /** Llama-3.2-1B's sizes (1.24 B parameters): hidden 2048, 16 layers, 32 query and 8 key/value heads, vocab 128,256. */
   private Trainer oneB() {
-    Trainer t = target.dry ? llama(64, 176, 2, 4, 2, bigVocab()).globalBatch(2).steps(2)
+    Trainer t = target.dry() ? llama(64, 176, 2, 4, 2, bigVocab()).globalBatch(2).steps(2)
         : llama(2048, 8192, 16, 32, 8, 128_256).globalBatch(4).steps(6).warmup(2);
     return t.seqLen(bigSeq()).lr(1e-4).seed(1).precision("bf16").device(target.device());
   }
@@ -133,35 +123,38 @@ final class FineTuneCheck {
     return speed("llama-1b-shaped bf16 seq " + bigSeq(), "llama-1b", oneB());
   }
 
-  private List<CheckResult> lora() {
+  /**
+   * LoRA r16 on the small shape against the CPU: under bf16 autocast (an fp32 base), and on a base held in bf16 and in
+   * nf4 ({@code train.lora.quantize}; the same rounded base on both sides, so fp32 agreement).
+   */
+  private List<CheckResult> loraAgreement() {
     List<CheckResult> out = new ArrayList<>();
-    UnaryOperator<Trainer> lora = t -> t.lora(16, 32);
-    RunResult cpu = runs.run("lora-cpu", lora.apply(small()).device("cpu").toSpec());
-    out.add(compare("lora r16 on the small llama, bf16 autocast: " + target.device() + " vs fp32 cpu", "lora-bf16",
-        lora.apply(small()).precision("bf16"), cpu, BF16_TOLERANCE));
-    out.add(speed("lora r16 on the llama-1b-shaped base, bf16 seq " + bigSeq(), "lora-1b", lora.apply(oneB())));
-    Supplier<Trainer> nf4 = () -> lora.apply(small()).set(QUANTIZE, "nf4");
-    Optional<String> absent = unknown(nf4.get(), QUANTIZE);
-    if (absent.isPresent()) {
-      out.add(CheckResult.skip("lora on an nf4 base", absent.get()));
-      return out;
+    RunResult cpu = runs.run("lora-cpu", lora(small()).device("cpu").toSpec());
+    out.add(compare("lora r16, bf16 autocast: " + target.device() + " vs fp32 cpu", "lora-autocast",
+        lora(small()).precision("bf16"), cpu, BF16_TOLERANCE));
+    for (String base : List.of("bf16", "nf4")) {
+      Supplier<Trainer> t = () -> lora(small()).set(QUANTIZE, base);
+      RunResult baseCpu = runs.run("lora-" + base + "-cpu", t.get().device("cpu").toSpec());
+      out.add(compare("lora r16 on " + ("nf4".equals(base) ? "an " : "a ") + base + " base: " + target.device() + " vs cpu", "lora-" + base, t.get(), baseCpu, FP32_TOLERANCE));
     }
-    RunResult nf4Cpu = runs.run("nf4-cpu", nf4.get().device("cpu").toSpec());
-    out.add(compare("lora r16 on an nf4 base: " + target.device() + " vs cpu", "nf4", nf4.get(), nf4Cpu, FP32_TOLERANCE));
-    out.add(speed("lora r16 on an nf4 llama-1b-shaped base, bf16 seq " + bigSeq(), "nf4-1b", lora.apply(oneB()).set(QUANTIZE, "nf4")));
     return out;
+  }
+
+  private static Trainer lora(Trainer t) { return t.lora(16, 32); }
+
+  /** LoRA r16 on the 1B shape with its base held as {@code base}, bf16 autocast; 3 steps (the base is made again per call). */
+  private Trainer quantizedOneB(String base) {
+    return lora(oneB()).set(QUANTIZE, base).steps(target.dry() ? 2 : 3).warmup(1);
   }
 
   /** The head and loss in chunks at Llama 3's vocabulary against the plain loss: same losses, less peak memory. */
   private CheckResult chunkedLoss() {
-    int chunk = target.dry ? 8 : 1024;
-    Supplier<Trainer> plain = () -> (target.dry ? llama(64, 176, 2, 4, 2, bigVocab()).seqLen(32).globalBatch(2).steps(2)
+    int chunk = target.dry() ? 8 : 1024;
+    Supplier<Trainer> plain = () -> (target.dry() ? llama(64, 176, 2, 4, 2, bigVocab()).seqLen(32).globalBatch(2).steps(2)
         : llama(512, 1408, 2, 8, 2, bigVocab()).seqLen(1024).globalBatch(4).steps(3)).warmup(1).lr(1e-3).seed(9)
         .device(target.device());
     Supplier<Trainer> chunked = () -> plain.get().set(LOSS_CHUNK, chunk);
     String name = "chunked cross-entropy, vocab " + bigVocab() + ", chunk " + chunk + " tokens, vs the whole logits";
-    Optional<String> absent = unknown(chunked.get(), LOSS_CHUNK);
-    if (absent.isPresent()) return CheckResult.skip(name, absent.get());
     CudaMemory.resetPeak(target.rankDevice());
     RunResult whole = runs.run("loss-whole", plain.get().toSpec());
     CheckResult same = compare(name, "loss-chunked", chunked.get(), whole, FP32_TOLERANCE);
@@ -170,7 +163,7 @@ final class FineTuneCheck {
 
   private List<CheckResult> chatAndDpo() {
     Path chat = work.resolve("chat-shards"), pairs = work.resolve("pair-shards");
-    int vocab = target.dry ? 256 : 2048, seq = target.dry ? 16 : 128;
+    int vocab = target.dry() ? 256 : 2048, seq = target.dry() ? 16 : 128;
     writeChat(chat, vocab, seq);
     writePairs(pairs, vocab, seq);
     Supplier<Trainer> sft = () -> small().data(chat.toString());
@@ -200,21 +193,21 @@ final class FineTuneCheck {
       double bad = Tensors.onHost(back).sub(known).abs().max().item_double();
       out.add(CheckResult.of("allToAll equal splits of known values (0..63 in [4, 16])", bad == 0, "max difference " + bad));
     } catch (RuntimeException e) {
-      out.add(CheckResult.of("allToAll on one rank", false, String.valueOf(e)));
+      out.add(CheckResult.threw("allToAll on one rank", e));
     }
     return out;
   }
 
   /** NCCL's communicator on the device (Weft's NCCL shim); on a dry run the one-rank stand-in the CPU backend uses. */
   private Communicator oneRank() {
-    if (target.dry) return new SoloCommunicator("solo");
+    if (target.dry()) return new SoloCommunicator("solo");
     NcclComm comm = NcclComm.init("gpu-check-a2a", Nccl.uniqueId(), 0, 1, WAIT);
     return new NcclCommunicator("nccl[0]", 0, 1, WAIT, comm, target.rankDevice());
   }
 
   /** Greedy tokens/s over a KV cache, the 1B shape's weights on the device (fp32: as a trained model comes back). */
   private CheckResult generation() {
-    int prompt = target.dry ? 8 : 128, fresh = target.dry ? 8 : 128;
+    int prompt = target.dry() ? 8 : 128, fresh = target.dry() ? 8 : 128;
     try (PointerScope scope = new PointerScope()) {
       LanguageModel m = ModelBuilder.whole(oneB().toSpec());
       Placement.moveParameters(m.parameters().list(), target.rankDevice());
@@ -226,7 +219,7 @@ final class FineTuneCheck {
       return CheckResult.of("kv-cache generation, llama-1b shape fp32, prompt " + prompt + ", greedy", out.length == fresh,
           String.format("%d new tokens in %.2f s = %.1f tokens/s (prompt included in the time)", out.length, s, out.length / s));
     } catch (RuntimeException e) {
-      return CheckResult.of("kv-cache generation", false, String.valueOf(e));
+      return CheckResult.threw("kv-cache generation", e);
     }
   }
 
@@ -242,12 +235,12 @@ final class FineTuneCheck {
         worst = Math.max(worst, Math.abs(r.losses().get(i) - cpu.losses().get(i)) / Math.abs(cpu.losses().get(i)));
       }
       DeviceMemory m = r.summary().memory().device();
-      boolean memory = target.dry || m != null && m.peakAllocated() > 0;
+      boolean memory = target.dry() || m != null && m.peakAllocated() > 0;
       return CheckResult.of(name, worst <= tolerance && memory && r.losses().size() == cpu.losses().size(), String.format(
           "max relative difference %.2e over %d steps (tolerance %.0e); step %.1f ms vs %.1f ms on the cpu; peak %s",
           worst, cpu.losses().size(), tolerance, r.summary().stepMsMedian(), cpu.summary().stepMsMedian(), peak(r)));
     } catch (RuntimeException e) {
-      return CheckResult.of(name, false, String.valueOf(e));
+      return CheckResult.threw(name, e);
     }
   }
 
@@ -263,14 +256,14 @@ final class FineTuneCheck {
           r.summary().parameters(), r.summary().stepMsMedian(), r.summary().tokensPerS(), flops / 1e12, 100 * mfu,
           TorchCudaCheck.PEAK_BF16_TFLOPS, peak(r), planned(t)));
     } catch (RuntimeException e) {
-      return CheckResult.of(name, false, String.valueOf(e));
+      return CheckResult.threw(name, e);
     }
   }
 
   private String peak(RunResult r) {
     DeviceMemory m = r.summary().memory().device();
     if (m != null) return gib(m.peakAllocated()) + " device";
-    return target.dry ? gib(r.summary().memory().peakRss()) + " rss" : "MISSING from summary.json";
+    return target.dry() ? gib(r.summary().memory().peakRss()) + " rss" : "MISSING from summary.json";
   }
 
   private static String planned(Trainer t) {
@@ -282,23 +275,6 @@ final class FineTuneCheck {
   }
 
   private static String gib(double bytes) { return String.format("%.2f GiB", bytes / (1L << 30)); }
-
-  /**
-   * Why {@code key} cannot be set in this build (the spec refuses it as an unknown field), or empty when it can; any
-   * other refusal is thrown (the step then fails, naming it: the check needs updating, not skipping).
-   */
-  static Optional<String> unknown(Trainer t, String key) {
-    try {
-      t.toSpec();
-      return Optional.empty();
-    } catch (WeftException e) {
-      String leaf = key.substring(key.lastIndexOf('.') + 1);
-      if (e.getMessage() != null && e.getMessage().contains(leaf) && e.getMessage().contains("unknown")) {
-        return Optional.of(key + " is not in this build (" + e.getMessage() + ")");
-      }
-      throw e;
-    }
-  }
 
   /** Chat-like documents: a prompt (not a target) then an answer (targets), a few per shard. */
   private static void writeChat(Path dir, int vocab, int seq) {

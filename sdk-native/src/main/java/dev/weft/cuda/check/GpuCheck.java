@@ -33,9 +33,12 @@ public final class GpuCheck {
     CudaRuntime.setDevice(0);
     List<CheckResult> results = new ArrayList<>();
     try (CudaStream stream = CudaStream.create()) {
-      Sections.run("kernels vs CPU reference", new KernelCheck(stream)::runAll, results);
-      Sections.run("nccl single rank", new NcclCheck(stream)::runAll, results);
-      Sections.run("bandwidth", () -> List.of(new BandwidthCheck(stream).run(BANDWIDTH_ELEMENTS)), results);
+      List<Step> steps = List.of(
+          new Step("kernels vs CPU reference", 30, new KernelCheck(stream)::runAll),
+          new Step("nccl single rank", 10, new NcclCheck(stream)::runAll),
+          new Step("bandwidth", 10, () -> List.of(new BandwidthCheck(stream).run(BANDWIDTH_ELEMENTS))));
+      Sections.plan("kernel/NCCL half", steps, null);
+      steps.forEach(s -> Sections.run(s, results)); // no budget: a minute, and every line of it is wanted
     }
     return Sections.summary(results);
   }

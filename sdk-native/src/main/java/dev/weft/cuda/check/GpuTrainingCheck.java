@@ -5,6 +5,7 @@ import dev.weft.cuda.CudaRuntime;
 import dev.weft.cuda.CudaStatus;
 import dev.weft.cuda.LocalDevice;
 import dev.weft.cuda.TorchCuda;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.bytedeco.pytorch.Device;
@@ -12,14 +13,21 @@ import org.bytedeco.pytorch.Device;
 /**
  * The libtorch half of the GPU check, run by {@code native/gpu-check.sh run} once the presets' glue has linked
  * against the GPU machine's libtorch: libtorch CUDA tensors from Java, the sharded optimizer's fused step against
- * libtorch's AdamW on the device, a bf16 GEMM measurement, then Weft's training loop with {@code device: cuda}
- * ({@link TrainingRunCheck}: GPT small against the same run on the CPU, and a ~1.2B GPT's step time and MFU).
- * Exit status 0 all passed, 1 a check failed, 2 no CUDA device, 4 libtorch's CUDA build is not usable here (the
- * script then runs {@link GpuCheck} alone). {@code WEFT_GPU_CHECK_SKIP_1B=1} leaves out the 1B benchmark.
+ * libtorch's AdamW on the device, a bf16 GEMM measurement, Weft's training loop with {@code device: cuda}
+ * ({@link TrainingRunCheck}: GPT small against the same run on the CPU, and a ~1.2B GPT's step time and MFU), then the
+ * fine-tuning paths ({@link FineTuneCheck}). One list of steps serves the device run and the dry run
+ * ({@code --dry}: the CPU, tiny shapes; what only measures a device is listed as skipped), so the dry run walks every
+ * step the device will. The plan (each step's planned seconds) prints first; the steps run within
+ * {@value #BUDGET_ENV} seconds (default {@value #DEFAULT_BUDGET_S}), after which the rest are listed as skipped.
+ * Exit status 0 all passed, 1 a check failed, 2 no CUDA device, 4 libtorch's CUDA build is not usable here.
+ * {@code WEFT_GPU_CHECK_SKIP_1B=1} leaves out the GPT ~1.2B benchmark.
  */
 public final class GpuTrainingCheck {
   /** Flat-shard length of the optimizer comparison: 16 Mi + 3 (the kernel's vector path and its scalar tail). */
   static final long OPTIMIZER_ELEMENTS = (16L << 20) + 3;
+  static final String BUDGET_ENV = "WEFT_GPU_CHECK_BUDGET_S";
+  /** The training half's share of the ~8 minutes of one device call (the kernel half takes about one more). */
+  static final int DEFAULT_BUDGET_S = 420;
 
   private GpuTrainingCheck() {}
 
@@ -39,48 +47,53 @@ public final class GpuTrainingCheck {
       System.out.println("NO LIBTORCH CUDA: " + torch.detail());
       System.exit(4);
     }
-    System.exit(run(LocalDevice.index(s.devices().size())) ? 0 : 1);
-  }
-
-  static boolean run(int index) {
+    int index = LocalDevice.index(s.devices().size());
     CudaRuntime.setDevice(index);
-    Device device = new Device("cuda:" + index);
-    List<CheckResult> results = new ArrayList<>();
-    TorchCudaCheck torch = new TorchCudaCheck(device);
-    Sections.run("libtorch CUDA from Java", () -> List.of(torch.roundTrip()), results);
-    Sections.run("sharded optimizer step on the device",
-        () -> new OptimizerCheck(device, "cuda:" + index).run(OPTIMIZER_ELEMENTS, 5), results);
-    Sections.run("speed", () -> List.of(torch.bf16Gemm(8192, 10)), results);
-    TrainingRunCheck training = new TrainingRunCheck(Runtime.getRuntime().availableProcessors());
-    Sections.run("weft training loop, device: cuda vs cpu", training::cudaAgainstCpu, results);
-    if ("1".equals(System.getenv("WEFT_GPU_CHECK_SKIP_1B"))) {
-      System.out.println("-- speed of a ~1B model\n  SKIP (WEFT_GPU_CHECK_SKIP_1B=1)");
-    } else {
-      Sections.run("speed of a ~1B model", () -> List.of(training.mfu()), results);
-    }
-    new FineTuneCheck(FineTuneCheck.Target.cuda(index), training).steps()
-        .forEach(st -> Sections.run(st.title(), st.body(), results));
-    return Sections.summary(results);
+    List<Step> steps = steps(Target.cuda(index), new TrainingRunCheck(Runtime.getRuntime().availableProcessors()));
+    Duration budget = budget();
+    Sections.plan("training half", steps, budget);
+    System.exit(Sections.summary(Sections.runAll(steps, budget)) ? 0 : 1);
   }
 
-  /**
-   * Every step that does not need a device, on the CPU with tiny shapes ({@code gpu-check.sh run --dry}, and the
-   * suite's {@code GpuTrainingCheckDryTest}): the libtorch round trip, the optimizer comparison, and each
-   * {@link FineTuneCheck} step. The GEMM and the GPT runs measure a device and are listed as skipped.
-   */
+  /** Every step of the training half on {@code target}, in the order they run (the cheap, telling ones first). */
+  static List<Step> steps(Target target, TrainingRunCheck training) {
+    Device device = new Device(target.dry() ? "cpu" : "cuda:" + target.index());
+    TorchCudaCheck torch = new TorchCudaCheck(device);
+    List<Step> out = new ArrayList<>();
+    out.add(new Step("libtorch tensors from Java on " + device.str().getString(), 5, () -> List.of(torch.roundTrip())));
+    out.add(new Step("sharded optimizer step on " + device.str().getString(), 15,
+        () -> new OptimizerCheck(device, device.str().getString()).run(target.dry() ? 4099 : OPTIMIZER_ELEMENTS, target.dry() ? 2 : 5)));
+    out.add(Step.deviceOnly("bf16 gemm 8192^3", 10, target, () -> List.of(torch.bf16Gemm(8192, 10))));
+    out.add(new Step("weft training loop on gpt small, " + target.device() + " vs cpu", 30, () -> training.againstCpu(target)));
+    out.addAll(new FineTuneCheck(target, training).steps());
+    boolean skip1b = "1".equals(System.getenv("WEFT_GPU_CHECK_SKIP_1B"));
+    out.add(Step.deviceOnly("gpt ~1.2B bf16: step time and MFU", 45, target,
+        () -> List.of(skip1b ? CheckResult.skip("gpt ~1.2B", "WEFT_GPU_CHECK_SKIP_1B=1") : training.mfu())));
+    return out;
+  }
+
+  /** {@value #BUDGET_ENV}, or the default; a value that is not a positive number of seconds is named and ignored. */
+  static Duration budget() {
+    String v = System.getenv(BUDGET_ENV);
+    if (v == null || v.isBlank()) return Duration.ofSeconds(DEFAULT_BUDGET_S);
+    try {
+      int s = Integer.parseInt(v.trim());
+      if (s > 0) return Duration.ofSeconds(s);
+    } catch (NumberFormatException e) {
+      // named below
+    }
+    System.out.println("  " + BUDGET_ENV + "=" + v + " is not a positive number of seconds; using " + DEFAULT_BUDGET_S);
+    return Duration.ofSeconds(DEFAULT_BUDGET_S);
+  }
+
+  /** Every step on the CPU with tiny shapes ({@code gpu-check.sh run --dry}, and the suite's {@code GpuTrainingCheckDryTest}). */
   static boolean dry() { return Sections.summary(dryResults()); }
 
   static List<CheckResult> dryResults() {
     System.out.println("== weft gpu training check, dry: every step on the cpu with tiny shapes ==");
-    Device cpu = new Device("cpu");
-    List<CheckResult> results = new ArrayList<>();
-    Sections.run("libtorch tensors from Java", () -> List.of(new TorchCudaCheck(cpu).roundTrip()), results);
-    Sections.run("sharded optimizer step", () -> new OptimizerCheck(cpu, "cpu").run(4099, 2), results);
-    Sections.run("speed, weft training loop on gpt (device only)", () -> List.of(
-        CheckResult.skip("bf16 gemm, gpt small cuda vs cpu, gpt ~1.2B mfu", "dry run: they measure a CUDA device")), results);
-    TrainingRunCheck training = new TrainingRunCheck(1);
-    new FineTuneCheck(FineTuneCheck.Target.tiny(), training).steps()
-        .forEach(st -> Sections.run(st.title(), st.body(), results));
-    return results;
+    List<Step> steps = steps(Target.tiny(), new TrainingRunCheck(1));
+    Duration none = Duration.ofDays(1);
+    Sections.plan("training half, as a device runs it", steps, budget());
+    return Sections.runAll(steps, none);
   }
 }

@@ -42,10 +42,15 @@ final class TrainingRunCheck {
     }
   }
 
-  /** GPT small (8 layers, hidden 512) at dp=1: the spec both runs share but for {@code device} and precision. */
-  static Trainer gptSmall(String device, String precision) {
-    return Trainer.model("gpt").size("small").seqLen(128).globalBatch(8).steps(COMPARE_STEPS).warmup(1).lr(3e-4).seed(11)
-        .precision(precision).device(device);
+  /**
+   * GPT small (8 layers, hidden 512) at dp=1, or a tiny GPT on a dry run: the spec both runs share but for
+   * {@code device} and precision.
+   */
+  static Trainer gptSmall(Target target, String device, String precision) {
+    Trainer t = target.dry() ? Trainer.model("gpt").set("model.config.layers", 2).set("model.config.hidden", 64)
+        .set("model.config.heads", 4).seqLen(16).globalBatch(4)
+        : Trainer.model("gpt").size("small").seqLen(128).globalBatch(8);
+    return t.steps(COMPARE_STEPS).warmup(1).lr(3e-4).seed(11).precision(precision).device(device);
   }
 
   /** ~1.2B parameters: 24 layers of hidden 2048 (12·L·h² ≈ 1.21e9), sequence 1024, 16 sequences a step, bf16. */
@@ -54,21 +59,24 @@ final class TrainingRunCheck {
         .seqLen(1024).globalBatch(16).steps(8).warmup(2).lr(1e-4).seed(1).precision("bf16").device("cuda");
   }
 
-  List<CheckResult> cudaAgainstCpu() {
+  /** GPT small on {@code target} (fp32, then bf16 autocast) against fp32 on the CPU, step by step. */
+  List<CheckResult> againstCpu(Target target) {
     List<CheckResult> out = new ArrayList<>();
     RunResult cpu;
     try {
-      cpu = run("cpu-fp32", gptSmall("cpu", "fp32").toSpec());
+      cpu = run("gpt-cpu-fp32", gptSmall(target, "cpu", "fp32").toSpec());
     } catch (RuntimeException e) {
-      return List.of(CheckResult.of("gpt small on the CPU (the reference)", false, String.valueOf(e)));
+      return List.of(CheckResult.threw("gpt small on the CPU (the reference)", e));
     }
-    out.add(compare("gpt small dp=1, fp32: cuda vs cpu losses", "cuda-fp32", gptSmall("cuda", "fp32"), cpu, FP32_TOLERANCE));
-    out.add(compare("gpt small dp=1, bf16 autocast on cuda vs fp32 cpu", "cuda-bf16", gptSmall("cuda", "bf16"), cpu,
-        BF16_TOLERANCE));
+    String d = target.device();
+    out.add(compare("gpt small dp=1, fp32: " + d + " vs cpu losses", "gpt-fp32", gptSmall(target, d, "fp32"), cpu,
+        FP32_TOLERANCE, target));
+    out.add(compare("gpt small dp=1, bf16 autocast on " + d + " vs fp32 cpu", "gpt-bf16", gptSmall(target, d, "bf16"), cpu,
+        BF16_TOLERANCE, target));
     return out;
   }
 
-  private CheckResult compare(String name, String dir, Trainer cuda, RunResult cpu, double tolerance) {
+  private CheckResult compare(String name, String dir, Trainer cuda, RunResult cpu, double tolerance, Target target) {
     try {
       RunResult r = run(dir, cuda.toSpec());
       double worst = 0;
@@ -76,14 +84,14 @@ final class TrainingRunCheck {
         worst = Math.max(worst, Math.abs(r.losses().get(i) - cpu.losses().get(i)) / Math.abs(cpu.losses().get(i)));
       }
       DeviceMemory m = r.summary().memory().device();
-      boolean memory = m != null && m.allocated() > 0 && m.peakAllocated() >= m.allocated() && m.reserved() >= m.allocated();
+      boolean memory = target.dry() || m != null && m.allocated() > 0 && m.peakAllocated() >= m.allocated() && m.reserved() >= m.allocated();
       return CheckResult.of(name, worst <= tolerance && memory, String.format(
-          "max relative difference %.2e over %d steps (tolerance %.0e); cuda %s, cpu %s; step %.1f ms vs %.1f ms; device memory %s",
-          worst, COMPARE_STEPS, tolerance, r.losses(), cpu.losses(), r.summary().stepMsMedian(), cpu.summary().stepMsMedian(),
-          m == null ? "MISSING from summary.json" : m.allocated() + " allocated / " + m.reserved() + " reserved / "
+          "max relative difference %.2e over %d steps (tolerance %.0e); %s %s, cpu %s; step %.1f ms vs %.1f ms; device memory %s",
+          worst, COMPARE_STEPS, tolerance, target.device(), r.losses(), cpu.losses(), r.summary().stepMsMedian(), cpu.summary().stepMsMedian(),
+          m == null ? (target.dry() ? "none (cpu)" : "MISSING from summary.json") : m.allocated() + " allocated / " + m.reserved() + " reserved / "
               + m.peakAllocated() + " peak bytes"));
     } catch (RuntimeException e) {
-      return CheckResult.of(name, false, String.valueOf(e));
+      return CheckResult.threw(name, e);
     }
   }
 
@@ -99,7 +107,7 @@ final class TrainingRunCheck {
           r.summary().parameters(), r.summary().stepMsMedian(), r.summary().tokensPerS(), flops / 1e12, 100 * mfu,
           m == null ? "unknown" : String.format("%.1f GiB", m.peakAllocated() / (double) (1L << 30))));
     } catch (RuntimeException e) {
-      return CheckResult.of(name, false, String.valueOf(e));
+      return CheckResult.threw(name, e);
     }
   }
 
