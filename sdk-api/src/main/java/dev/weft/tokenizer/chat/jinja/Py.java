@@ -79,6 +79,7 @@ final class Py {
     if (v instanceof Double d) return floatRepr(d);
     if (v instanceof String s) return reprString(s);
     if (v instanceof Undefined) return "Undefined";
+    if (v instanceof Range r) return r.toString();
     if (v instanceof Tuple t) {
       StringBuilder b = new StringBuilder("(");
       for (int i = 0; i < t.size(); i++) b.append(i > 0 ? ", " : "").append(repr(t.get(i)));
@@ -107,7 +108,7 @@ final class Py {
     if (Double.isNaN(d)) return "nan";
     if (Double.isInfinite(d)) return d > 0 ? "inf" : "-inf";
     if (d == 0) return (Double.doubleToRawLongBits(d) < 0 ? "-" : "") + "0.0";
-    BigDecimal b = new BigDecimal(Double.toString(d)).stripTrailingZeros();
+    BigDecimal b = shortest(d);
     int exp = b.precision() - b.scale() - 1;
     if (exp >= -4 && exp < 16) {
       String plain = b.toPlainString();
@@ -116,6 +117,16 @@ final class Py {
     String digits = b.unscaledValue().abs().toString();
     String m = digits.substring(0, 1) + (digits.length() > 1 ? "." + digits.substring(1) : "");
     return (d < 0 ? "-" : "") + m + "e" + (exp < 0 ? "-" : "+") + String.format(Locale.ROOT, "%02d", Math.abs(exp));
+  }
+
+  /** The fewest significant digits that read back as {@code d} (CPython's repr; Java's toString is not always shortest). */
+  private static BigDecimal shortest(double d) {
+    BigDecimal exact = new BigDecimal(d);
+    for (int digits = 1; digits < 17; digits++) {
+      BigDecimal r = exact.round(new java.math.MathContext(digits, java.math.RoundingMode.HALF_EVEN));
+      if (r.doubleValue() == d) return r.stripTrailingZeros();
+    }
+    return exact.round(new java.math.MathContext(17, java.math.RoundingMode.HALF_EVEN)).stripTrailingZeros();
   }
 
   static String reprString(String s) {

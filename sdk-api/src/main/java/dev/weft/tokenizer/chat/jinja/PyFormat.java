@@ -8,6 +8,8 @@ import java.util.Map;
 final class PyFormat {
   private PyFormat() {}
 
+  private static final Object NONE = new Object();
+
   static String percent(Budget budget, String fmt, Object args) {
     List<?> values = args instanceof Tuple t ? t : java.util.Collections.singletonList(args);
     StringBuilder b = new StringBuilder();
@@ -19,13 +21,29 @@ final class PyFormat {
         continue;
       }
       int j = i + 1;
+      Object named = NONE; // %(key)s takes its value from a mapping
+      if (j < fmt.length() && fmt.charAt(j) == '(') {
+        int close = fmt.indexOf(')', j);
+        if (close < 0) throw TemplateError.runtime("incomplete format key");
+        if (!(args instanceof Map<?, ?> m)) throw TemplateError.runtime("format requires a mapping");
+        Object key = Py.key(m, fmt.substring(j + 1, close));
+        if (key == Py.NO_KEY) throw TemplateError.runtime("KeyError: " + Py.repr(fmt.substring(j + 1, close)));
+        named = m.get(key);
+        j = close + 1;
+      }
+      int flags = j;
       while (j < fmt.length() && "-+ #0123456789.".indexOf(fmt.charAt(j)) >= 0) j++;
       if (j >= fmt.length()) throw TemplateError.runtime("incomplete format");
-      String spec = fmt.substring(i + 1, j);
+      String spec = fmt.substring(flags, j);
       char conv = fmt.charAt(j);
       i = j;
       if (conv == '%') {
         b.append('%');
+        continue;
+      }
+      if (named != NONE) {
+        b.append(one(spec, conv, named));
+        budget.charge(b.length());
         continue;
       }
       if (next >= values.size()) throw TemplateError.runtime("not enough arguments for format string");
@@ -222,18 +240,35 @@ final class PyFormat {
         conv = field.substring(bang + 1);
         field = field.substring(0, bang);
       }
+      java.util.regex.Matcher path = FIELD.matcher(field); // name, then .attr and [key] steps
+      if (!path.lookingAt()) throw TemplateError.runtime("bad format field {" + field + "}");
+      String first = path.group();
       Object v;
-      if (field.isEmpty()) v = auto < args.size() ? args.get(auto++) : missing(field);
-      else if (field.chars().allMatch(Character::isDigit)) {
-        int n = Integer.parseInt(field);
+      if (first.isEmpty()) v = auto < args.size() ? args.get(auto++) : missing(field);
+      else if (first.chars().allMatch(Character::isDigit)) {
+        int n = Integer.parseInt(first);
         v = n < args.size() ? args.get(n) : missing(field);
-      } else v = kwargs.containsKey(field) ? kwargs.get(field) : missing(field);
+      } else v = kwargs.containsKey(first) ? kwargs.get(first) : missing(field);
+      java.util.regex.Matcher step = STEP.matcher(field).region(path.end(), field.length());
+      int at = path.end();
+      while (at < field.length()) {
+        if (!step.lookingAt()) throw TemplateError.runtime("bad format field {" + field + "}");
+        if (step.group(1) != null) v = Access.attr(budget, v, step.group(1));
+        else v = Access.item(budget, v, step.group(2).chars().allMatch(Character::isDigit) && !step.group(2).isEmpty()
+            ? (Object) Long.parseLong(step.group(2)) : step.group(2));
+        if (v instanceof Undefined u) throw u.error();
+        at = step.end();
+        step.region(at, field.length());
+      }
       Object shown = "r".equals(conv) ? Py.repr(v) : "s".equals(conv) ? Py.str(v) : v;
       b.append(spec == null ? Py.str(shown) : spec(spec, shown instanceof String || Py.isNumber(shown) ? shown : Py.str(shown)));
       budget.charge(b.length());
     }
     return b.toString();
   }
+
+  private static final java.util.regex.Pattern FIELD = java.util.regex.Pattern.compile("[^.\\[]*");
+  private static final java.util.regex.Pattern STEP = java.util.regex.Pattern.compile("\\.([^.\\[]+)|\\[([^\\]]*)\\]");
 
   private static Object missing(String field) { throw TemplateError.runtime("str.format has no value for the field {" + field + "}"); }
 }
