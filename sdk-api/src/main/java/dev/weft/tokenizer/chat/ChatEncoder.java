@@ -40,10 +40,13 @@ public final class ChatEncoder {
     if (trainOn == TrainOn.ALL) {
       Arrays.fill(targets, true);
     } else {
-      List<int[]> spans = template.marksGeneration() ? r.generation()
-          : PrefixDiff.spans(template, r.text(), messages, extra, template.turnEnds(), trainOn == TrainOn.LAST);
-      if (trainOn == TrainOn.LAST && spans.size() > 1) spans = spans.subList(spans.size() - 1, spans.size());
-      mark(targets, o, r.text(), spans);
+      if (template.marksGeneration()) {
+        List<int[]> spans = r.generation();
+        if (trainOn == TrainOn.LAST && spans.size() > 1) spans = spans.subList(spans.size() - 1, spans.size());
+        mark(targets, o, r.text(), spans);
+      } else {
+        overlap(targets, o, r.text(), PrefixDiff.spans(template, r.text(), messages, extra, template.turnEnds(), trainOn == TrainOn.LAST));
+      }
     }
     return new Encoded(o.ids(), targets);
   }
@@ -68,6 +71,17 @@ public final class ChatEncoder {
       if (start < 0) break;
       int stop = end <= 0 ? targets.length : end + 1;
       for (int t = start; t < stop; t++) targets[t] = true;
+    }
+  }
+
+  /**
+   * Flags every token that holds any character of a span: a turn's last character split across byte-level tokens
+   * (an emoji at the very end, with no end-of-turn token after it) is learnt whole, not its first bytes only.
+   */
+  static void overlap(boolean[] targets, HfTokenizer.Offsets o, String text, List<int[]> spans) {
+    for (int[] span : spans) {
+      int s = text.codePointCount(0, span[0]), e = text.codePointCount(0, span[1]);
+      for (int t = 0; t < targets.length; t++) if (o.starts()[t] < e && o.ends()[t] > s) targets[t] = true;
     }
   }
 

@@ -38,7 +38,6 @@ class ChatCorpusIdsTest {
       Map<String, Object> v = ChatTemplateCorpusTest.vars(c);
       Map<String, Object> extra = extra(v);
       extra.remove("tools");
-      extra.remove("documents");
       Map<String, Object> one = new LinkedHashMap<>(Map.of("messages", v.get("messages"), "add_generation_prompt",
           v.get("add_generation_prompt"), "extra", extra));
       one.put("tools", v.get("tools")); // null as transformers' default

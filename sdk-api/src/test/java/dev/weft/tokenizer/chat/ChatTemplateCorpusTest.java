@@ -22,7 +22,12 @@ import org.junit.jupiter.api.io.TempDir;
 class ChatTemplateCorpusTest {
   static final List<String> TEMPLATES = List.of("qwen2.5-instruct", "granite-3.0-instruct", "mistral-instruct", "gemma-it",
       "llama-3.2-1B-Instruct", "phi-4-mini-instruct", "deepseek-v3.1", "mistral-small-3.1", "nemotron-nano-v2", "kimi-k2", "lfm2", "llama-3.2-instruct", "llama-3.1-generation",
-      "deepseek-r1-distill-qwen", "glm-4.6", "chatml", "zephyr", "gemma-3", "llama-4", "hermes-3-tool-use");
+      "deepseek-r1-distill-qwen", "glm-4.6", "chatml", "zephyr", "gemma-3", "llama-4", "hermes-3-tool-use",
+      // written from the published originals: tool calling in other shapes (XML parameters, Python signatures,
+      // [TOOL_CALLS] with ids, tool results as user turns), reasoning_content, documents, generation blocks
+      "qwen3", "qwen3-coder", "mistral-v3-tools", "mistral-nemo-tekken", "granite-3.2-instruct", "command-r", "command-r-tools",
+      "hermes-2-pro-tool-use", "smollm3", "falcon3", "glm-4-9b-chat", "glm-4-tools", "deepseek-v3", "deepseek-r1", "phi-3.5-mini",
+      "phi-4", "gemma-2", "olmo-2", "llama-2-chat", "internlm2", "yi-chat", "gpt-oss", "qwen2-vl", "mistral-small-3.2");
   static final Map<String, Object> SPECIALS = Map.of("bos_token", "<|bos|>", "eos_token", "<|eos|>");
 
   @TempDir Path dir;
@@ -54,7 +59,7 @@ class ChatTemplateCorpusTest {
   @SuppressWarnings("unchecked")
   static Map<String, Object> vars(Map<String, Object> conversation) {
     Map<String, Object> v = new LinkedHashMap<>(SPECIALS);
-    Object tools = switch (String.valueOf(conversation.get("tools"))) {
+    Object tools = conversation.get("tools") instanceof List<?> given ? given : switch (String.valueOf(conversation.get("tools"))) {
       case "WEATHER" -> List.of(WEATHER);
       case "SEARCH" -> List.of(SEARCH);
       case "BOTH" -> List.of(WEATHER, SEARCH);

@@ -124,6 +124,19 @@ class JinjaSemanticsTest {
       "{{ messages[0] }}|{{ messages[1:2] }}|{{ tools[0].function.parameters }}",
       // 64-bit integers: literals, data and arithmetic past 32 bits and past a double's 53
       "{{ big }} {{ big + 1 }} {{ big | tojson }} {{ 2 ** 40 }} {{ 4294967296 * 2147483647 }} {{ 9223372036854775807 }} {{ -9223372036854775807 - 1 }} {{ big // 3 }} {{ big % 1000 }} {{ big > 9007199254740992 }} {{ (big | string)[-3:] }} {{ '9007199254740993' | int }}",
+      // integers past 64 bits, as Python's: literals, data, arithmetic, printing, tojson, int()
+      "{% set b = 2 ** 100 %}{{ b }} {{ b // 7 }} {{ -b % 7 }} {{ b * b }} {{ b | tojson }} {{ b > 1e30 }} {{ b == 1267650600228229401496703205376 }} {{ 1e20 | int }} {{ '123456789012345678901234567890' | int }} {{ -b | abs }} {{ b is integer }} {{ b / 2 }} {{ 9223372036854775807 + 1 }} {{ -9223372036854775808 // -1 }} {{ messages[2].tool_calls[0].function.arguments.x * 10 ** 30 }}",
+      "{{ 2 ** 100000 }}",
+      // format specs, printf conversions, rounding as CPython rounds
+      "{{ '{:>5}|{:<5}|{:^5}|{:*^7}'.format('a', 'b', 'c', 'd') }}|{{ '{:.2f}|{:,}|{:08.3f}|{:x}|{:#b}|{:e}|{:.3g}|{:+d}|{:5.1%}'.format(3.14159, 1234567, 3.14159, 255, 5, 1234.5, 0.00012345, 3, 0.257) }}|{{ '{0}{1}{0}'.format('a','b') }}|{{ '{!r:>6}'.format('a') }}|{{ '{:.3}'.format('abcdef') }}|{{ '{a[0]}{b.x}{b[x]:>3}'.format(a=[1], b={'x': 2}) }}|{{ '%(a)s-%(b)05.1f' % {'a': 1, 'b': 2} }}",
+      "{{ '%.2f' | format(1.005) }}|{{ '%x %o %X %#x %e %g %c %5.1f%% %+d % d %-4d| %05.1f %.0f %.0f %r' % (255, 8, 255, 255, 12345.678, 0.00001234, 65, 99.44, 5, 5, 7, 3.14159, 2.5, 3.5, 'é') }}",
+      "{{ 3 | round }}|{{ 1234 | round(-2) }}|{{ -0.5 | round }}|{{ 2.675 | round(2) }}|{{ 1.1 | round(2, 'ceil') }}|{{ 0.285 | round(2, 'floor') }}|{{ true | round }}|{{ -2.5 | round(0, 'floor') }}",
+      // dict(), joiner, macro varargs/kwargs, loop.changed, the attr filter (attributes, never keys)
+      "{{ dict({'z': 1}, y=2) }}|{{ dict([('k', 'v')]) }}|{% set j = joiner(' + ') %}{% for i in range(3) %}{{ j() }}{{ i }}{% endfor %}|{% macro v(a) %}{{ a }}{{ varargs }}{{ kwargs }}{% endmacro %}{{ v(1, 2, 3, k=4) }}|{% for m in messages %}{{ loop.changed(m.role) }}{% endfor %}|{{ messages | first | attr('role') }}|{{ 'ab' | attr('upper') is defined }}",
+      "{% macro w(a) %}{{ a }}{% endmacro %}{{ w(1, 2) }}",
+      // floats Java's Double.toString does not write shortest; range printed as Python prints it
+      "{{ [5e-324, 2.82879384806159e17, 8.41e21, 1e23, 2.481793947870704e18] }}|{{ [8.41e21, 1e23] | tojson }}|{{ range(0, 10, 3) }}|{{ range(5) }}",
+      "{% for a, (b, c) in [[1, [2, 3]], (4, 'xy')] %}{{ a }}{{ b }}{{ c }};{% endfor %}{% for a, b in ['ab', 'cd'] %}{{ b }}{{ a }}{% endfor %}",
       // groupby, batch, slice
       "{% for g in messages | groupby('role') %}{{ g.grouper }}:{{ g.list | map(attribute='content') | join(',') }};{% endfor %}|{% for role, ms in messages | groupby('role') %}{{ role }}{{ ms | length }}{% endfor %}|{{ messages | groupby('role') | map(attribute='grouper') | list }}|{{ (messages | groupby('role'))[0][0] }}|{{ (messages | groupby('role'))[0]['grouper'] }}",
       "{{ [{'k': 'B'}, {'k': 'a'}, {'k': 'b'}, {'x': 1}] | groupby('k', default='z') | map(attribute='list') | map('length') | list }}|{{ [{'k': 'B'}, {'k': 'b'}] | groupby('k', case_sensitive=true) | map(attribute='grouper') | list }}|{{ [{'k': 'B'}, {'k': 'b'}] | groupby('k') | list }}",

@@ -17,7 +17,10 @@ final class Access {
   private static final Set<String> DICT_UNSAFE = Set.of("clear", "pop", "popitem", "setdefault", "update");
   private static final Set<String> LIST_UNSAFE = Set.of("append", "clear", "extend", "insert", "pop", "remove", "reverse", "sort");
 
-  static Object attr(Budget budget, Object target, String name) {
+  static Object attr(Budget budget, Object target, String name) { return attr(budget, target, name, true); }
+
+  /** {@code target.name}; {@code items} false for the {@code attr} filter, which reads attributes only, never keys. */
+  static Object attr(Budget budget, Object target, String name, boolean items) {
     if (target instanceof Undefined u) throw u.error();
     if (target instanceof Namespace ns) {
       Object v = ns.values().get(name);
@@ -27,7 +30,7 @@ final class Access {
     if (target instanceof Tuple t && t.hasField(name)) return t.field(name);
     Object method = method(budget, target, name);
     if (method != null) return method;
-    if (target instanceof Map<?, ?> m) {
+    if (items && target instanceof Map<?, ?> m) {
       Object k = Py.key(m, name);
       if (k != Py.NO_KEY) return m.get(k);
     }

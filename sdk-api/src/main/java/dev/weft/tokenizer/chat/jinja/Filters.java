@@ -27,8 +27,8 @@ final class Filters {
 
   static Object apply(Budget b, String name, Object v, List<Object> a, Map<String, Object> k) {
     return switch (name) {
-      case "abs" -> Py.isInt(v) ? (Object) Math.abs(Py.asLong(v)) : (Object) Math.abs(Py.asDouble(number(v)));
-      case "attr" -> Access.attr(b, v, Py.str(Fn.arg(a, k, 0, "name", "")));
+      case "abs" -> Py.isInt(v) ? Py.norm(Py.asBig(v).abs()) : (Object) Math.abs(Py.asDouble(number(v)));
+      case "attr" -> Access.attr(b, v, Py.str(Fn.arg(a, k, 0, "name", "")), false);
       case "capitalize" -> Methods.capitalize(text(v));
       case "center" -> Methods.string(b, text(v), "center").call(List.of(Fn.arg(a, k, 0, "width", 80L)), Map.of());
       case "count", "length" -> Py.len(v);
@@ -51,7 +51,7 @@ final class Filters {
         yield f == null ? Fn.arg(a, k, 0, "default", 0.0) : f;
       }
       case "int" -> {
-        Long i = Py.toInt(v);
+        Object i = Py.toInt(v);
         yield i == null ? Fn.arg(a, k, 0, "default", 0L) : i;
       }
       case "format" -> PyFormat.percent(b, text(v), a.size() == 1 ? a.get(0) : new Tuple(a));
@@ -264,16 +264,26 @@ final class Filters {
     return best;
   }
 
+  /** Jinja2's {@code round}: Python's {@code round(v, p)} (half to even on the exact value; an int stays an int), or ceil/floor of {@code v * 10**p} over {@code 10**p}. */
   private static Object round(Object v, List<Object> a, Map<String, Object> k) {
-    double d = Py.asDouble(number(v));
     int precision = (int) Py.asLong(Fn.arg(a, k, 0, "precision", 0L));
     String method = Py.str(Fn.arg(a, k, 1, "method", "common"));
-    java.math.RoundingMode mode = switch (method) {
-      case "ceil" -> java.math.RoundingMode.CEILING;
-      case "floor" -> java.math.RoundingMode.FLOOR;
-      default -> java.math.RoundingMode.HALF_EVEN;
-    };
+    if (!method.equals("common") && !method.equals("ceil") && !method.equals("floor")) {
+      throw TemplateError.runtime("method must be common, ceil or floor");
+    }
+    if (method.equals("common") && Py.isInt(number(v))) {
+      if (precision >= 0) return v instanceof Boolean ? Py.asLong(v) : v;
+      java.math.BigDecimal r = new java.math.BigDecimal(Py.asBig(v)).setScale(precision, java.math.RoundingMode.HALF_EVEN);
+      return Py.norm(r.toBigInteger());
+    }
+    double d = Py.asDouble(number(v));
     if (!Double.isFinite(d)) return d;
-    return new java.math.BigDecimal(d).setScale(precision, mode).doubleValue();
+    if (!method.equals("common")) {
+      double scale = Math.pow(10, precision);
+      double x = d * scale;
+      return (method.equals("ceil") ? Math.ceil(x) : Math.floor(x)) / scale;
+    }
+    double r = new java.math.BigDecimal(d).setScale(precision, java.math.RoundingMode.HALF_EVEN).doubleValue();
+    return r == 0 && (d < 0 || Double.doubleToRawLongBits(d) < 0) ? -0.0 : r;
   }
 }

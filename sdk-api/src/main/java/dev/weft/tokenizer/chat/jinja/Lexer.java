@@ -164,17 +164,12 @@ final class Lexer {
     return false;
   }
 
-  private static Long integer(String text) {
+  private static Object integer(String text) {
     String t = text.replace("_", "");
-    try {
-      if (t.length() > 1 && Character.isLetter(t.charAt(1))) {
-        int radix = switch (Character.toLowerCase(t.charAt(1))) { case 'b' -> 2; case 'o' -> 8; default -> 16; };
-        return Long.parseLong(t.substring(2), radix);
-      }
-      return Long.parseLong(t);
-    } catch (NumberFormatException e) {
-      throw TemplateError.limit("the integer " + text + " does not fit 64 bits");
-    }
+    if (t.length() > 4300) throw TemplateError.limit("the integer literal " + text.substring(0, 20) + "... has more than 4300 digits");
+    boolean radix = t.length() > 1 && Character.isLetter(t.charAt(1));
+    int base = !radix ? 10 : switch (Character.toLowerCase(t.charAt(1))) { case 'b' -> 2; case 'o' -> 8; default -> 16; };
+    return Py.norm(new java.math.BigInteger(radix ? t.substring(2) : t, base));
   }
 
   private void string(char quote) {

@@ -12,6 +12,8 @@ final class Loop implements Fn {
   private final int depth0;
   private final Fn recurse; // null: the loop is not recursive
   int index0;
+  private Object lastChanged = NOT_YET;
+  private static final Object NOT_YET = new Object();
 
   Loop(List<?> items, int depth0, Fn recurse) {
     this.items = items;
@@ -43,6 +45,12 @@ final class Loop implements Fn {
       case "cycle" -> (Fn) (args, kwargs) -> {
         if (args.isEmpty()) throw TemplateError.runtime("no items for cycling given");
         return args.get(index0 % args.size());
+      };
+      case "changed" -> (Fn) (args, kwargs) -> {
+        Object value = args.size() == 1 ? args.get(0) : new Tuple(args);
+        if (lastChanged != NOT_YET && Py.eq(lastChanged, value)) return false;
+        lastChanged = value;
+        return true;
       };
       default -> new Undefined("'LoopContext object' has no attribute '" + name + "'");
     };

@@ -268,6 +268,10 @@ final class Parser {
         if (!skipOp(",")) break;
         tuple = true;
       }
+      if (peek().op("(") && !names.isEmpty() || peek().op("(") && paren) {
+        names.add(assignTarget(false, endNames)); // a nested target: for a, (b, c) in ...
+        continue;
+      }
       if (peek().kind() != Kind.NAME || endNames.contains(peek().text())) break;
       names.add(new Expr.Name(next().text()));
     }

@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * Python's semantics for the values a template sees: None is {@code null}, bool {@link Boolean}, int {@link Long},
- * float {@link Double}, str {@link String}, list {@link List}, tuple {@link Tuple}, dict {@link Map}. Truth,
+ * float {@link Double} (an int beyond 64 bits a {@link BigInteger}, as Python's ints have no bound), str {@link String}, list {@link List}, tuple {@link Tuple}, dict {@link Map}. Truth,
  * {@code str}/{@code repr}, equality, ordering, arithmetic and iteration as CPython has them.
  */
 final class Py {
@@ -21,7 +21,7 @@ final class Py {
   static Object adopt(Object v) {
     if (v == null || v instanceof String || v instanceof Boolean || v instanceof Long || v instanceof Double) return v;
     if (v instanceof Integer || v instanceof Short || v instanceof Byte) return ((Number) v).longValue();
-    if (v instanceof BigInteger b) return b.bitLength() < 64 ? (Object) b.longValue() : (Object) b.doubleValue();
+    if (v instanceof BigInteger b) return norm(b);
     if (v instanceof Number n) return n.doubleValue();
     if (v instanceof CharSequence || v instanceof Character) return v.toString();
     if (v instanceof Map<?, ?> m) {
@@ -42,6 +42,7 @@ final class Py {
     if (v == null || v instanceof Undefined) return false;
     if (v instanceof Boolean b) return b;
     if (v instanceof Long l) return l != 0;
+    if (v instanceof BigInteger b) return b.signum() != 0;
     if (v instanceof Double d) return d != 0;
     if (v instanceof String s) return !s.isEmpty();
     if (v instanceof List<?> l) return !l.isEmpty();
@@ -52,7 +53,7 @@ final class Py {
   static String typeName(Object v) {
     if (v == null) return "NoneType";
     if (v instanceof Boolean) return "bool";
-    if (v instanceof Long) return "int";
+    if (v instanceof Long || v instanceof BigInteger) return "int";
     if (v instanceof Double) return "float";
     if (v instanceof String) return "str";
     if (v instanceof Tuple) return "tuple";
@@ -74,10 +75,11 @@ final class Py {
   static String repr(Object v) {
     if (v == null) return "None";
     if (v instanceof Boolean b) return b ? "True" : "False";
-    if (v instanceof Long l) return l.toString();
+    if (v instanceof Long || v instanceof BigInteger) return v.toString();
     if (v instanceof Double d) return floatRepr(d);
     if (v instanceof String s) return reprString(s);
     if (v instanceof Undefined) return "Undefined";
+    if (v instanceof Range r) return r.toString();
     if (v instanceof Tuple t) {
       StringBuilder b = new StringBuilder("(");
       for (int i = 0; i < t.size(); i++) b.append(i > 0 ? ", " : "").append(repr(t.get(i)));
@@ -106,7 +108,7 @@ final class Py {
     if (Double.isNaN(d)) return "nan";
     if (Double.isInfinite(d)) return d > 0 ? "inf" : "-inf";
     if (d == 0) return (Double.doubleToRawLongBits(d) < 0 ? "-" : "") + "0.0";
-    BigDecimal b = new BigDecimal(Double.toString(d)).stripTrailingZeros();
+    BigDecimal b = shortest(d);
     int exp = b.precision() - b.scale() - 1;
     if (exp >= -4 && exp < 16) {
       String plain = b.toPlainString();
@@ -115,6 +117,16 @@ final class Py {
     String digits = b.unscaledValue().abs().toString();
     String m = digits.substring(0, 1) + (digits.length() > 1 ? "." + digits.substring(1) : "");
     return (d < 0 ? "-" : "") + m + "e" + (exp < 0 ? "-" : "+") + String.format(Locale.ROOT, "%02d", Math.abs(exp));
+  }
+
+  /** The fewest significant digits that read back as {@code d} (CPython's repr; Java's toString is not always shortest). */
+  private static BigDecimal shortest(double d) {
+    BigDecimal exact = new BigDecimal(d);
+    for (int digits = 1; digits < 17; digits++) {
+      BigDecimal r = exact.round(new java.math.MathContext(digits, java.math.RoundingMode.HALF_EVEN));
+      if (r.doubleValue() == d) return r.stripTrailingZeros();
+    }
+    return exact.round(new java.math.MathContext(17, java.math.RoundingMode.HALF_EVEN)).stripTrailingZeros();
   }
 
   static String reprString(String s) {
@@ -144,9 +156,16 @@ final class Py {
 
   // ---- equality and order
 
-  static boolean isNumber(Object v) { return v instanceof Long || v instanceof Double || v instanceof Boolean; }
+  static boolean isNumber(Object v) { return isInt(v) || v instanceof Double; }
 
-  static boolean isInt(Object v) { return v instanceof Long || v instanceof Boolean; }
+  static boolean isInt(Object v) { return v instanceof Long || v instanceof Boolean || v instanceof BigInteger; }
+
+  /** An int as Python holds it: a {@link Long} where it fits, else the {@link BigInteger}. */
+  static Object norm(BigInteger b) { return b.bitLength() < 64 ? (Object) b.longValue() : b; }
+
+  static BigInteger asBig(Object v) { return v instanceof BigInteger b ? b : BigInteger.valueOf(asLong(v)); }
+
+  private static boolean big(Object a, Object b) { return a instanceof BigInteger || b instanceof BigInteger; }
 
   static long asLong(Object v) { return v instanceof Boolean b ? (b ? 1 : 0) : ((Number) v).longValue(); }
 
@@ -156,7 +175,8 @@ final class Py {
     if (a == b) return true;
     if (a == null || b == null) return false;
     if (isNumber(a) && isNumber(b)) {
-      return isInt(a) && isInt(b) ? asLong(a) == asLong(b) : asDouble(a) == asDouble(b);
+      if (isInt(a) && isInt(b)) return big(a, b) ? asBig(a).equals(asBig(b)) : asLong(a) == asLong(b);
+      return asDouble(a) == asDouble(b);
     }
     if (a instanceof Undefined || b instanceof Undefined) return a instanceof Undefined && b instanceof Undefined;
     if (a instanceof List<?> x && b instanceof List<?> y) {
@@ -189,7 +209,8 @@ final class Py {
     if (a instanceof Undefined u) throw u.error();
     if (b instanceof Undefined u) throw u.error();
     if (isNumber(a) && isNumber(b)) {
-      return isInt(a) && isInt(b) ? Long.compare(asLong(a), asLong(b)) : Double.compare(asDouble(a), asDouble(b));
+      if (isInt(a) && isInt(b)) return big(a, b) ? asBig(a).compareTo(asBig(b)) : Long.compare(asLong(a), asLong(b));
+      return Double.compare(asDouble(a), asDouble(b));
     }
     if (a instanceof String x && b instanceof String y) return x.compareTo(y);
     if (a instanceof List<?> x && b instanceof List<?> y && (a instanceof Tuple) == (b instanceof Tuple)) {
@@ -255,9 +276,27 @@ final class Py {
     }
   }
 
+  /** Python's int arithmetic: exact in 64 bits where it fits, else in {@link BigInteger} (bounded by the budget). */
+  private static Object integer(Object a, Object b, java.util.function.LongBinaryOperator small,
+      java.util.function.BinaryOperator<BigInteger> large) {
+    if (!big(a, b)) {
+      try {
+        return small.applyAsLong(asLong(a), asLong(b));
+      } catch (ArithmeticException e) {
+        // beyond 64 bits: as Python, exactly
+      }
+    }
+    BigInteger r = large.apply(asBig(a), asBig(b));
+    if (r.bitLength() > MAX_INT_BITS) throw TemplateError.limit("the chat template's integer arithmetic passed " + MAX_INT_BITS + " bits");
+    return norm(r);
+  }
+
+  /** Python's ints have no bound; a template's are held to this many bits, so one product cannot take the memory. */
+  static final int MAX_INT_BITS = 65536;
+
   static Object add(Budget budget, Object a, Object b) {
     if (isNumber(a) && isNumber(b)) {
-      return isInt(a) && isInt(b) ? (Object) exact(() -> Math.addExact(asLong(a), asLong(b))) : (Object) (asDouble(a) + asDouble(b));
+      return isInt(a) && isInt(b) ? integer(a, b, Math::addExact, BigInteger::add) : (Object) (asDouble(a) + asDouble(b));
     }
     if (a instanceof String x && b instanceof String y) {
       budget.charge((long) x.length() + y.length());
@@ -274,14 +313,14 @@ final class Py {
 
   static Object sub(Object a, Object b) {
     if (isNumber(a) && isNumber(b)) {
-      return isInt(a) && isInt(b) ? (Object) exact(() -> Math.subtractExact(asLong(a), asLong(b))) : (Object) (asDouble(a) - asDouble(b));
+      return isInt(a) && isInt(b) ? integer(a, b, Math::subtractExact, BigInteger::subtract) : (Object) (asDouble(a) - asDouble(b));
     }
     throw unsupported("-", a, b);
   }
 
   static Object mul(Budget budget, Object a, Object b) {
     if (isNumber(a) && isNumber(b)) {
-      return isInt(a) && isInt(b) ? (Object) exact(() -> Math.multiplyExact(asLong(a), asLong(b))) : (Object) (asDouble(a) * asDouble(b));
+      return isInt(a) && isInt(b) ? integer(a, b, Math::multiplyExact, BigInteger::multiply) : (Object) (asDouble(a) * asDouble(b));
     }
     if (isInt(b) && (a instanceof String || a instanceof List)) return repeat(budget, a, asLong(b));
     if (isInt(a) && (b instanceof String || b instanceof List)) return repeat(budget, b, asLong(a));
@@ -314,7 +353,7 @@ final class Py {
   static Object floordiv(Object a, Object b) {
     if (!isNumber(a) || !isNumber(b)) throw unsupported("//", a, b);
     nonZero(b, "integer division or modulo by zero");
-    if (isInt(a) && isInt(b)) return exact(() -> Math.floorDiv(asLong(a), asLong(b)));
+    if (isInt(a) && isInt(b)) return integer(a, b, Py::floorDivExact, Py::floorDiv);
     return Math.floor(asDouble(a) / asDouble(b));
   }
 
@@ -322,7 +361,7 @@ final class Py {
     if (a instanceof String fmt) return PyFormat.percent(budget, fmt, b);
     if (!isNumber(a) || !isNumber(b)) throw unsupported("%", a, b);
     nonZero(b, "integer division or modulo by zero");
-    if (isInt(a) && isInt(b)) return Math.floorMod(asLong(a), asLong(b));
+    if (isInt(a) && isInt(b)) return integer(a, b, Math::floorMod, (x, y) -> x.subtract(floorDiv(x, y).multiply(y)));
     double x = asDouble(a), y = asDouble(b), r = x % y;
     return r != 0 && (r < 0) != (y < 0) ? r + y : r;
   }
@@ -330,41 +369,46 @@ final class Py {
   static Object pow(Object a, Object b) {
     if (!isNumber(a) || !isNumber(b)) throw unsupported("** or pow()", a, b);
     if (isInt(a) && isInt(b) && asLong(b) >= 0) {
-      BigInteger r = BigInteger.valueOf(asLong(a)).pow((int) Math.min(asLong(b), 4096));
-      if (r.bitLength() >= 64) throw TemplateError.limit("the chat template's integer arithmetic overflowed 64 bits");
-      return r.longValue();
+      BigInteger base = asBig(a), exp = asBig(b);
+      long bits = Math.max(1, base.abs().bitLength() - 1);
+      if (base.abs().compareTo(BigInteger.ONE) > 0 && exp.compareTo(BigInteger.valueOf(MAX_INT_BITS / bits + 1)) > 0) {
+        throw TemplateError.limit("the chat template's integer arithmetic passed " + MAX_INT_BITS + " bits");
+      }
+      return integer(base, exp, (x, y) -> { throw new ArithmeticException(); }, (x, y) -> x.pow(y.intValueExact()));
     }
     return Math.pow(asDouble(a), asDouble(b));
   }
 
   static Object neg(Object a) {
     if (a instanceof Undefined u) throw u.error();
-    if (isInt(a)) return exact(() -> Math.negateExact(asLong(a)));
+    if (isInt(a)) return integer(0L, a, Math::subtractExact, BigInteger::subtract);
     if (a instanceof Double d) return -d;
     throw TemplateError.runtime("bad operand type for unary -: '" + typeName(a) + "'");
   }
 
   static Object pos(Object a) {
     if (a instanceof Undefined u) throw u.error();
-    if (isInt(a)) return asLong(a);
+    if (isInt(a)) return a instanceof BigInteger ? a : (Object) asLong(a);
     if (a instanceof Double) return a;
     throw TemplateError.runtime("bad operand type for unary +: '" + typeName(a) + "'");
   }
 
   /** Python's {@code int(v)} as Jinja's {@code int} filter tries it. */
-  static Long toInt(Object v) {
-    if (isInt(v)) return asLong(v);
-    if (v instanceof Double d) return Double.isFinite(d) ? (long) (double) d : null;
+  static Object toInt(Object v) {
+    if (isInt(v)) return v instanceof BigInteger ? v : (Object) asLong(v);
+    if (v instanceof Double d) return truncate(d);
     if (v instanceof String s) {
       String t = s.strip().replace("_", "");
-      try {
-        return Long.parseLong(t.startsWith("+") ? t.substring(1) : t);
-      } catch (NumberFormatException e) {
-        Double f = toFloat(v);
-        return f == null || !Double.isFinite(f) ? null : (long) (double) f;
-      }
+      if (t.matches("[+-]?\\d{1,4300}")) return norm(new BigInteger(t.startsWith("+") ? t.substring(1) : t));
+      Double f = toFloat(v);
+      return f == null ? null : truncate(f);
     }
     return null;
+  }
+
+  /** Python's {@code int(float)}: toward zero, exactly, however large; None for inf and nan. */
+  private static Object truncate(double d) {
+    return Double.isFinite(d) ? norm(new BigDecimal(d).toBigInteger()) : null;
   }
 
   static Double toFloat(Object v) {
@@ -377,5 +421,15 @@ final class Py {
       return Double.parseDouble(t.replace("_", ""));
     }
     return null;
+  }
+
+  private static long floorDivExact(long x, long y) {
+    if (x == Long.MIN_VALUE && y == -1) throw new ArithmeticException();
+    return Math.floorDiv(x, y);
+  }
+
+  private static BigInteger floorDiv(BigInteger x, BigInteger y) {
+    BigInteger[] qr = x.divideAndRemainder(y);
+    return qr[1].signum() != 0 && qr[1].signum() != y.signum() ? qr[0].subtract(BigInteger.ONE) : qr[0];
   }
 }

@@ -47,7 +47,7 @@ final class PyJson {
     if (depth > Limits.MAX_DEPTH) throw TemplateError.limit("tojson: a value nested deeper than " + Limits.MAX_DEPTH);
     if (v == null) out.append("null");
     else if (v instanceof Boolean b) out.append(b ? "true" : "false");
-    else if (v instanceof Long l) out.append(l);
+    else if (v instanceof Long || v instanceof java.math.BigInteger) out.append(v);
     else if (v instanceof Double d) out.append(Double.isNaN(d) ? "NaN" : Double.isInfinite(d) ? (d > 0 ? "Infinity" : "-Infinity") : Py.floatRepr(d));
     else if (v instanceof String s) string(s);
     else if (v instanceof Map<?, ?> m) map(m, depth);
@@ -100,7 +100,7 @@ final class PyJson {
     if (k instanceof String s) return s;
     if (k == null) return "null";
     if (k instanceof Boolean b) return b ? "true" : "false";
-    if (k instanceof Long l) return l.toString();
+    if (k instanceof Long || k instanceof java.math.BigInteger) return k.toString();
     if (k instanceof Double d) return Py.floatRepr(d);
     throw TemplateError.runtime("keys must be str, int, float, bool or None, not " + Py.typeName(k));
   }

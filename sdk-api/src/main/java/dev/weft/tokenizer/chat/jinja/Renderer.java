@@ -193,10 +193,16 @@ final class Renderer {
 
     @Override
     public Object call(List<Object> args, Map<String, Object> kwargs) {
-      if (args.size() > params.size()) throw TemplateError.runtime("macro '" + name + "' takes not more than " + params.size() + " argument(s)");
+      // as Jinja2: a macro whose body names varargs (kwargs) takes extra positional (keyword) arguments there
+      boolean varargs = uses(body, "varargs"), anyKeyword = uses(body, "kwargs");
+      if (args.size() > params.size() && !varargs) {
+        throw TemplateError.runtime("macro '" + name + "' takes not more than " + params.size() + " argument(s)");
+      }
       budget.enter();
       try {
         Scope s = new Scope(closure);
+        if (varargs) s.set("varargs", new Tuple(args.subList(Math.min(args.size(), params.size()), args.size())));
+        Map<Object, Object> extra = new java.util.LinkedHashMap<>();
         int firstDefault = params.size() - defaults.size();
         for (int i = 0; i < params.size(); i++) {
           String p = params.get(i);
@@ -205,15 +211,37 @@ final class Renderer {
           else if (i >= firstDefault) s.set(p, eval(defaults.get(i - firstDefault), s));
           else s.set(p, Undefined.named(p));
         }
-        for (String k : kwargs.keySet()) {
-          if (!params.contains(k)) throw TemplateError.runtime("macro '" + name + "' takes no keyword argument '" + k + "'");
+        for (Map.Entry<String, Object> k : kwargs.entrySet()) {
+          if (params.contains(k.getKey())) continue;
+          if (!anyKeyword) throw TemplateError.runtime("macro '" + name + "' takes no keyword argument '" + k.getKey() + "'");
+          extra.put(k.getKey(), k.getValue());
         }
+        if (anyKeyword) s.set("kwargs", java.util.Collections.unmodifiableMap(extra));
         if (caller != null) s.set("caller", caller);
         return capture(body, s);
       } finally {
         budget.leave();
       }
     }
+  }
+
+  /** Whether {@code tree} (nodes and expressions, as parsed) reads the variable {@code name}. */
+  static boolean uses(Object tree, String name) {
+    if (tree instanceof Expr.Name n) return n.name().equals(name);
+    if (tree instanceof List<?> l) {
+      for (Object x : l) if (uses(x, name)) return true;
+      return false;
+    }
+    if (tree instanceof Record r) {
+      for (java.lang.reflect.RecordComponent c : r.getClass().getRecordComponents()) {
+        try {
+          if (uses(c.getAccessor().invoke(r), name)) return true;
+        } catch (ReflectiveOperationException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+    return false;
   }
 
   // ---- expressions

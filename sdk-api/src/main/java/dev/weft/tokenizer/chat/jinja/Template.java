@@ -50,7 +50,16 @@ public final class Template {
     Scope globals = new Scope(null);
     globals.set("range", (Fn) Template::range);
     globals.set("namespace", (Fn) Template::namespace);
-    globals.set("dict", (Fn) (a, k) -> Collections.unmodifiableMap(new LinkedHashMap<Object, Object>(k)));
+    globals.set("dict", (Fn) Template::dict);
+    globals.set("joiner", (Fn) (a, k) -> {
+      Object sep = Fn.arg(a, k, 0, "sep", ", ");
+      boolean[] used = {false};
+      return (Fn) (x, y) -> {
+        if (used[0]) return sep;
+        used[0] = true;
+        return "";
+      };
+    });
     globals.set("raise_exception", (Fn) (a, k) -> {
       throw new TemplateError(TemplateError.Kind.RAISED, Py.str(Fn.arg(a, k, 0, "message", "")));
     });
@@ -82,6 +91,22 @@ public final class Template {
       case 3 -> new Range(Py.asLong(a.get(0)), Py.asLong(a.get(1)), Py.asLong(a.get(2)));
       default -> throw TemplateError.runtime("range expected 1 to 3 arguments, got " + a.size());
     };
+  }
+
+  /** Python's {@code dict(mapping_or_pairs, **kwargs)}. */
+  private static Object dict(List<Object> a, Map<String, Object> k) {
+    if (a.size() > 1) throw TemplateError.runtime("dict expected at most 1 argument, got " + a.size());
+    Map<Object, Object> out = new LinkedHashMap<>();
+    if (!a.isEmpty()) {
+      if (a.get(0) instanceof Map<?, ?> m) out.putAll(m);
+      else for (Object pair : Py.iterate(a.get(0))) {
+        List<?> kv = Py.iterate(pair);
+        if (kv.size() != 2) throw TemplateError.runtime("dictionary update sequence element has length " + kv.size() + "; 2 is required");
+        out.put(kv.get(0), kv.get(1));
+      }
+    }
+    out.putAll(k);
+    return Collections.unmodifiableMap(out);
   }
 
   private static Object namespace(List<Object> a, Map<String, Object> k) {

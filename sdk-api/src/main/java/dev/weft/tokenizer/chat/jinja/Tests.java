@@ -25,7 +25,7 @@ final class Tests {
       case "boolean" -> v instanceof Boolean;
       case "true" -> Boolean.TRUE.equals(v);
       case "false" -> Boolean.FALSE.equals(v);
-      case "integer" -> v instanceof Long;
+      case "integer" -> Py.isInt(v) && !(v instanceof Boolean);
       case "float" -> v instanceof Double;
       case "number" -> Py.isNumber(v);
       case "string" -> v instanceof String;
