@@ -105,7 +105,8 @@ public final class ElasticAgent {
     String ownCkptDir = ResumeCheck.location(spec.checkpoint().dir(), runDir);
     int every = spec.checkpoint().every() > 0 ? spec.checkpoint().every() : 1;
     Path specFile = runDir.resolve("spec.yaml");
-    SpecIO.write(spec, specFile);
+    // which run wrote it: the lock already keeps another token's agent out; this names the run to whoever reads the file
+    SpecIO.write(spec, specFile, "written by elastic run " + o.runId() + "@" + o.endpoint() + ", run token " + RunToken.identity(token));
     if (token.isEmpty()) {
       say("warning: no " + RunToken.ENV + ", so any process that can reach " + o.endpoint() + " can read and change this run's keys"
           + " (end a generation, redirect its checkpoints); give every node the same " + RunToken.ENV + " (docs/security.md)");
