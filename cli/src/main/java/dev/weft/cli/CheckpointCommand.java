@@ -236,6 +236,7 @@ final class CheckpointCommand implements Runnable {
     public Integer call() throws Exception {
       if (!"hf".equals(format) && !"peft".equals(format)) throw new dev.weft.error.BadInputException("--format " + format + " is not known; use hf or peft");
       var options = ModelCommand.exportOptions(dtype, maxShardSize);
+      UserPaths.writableWhenMade(out, "--output"); // a file there, or no way to make it, before the checkpoint is read
       try (Target t = Target.of(dir)) {
         Checkpoint c = best ? t.openBest() : t.open();
         dev.weft.tracking.ExportLineage.write(t.storage(), t.cache() == null ? c.dir() : null, t.shown(c), c.step(), format, out);

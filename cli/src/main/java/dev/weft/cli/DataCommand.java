@@ -83,6 +83,7 @@ final class DataCommand implements Runnable {
     @Override
     public Integer call() {
       if (shardTokens < 1) throw new SpecException("--shard-tokens", shardTokens + " must be at least 1");
+      dev.weft.launch.UserPaths.writableWhenMade(out, "--out"); // a file there, or no way to make it, before any input is read
       ChatEncoder.TrainOn on = trainOn();
       LengthPolicy length = LengthPolicy.of(maxLength, truncation);
       try (Tokenizer t = Tokenizer.open(tokenizerOf(tokenizer))) {

@@ -85,7 +85,7 @@ class CheckpointDamageTest {
   void latestNamingADeletedStepFallsBack() throws Exception {
     save(5, 10);
     FileSync.deleteTree(root.resolve("step-000010"));
-    assertThat(Files.readString(root.resolve("latest")).strip()).isEqualTo("step-000010");
+    assertThat(Files.readString(root.resolve("latest")).lines().findFirst().orElse("")).isEqualTo("step-000010");
     assertFallsBackTo(5);
   }
 

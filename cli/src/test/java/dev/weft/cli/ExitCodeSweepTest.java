@@ -52,32 +52,35 @@ class ExitCodeSweepTest {
   private static Map<String, List<String[]>> cases() {
     Map<String, List<String[]>> c = new LinkedHashMap<>();
     c.put("train", List.of(a("train", missing), a("train", folder), a("train", spec, "--nproc", "-1"),
-        a("train", spec, "--set", "data.source=" + badNpy, "--run-dir", out("bad-npy")), a("train", spec, "--set", "train.steps=0")));
+        a("train", spec, "--set", "data.source=" + badNpy, "--run-dir", out("bad-npy")), a("train", spec, "--set", "train.steps=0"),
+        a("train", spec, "--run-dir", spec), a("train", spec, "--resume", spec, "--run-dir", out("resume-file"))));
     c.put("plan", List.of(a("plan", missing), a("plan", folder), a("plan", spec, "--set", "train.steps=-5")));
-    c.put("worker", List.of(a("worker", "--spec", missing), a("worker", "--spec", folder))); // a number would start a rank
+    c.put("worker", List.of(a("worker", "--spec", missing), a("worker", "--spec", folder), a("worker", "--spec", spec, "--timeout", "-5")));
     // standby: started by an agent, which it waits for on stdin (EOF halts its JVM: not in this one); not a user's command
     c.put("standby", List.of());
     c.put("doctor", List.<String[]>of(a("doctor", "--no-such-option"))); // takes no file and no number
-    c.put("report", List.of(a("report", missing), a("report", spec)));
+    c.put("report", List.of(a("report", missing), a("report", spec), a("report", dir.resolve("run").toString(), "--out", spec)));
     c.put("checkpoint inspect", List.of(a("checkpoint", "inspect", missing), a("checkpoint", "inspect", spec)));
     c.put("checkpoint consolidate", List.of(a("checkpoint", "consolidate", "-o", out("c.safetensors"), missing),
-        a("checkpoint", "consolidate", "-o", folder, ckpt)));
+        a("checkpoint", "consolidate", "-o", folder, ckpt), a("checkpoint", "consolidate", "-o", out("c2.safetensors"), spec)));
     c.put("checkpoint export", List.of(a("checkpoint", "export", "--format", "hf", "-o", out("e1"), missing),
         a("checkpoint", "export", "--format", "hf", "-o", out("e2"), spec),
-        a("checkpoint", "export", "--format", "hf", "--max-shard-size", "-5", "-o", out("e3"), ckpt)));
+        a("checkpoint", "export", "--format", "hf", "--max-shard-size", "-5", "-o", out("e3"), ckpt),
+        a("checkpoint", "export", "--format", "hf", "-o", spec, ckpt)));
     c.put("model init", List.of(a("model", "init", "--like", missing, "--out", out("m1")), a("model", "init", "--like", folder, "--out", out("m2")),
         a("model", "init", "--like", "gpt2", "--max-shard-size", "0", "--out", out("m3"))));
     c.put("bench", List.of(a("bench", "--out", folder, "comm", "--quick"), a("bench", "no-such-bench")));
     c.put("data prepare", List.of(a("data", "prepare", "--input", missing, "--tokenizer", "bytes", "--out", out("d1")),
         a("data", "prepare", "--input", folder, "--tokenizer", "bytes", "--out", out("d2")),
-        a("data", "prepare", "--input", spec, "--tokenizer", "bytes", "--shard-tokens", "0", "--out", out("d3"))));
+        a("data", "prepare", "--input", spec, "--tokenizer", "bytes", "--shard-tokens", "0", "--out", out("d3")),
+        a("data", "prepare", "--input", spec, "--tokenizer", "bytes", "--out", spec)));
     c.put("eval", List.of(a("eval", ckpt, "--data", missing + ".npy", "--seq-len", "8"), a("eval", folder, "--data", tokens, "--seq-len", "8"),
         a("eval", ckpt, "--data", tokens, "--seq-len", "100000"), a("eval", ckpt, "--data", tokens, "--seq-len", "64"),
         a("eval", ckpt, "--data", badNpy, "--seq-len", "8"), a("eval", missing, "--data", tokens, "--seq-len", "8")));
     c.put("generate", List.of(a("generate", missing, "--prompt-ids", "1", "--max-new-tokens", "2"),
         a("generate", folder, "--prompt-ids", "1", "--max-new-tokens", "2"),
         a("generate", ckpt, "--prompt-ids", "1", "--max-new-tokens", "-1")));
-    c.put("lineage", List.of(a("lineage", missing), a("lineage", spec)));
+    c.put("lineage", List.of(a("lineage", missing), a("lineage", spec), a("lineage", "--diff", folder)));
     return c;
   }
 

@@ -337,7 +337,7 @@ class ElasticHostsTest {
   private static long committed(Path ckpt) throws IOException {
     Path latest = ckpt.resolve("latest");
     if (!Files.isRegularFile(latest)) return 0;
-    String name = Files.readString(latest).strip();
+    String name = Files.readString(latest).lines().findFirst().orElse("").strip(); // then the run token's identity
     return name.startsWith("step-") ? Long.parseLong(name.substring("step-".length())) : 0;
   }
 

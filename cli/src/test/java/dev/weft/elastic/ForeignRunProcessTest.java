@@ -108,6 +108,8 @@ class ForeignRunProcessTest {
   @Test
   void anAgentWithAnotherTokenOrNoneCannotTakeOverATokenedRun() throws Exception {
     Process a = runA(TOKEN_A);
+    assertThat(Files.readString(dir.resolve("run/spec.yaml"))).as("spec.yaml names its run's token")
+        .startsWith("# written by elastic run demo2@127.0.0.1:" + port + ", run token " + RunToken.identity(TOKEN_A) + "\n");
     assertThat(refused("node-c", TOKEN_C, a)).startsWith("weft: WEFT_RUN_TOKEN: the rendezvous store at 127.0.0.1:" + port)
         .contains("another run token");
     // any local process may delete the store's mark; the run dir's lock still names the run's token

@@ -19,6 +19,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class CheckpointLayout {
   public static final String LATEST = "latest";
+  /** The manifest state key of the run token's identity (the same as {@code dev.weft.comm.RunToken.STATE_KEY}). */
+  public static final String STATE_RUN_TOKEN = "run_token";
   /** A {@code latest} pointer larger than this is refused. */
   public static final long MAX_LATEST_BYTES = 4096;
   private static final Pattern STEP_DIR = Pattern.compile("step-(\\d{1,18})");
@@ -44,9 +46,26 @@ public final class CheckpointLayout {
     return m.matches() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
   }
 
-  /** The step a {@code latest} pointer's text names; empty (logged) when it names no step directory. */
+  /** The {@code latest} pointer's second line names the run that wrote it: {@code run_token sha256:…} (or {@code none}). */
+  static final String LATEST_OWNER = "run_token ";
+
+  /**
+   * A {@code latest} pointer's text: the step directory, and the identity of the run token of the run that committed it
+   * (no secret: {@code dev.weft.comm.RunToken.identity}) when its manifest records one.
+   */
+  public static String latestText(long step, Object runToken) {
+    return stepDirName(step) + "\n" + (runToken == null ? "" : LATEST_OWNER + runToken + "\n");
+  }
+
+  /** The run token identity a {@code latest} pointer's text names; empty when it names none (written before they were). */
+  public static java.util.Optional<String> latestOwner(String text) {
+    return text.lines().skip(1).map(String::strip).filter(l -> l.startsWith(LATEST_OWNER))
+        .map(l -> l.substring(LATEST_OWNER.length()).strip()).findFirst();
+  }
+
+  /** The step a {@code latest} pointer's text names (its first line); empty (logged) when it names no step directory. */
   public static OptionalLong parseLatest(String where, String text) {
-    String name = text.strip();
+    String name = text.strip().lines().findFirst().orElse("").strip();
     OptionalLong s = stepOf(name);
     if (s.isEmpty()) LoggerFactory.getLogger(CheckpointLayout.class).warn("{} names '{}', not a step directory; using the newest complete checkpoint", where, name);
     return s;

@@ -37,6 +37,12 @@ public interface CheckpointStorage extends AutoCloseable {
   /** The step {@code latest} names; empty when it is missing or unreadable (which is logged). */
   OptionalLong latest();
 
+  /**
+   * The identity of the run token of the run whose commit wrote {@code latest} ({@link CheckpointLayout#latestText});
+   * empty when {@code latest} is missing, unreadable or names none.
+   */
+  default java.util.Optional<String> latestOwner() { return java.util.Optional.empty(); }
+
   /** Deletes committed checkpoint {@code step}: its manifest first, so a half-deleted one is never committed. */
   void delete(long step) throws IOException;
 

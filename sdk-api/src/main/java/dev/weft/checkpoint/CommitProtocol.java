@@ -33,9 +33,14 @@ final class CommitProtocol {
     }
     FileSync.rename(tmp, target);
     FileSync.fsyncDir(root);
-    FileSync.writeAtomically(root.resolve(CheckpointLayout.LATEST), target.getFileName() + "\n");
+    FileSync.writeAtomically(root.resolve(CheckpointLayout.LATEST), CheckpointLayout.latestText(step, runTokenOf(m)));
     if (old != null) FileSync.deleteTree(old);
     return target;
+  }
+
+  /** The identity of the run token the manifest's state records (null: none recorded). */
+  static Object runTokenOf(Manifest m) {
+    return m.state() == null ? null : m.state().get(CheckpointLayout.STATE_RUN_TOKEN);
   }
 
   /** Files a crashed earlier attempt at this step left in the temporary directory. */

@@ -48,13 +48,22 @@ public final class LocalCheckpointStorage implements CheckpointStorage {
   @Override
   public OptionalLong latest() {
     Path latest = root.resolve(CheckpointLayout.LATEST);
-    if (!Files.isRegularFile(latest)) return OptionalLong.empty();
+    return latestText().map(t -> CheckpointLayout.parseLatest(latest.toString(), t)).orElse(OptionalLong.empty());
+  }
+
+  @Override
+  public java.util.Optional<String> latestOwner() { return latestText().flatMap(CheckpointLayout::latestOwner); }
+
+  /** The text of {@code latest}; empty when it is missing or unreadable (logged). */
+  private java.util.Optional<String> latestText() {
+    Path latest = root.resolve(CheckpointLayout.LATEST);
+    if (!Files.isRegularFile(latest)) return java.util.Optional.empty();
     try {
       if (Files.size(latest) > CheckpointLayout.MAX_LATEST_BYTES) throw new IOException("over " + CheckpointLayout.MAX_LATEST_BYTES + " bytes");
-      return CheckpointLayout.parseLatest(latest.toString(), Files.readString(latest, StandardCharsets.UTF_8));
+      return java.util.Optional.of(Files.readString(latest, StandardCharsets.UTF_8));
     } catch (IOException e) {
       log.warn("{} cannot be read ({}); using the newest complete checkpoint", latest, e.getMessage());
-      return OptionalLong.empty();
+      return java.util.Optional.empty();
     }
   }
 

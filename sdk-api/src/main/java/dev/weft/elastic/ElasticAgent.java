@@ -39,7 +39,9 @@ public final class ElasticAgent {
   private static final Logger log = LoggerFactory.getLogger(ElasticAgent.class);
   private static final Duration POLL = Duration.ofMillis(100);
   private static final Duration STOP_GRACE = Duration.ofSeconds(2);
-  private static final Duration FAILED_GRACE = Duration.ofMillis(500);
+  // after a failure a worker is blocked in a collective with a lost peer or about to be: SIGTERM only sets its preemption
+  // flag, which no collective will carry, so the grace was always spent in full (0.5 s of every partition's recovery)
+  private static final Duration FAILED_GRACE = Duration.ofMillis(100);
 
   /** The end of an agent's run: exit code 0 when training completed. */
   public record Outcome(int exitCode, String message, int restarts, int generations, boolean left) {
@@ -105,7 +107,8 @@ public final class ElasticAgent {
     String ownCkptDir = ResumeCheck.location(spec.checkpoint().dir(), runDir);
     int every = spec.checkpoint().every() > 0 ? spec.checkpoint().every() : 1;
     Path specFile = runDir.resolve("spec.yaml");
-    SpecIO.write(spec, specFile);
+    // which run wrote it: the lock already keeps another token's agent out; this names the run to whoever reads the file
+    SpecIO.write(spec, specFile, "written by elastic run " + o.runId() + "@" + o.endpoint() + ", run token " + RunToken.identity(token));
     if (token.isEmpty()) {
       say("warning: no " + RunToken.ENV + ", so any process that can reach " + o.endpoint() + " can read and change this run's keys"
           + " (end a generation, redirect its checkpoints); give every node the same " + RunToken.ENV + " (docs/security.md)");

@@ -36,6 +36,10 @@ final class ResumeCheck implements AutoCloseable {
 
   /** Whether the workers should start with {@code checkpoint.resume=latest}. */
   boolean hasCheckpoint() {
+    // whoever moved latest last: another run's commit there (a shared claim, a foreign agent) is refused before any worker
+    // starts, local or in an object store, where the agent reads no manifest
+    storage.latestOwner().ifPresent(owner -> dev.weft.comm.RunToken.requireSameRun(
+        storage.location().replaceAll("/+$", "") + "/latest", owner, runIdentity));
     // a local directory: the full verification with fallback the workers will repeat, so a run whose
     // every checkpoint is damaged starts over instead of failing each generation
     if (local) {

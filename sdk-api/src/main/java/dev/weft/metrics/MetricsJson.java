@@ -37,7 +37,7 @@ public final class MetricsJson implements AutoCloseable {
   }
 
   private final Path runDir;
-  private final BufferedWriter lines;
+  private BufferedWriter lines;
   private final java.util.List<Sink> sinks;
   private boolean closed;
 
@@ -153,6 +153,22 @@ public final class MetricsJson implements AutoCloseable {
       Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot truncate " + file + " to step " + step, e);
+    }
+  }
+
+  /**
+   * Drops the lines of steps after {@code step} from this run's metrics.jsonl and goes on appending after them: the
+   * loss-spike guard rolled the run back to the checkpoint of {@code step}, so every step still appears once.
+   */
+  public void rewind(long step) {
+    Path file = runDir.resolve("metrics.jsonl");
+    try {
+      lines.close();
+      keepThrough(file, step);
+      lines = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND,
+          StandardOpenOption.WRITE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot rewind " + file + " to step " + step, e);
     }
   }
 

@@ -232,11 +232,15 @@ public final class SpecIO {
     return bind(tree);
   }
 
-  public static void write(TrainingSpec spec, Path file) {
+  public static void write(TrainingSpec spec, Path file) { write(spec, file, null); }
+
+  /** As {@link #write(TrainingSpec, Path)}, a YAML file starting with {@code comment} (null: none) as a comment line. */
+  public static void write(TrainingSpec spec, Path file, String comment) {
     SpecSecrets.refuse(spec); // whatever path the spec came by, no credential is written down
     try {
       Files.createDirectories(file.toAbsolutePath().getParent());
-      Files.writeString(file, file.toString().endsWith(".json") ? toJson(spec) : toYaml(spec));
+      boolean json = file.toString().endsWith(".json");
+      Files.writeString(file, json ? toJson(spec) : (comment == null ? "" : "# " + comment + "\n") + toYaml(spec));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write spec to " + file, e);
     }

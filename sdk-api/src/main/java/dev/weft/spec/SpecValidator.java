@@ -100,6 +100,7 @@ public final class SpecValidator {
     GrpoSpec.validate(t.grpo());
     if (t.grpoObjective()) grpoLayout(s, t, p);
     LossSpikeSpec.validate(t.lossSpike());
+    LossSpikeSpec.validateWith(t.lossSpike(), s.checkpoint());
     EarlyStoppingSpec.validate(t.earlyStopping(), t.evalEvery());
     boolean pairs = s.data().source() != null && s.data().source().startsWith("preference:");
     if (t.dpoObjective()) {

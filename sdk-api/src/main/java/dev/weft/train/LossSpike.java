@@ -13,7 +13,7 @@ import java.util.Deque;
  */
 final class LossSpike {
   /** What a step's loss means for it. */
-  enum Verdict { ACCEPT, SKIP, STOP }
+  enum Verdict { ACCEPT, SKIP, ROLLBACK, STOP }
 
   private final LossSpikeSpec spec;
   private final Deque<Double> recent = new ArrayDeque<>();
@@ -29,6 +29,7 @@ final class LossSpike {
       lastMedian = Median.of(new ArrayList<>(recent));
       if (loss > spec.factor() * lastMedian) {
         spikesInARow++;
+        if (spec.rollsBack()) return Verdict.ROLLBACK; // the loop decides whether a checkpoint is left to go back to
         return spec.skips() && spikesInARow < spec.window() ? Verdict.SKIP : Verdict.STOP;
       }
     }

@@ -33,6 +33,8 @@ final class RunRecord implements AutoCloseable {
   private final double flopsPerToken;
   private final List<Double> losses = new ArrayList<>();
   private final List<Double> stepMs = new ArrayList<>();
+  private final List<Long> recorded = new ArrayList<>(); // the step of each loss and time, so a rollback can drop later ones
+  private Map<String, Double> afterRollback = Map.of(); // recorded with the next step's line
   private long skipped;
 
   RunRecord(TrainSpec t, Distributed dist, Path runDir, long resumedAt, MetricsJson out, StepListener listener,
@@ -64,6 +66,7 @@ final class RunRecord implements AutoCloseable {
   Double step(long step, StepOutcome o, double ms, double idleMs) {
     losses.add(o.loss());
     stepMs.add(ms);
+    recorded.add(step);
     double tps = tokensPerStep / (ms / 1000);
     double commMs = o.commNs() / 1e6;
     StepMetrics sm = new StepMetrics(step, o.loss(), o.lr(), o.gradNorm(), tokensPerStep, ms, tps, tps * flopsPerToken,
@@ -76,6 +79,12 @@ final class RunRecord implements AutoCloseable {
     });
     Double evalLoss = validation != null && validation.due(step, t.steps(), t.evalEvery()) ? validation.run() : null;
     Map<String, Double> objective = evalLoss != null ? validation.withMetrics(o.objective()) : o.objective(); // DPO: held-out rewards
+    if (!afterRollback.isEmpty()) {
+      Map<String, Double> with = new java.util.LinkedHashMap<>(objective);
+      with.putAll(afterRollback);
+      objective = with;
+      afterRollback = Map.of();
+    }
     if (out != null) {
       out.step(sm, evalLoss, objective);
       listener.onStep(sm, t.steps());
@@ -94,6 +103,26 @@ final class RunRecord implements AutoCloseable {
     log.info(String.format(Locale.ROOT, "step %d/%d  rewards_accuracy=%.4f rewards_margin=%.6f rewards_chosen=%.6f rewards_rejected=%.6f",
         step, t.steps(), objective.get("rewards_accuracy"), objective.get("rewards_margin"), objective.get("rewards_chosen"),
         objective.get("rewards_rejected")));
+  }
+
+  /**
+   * The loss-spike guard rolled the run back from {@code spikeStep} to checkpoint {@code back} ({@code where}): what was
+   * recorded of the abandoned steps is dropped (metrics.jsonl too, so every step appears once), the console says so, and
+   * the next step's line carries {@code rolled_back_from} (the spike's step) and {@code data_skip} (steps of data passed over).
+   */
+  void rolledBack(long spikeStep, long back, String spike, String where, long dataSkip) {
+    while (!recorded.isEmpty() && recorded.get(recorded.size() - 1) > back) {
+      int last = recorded.size() - 1;
+      recorded.remove(last);
+      losses.remove(last);
+      stepMs.remove(last);
+    }
+    afterRollback = Map.of("rolled_back_from", (double) spikeStep, "data_skip", (double) dataSkip);
+    if (out == null) return;
+    out.rewind(back);
+    log.warn("step {}: {}; rolled back to {} (step {}): training goes on with step {} on the data of step {}, the data of"
+        + " steps {}..{} passed over (train.lossSpike.action=rollback)", spikeStep, spike, where, back, back + 1,
+        back + 1 + dataSkip, back + 1 + dataSkip - (spikeStep - back), back + dataSkip);
   }
 
   List<Double> losses() { return losses; }

@@ -13,16 +13,17 @@ import java.util.Map;
  * @param preempted every rank agreed that a termination was requested: save and stop after this step
  * @param gradCause why the gradients diverged, or null
  * @param lossCause why the loss diverged (or spiked under action=stop), or null
+ * @param spike why the step rolls the run back to its last checkpoint (a loss spike under action=rollback), or null
  * @param zeroComm ZeRO's gathers and reductions of the step, or null without targets
  * @param commNs nanoseconds of the step's exposed communication
  * @param objective the objective's own metrics, expert loads and activation measurements
  */
 record StepOutcome(boolean noTargets, double lr, double loss, double gradNorm, double stepScale, boolean skipped,
-                   boolean preempted, String gradCause, String lossCause, StepMetrics.ZeroComm zeroComm, long commNs,
+                   boolean preempted, String gradCause, String lossCause, String spike, StepMetrics.ZeroComm zeroComm, long commNs,
                    Map<String, Double> objective) {
   /** A step whose global batch had no target: no pass ran and no update was made. */
   static StepOutcome withoutTargets(double lr, double stepScale) {
-    return new StepOutcome(true, lr, Double.NaN, Double.NaN, stepScale, true, false, null, null, null, 0, Map.of());
+    return new StepOutcome(true, lr, Double.NaN, Double.NaN, stepScale, true, false, null, null, null, null, 0, Map.of());
   }
 
   /** Whether the run stops here as diverged. */

@@ -66,14 +66,17 @@ final class TrainStep {
   /** Where the step's tokens come from, for the run's first log line. */
   String dataDescription() { return data.describe(); }
 
-  /** Step {@code step} at learning rate {@code lr}; {@code firstStep} is this attempt's first (activation probes). */
   /** The objective's side of a step (held-out evaluation runs the same objective). */
   MicroBatches passes() { return passes; }
 
-  StepOutcome run(long step, double lr, long firstStep) {
+  /**
+   * Step {@code step} at learning rate {@code lr} on the data of step {@code dataStep} (later than {@code step} once a
+   * loss-spike rollback passed data over); {@code firstStep} is this attempt's first (activation probes).
+   */
+  StepOutcome run(long step, long dataStep, double lr, long firstStep) {
     double stepScale = scaler.scale();
     try (PointerScope scope = new PointerScope()) {
-      List<Batches.Batch> host = batches(step);
+      List<Batches.Batch> host = batches(dataStep);
       LossNormalizer norm = passes.normalizer(host, dist.dp(), dist.cp().size()); // the one count of the global batch's targets (DPO: of its pairs)
       if (norm.empty()) return StepOutcome.withoutTargets(lr, stepScale); // every rank skips alike; preemption is agreed at the next step
       double localLoss = microBatches(step, firstStep, host, norm);
@@ -90,7 +93,8 @@ final class TrainStep {
       else if (verdict == LossSpike.Verdict.SKIP && dist.rank() == 0) {
         log.warn("step {}: {}; the step's update is left out (train.lossSpike.action=skip)", step, spikes.cause(reduced.loss()));
       }
-      boolean skip = scaler.update(gradNorm) || !Double.isFinite(gradNorm) || verdict == LossSpike.Verdict.SKIP;
+      String spike = verdict == LossSpike.Verdict.ROLLBACK ? spikes.cause(reduced.loss()) : null; // the loop rolls back
+      boolean skip = scaler.update(gradNorm) || !Double.isFinite(gradNorm) || verdict == LossSpike.Verdict.SKIP || spike != null;
       String gradCause = divergence.gradientCause(gradNorm);
       clipAndStep(skip, lr, gradNorm, scale);
       StepMetrics.ZeroComm zeroComm = opt.takeComm(); // forward/backward gathers, reductions and stage 1-2's parameter gather
@@ -99,7 +103,7 @@ final class TrainStep {
       Map<String, Double> objective = objectiveMetrics();
       commNs += System.nanoTime() - c2;
       return new StepOutcome(false, lr, reduced.loss(), gradNorm, stepScale, skip, reduced.preempted(), gradCause, lossCause,
-          zeroComm, commNs, objective);
+          spike, zeroComm, commNs, objective);
     }
   }
 

@@ -18,6 +18,7 @@ import dev.weft.comm.Distributed;
 import dev.weft.parallel.data.ShardedOptimizer;
 import dev.weft.precision.LossScaler;
 import dev.weft.spec.CheckpointSpec;
+import dev.weft.spec.LossSpikeSpec;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
 import java.nio.file.Files;
@@ -50,6 +51,9 @@ final class TrainingCheckpoints implements AutoCloseable {
   private final RunRecord record; // rank 0's, when the checkpoints live outside the run dir
   private final BestCheckpoint best = new BestCheckpoint();
   private long lastSaved;
+  private long dataSkip; // batches passed over by loss-spike rollbacks, in steps; saved with every checkpoint
+  private String rollbackTarget; // the newest checkpoint saved or resumed from: where a rollback goes
+  private final Map<String, Integer> rollbacks = new java.util.HashMap<>();
 
   private TrainingCheckpoints(TrainingSpec spec, CheckpointStorage storage, Path localWork, Checkpointer saver, RunRecord record) {
     this.spec = spec;
@@ -125,38 +129,16 @@ final class TrainingCheckpoints implements AutoCloseable {
   long restore(ShardedOptimizer opt, LossScaler scaler, Distributed dist) {
     var c = spec.checkpoint();
     if (!c.resume().isBlank()) {
-      CheckpointStorage source = CheckpointStorages.forResume(storage, c.resume(), localWork);
-      Checkpoint ckpt;
-      ResumeState state;
-      try {
-        ckpt = CheckpointResolver.resolve(source, c.resume(), cand -> {
-          ResumeState.of(cand, scaler.scale());
-          cand.checkFits(opt.stateEntries()); // a global shape edited in the manifest: fall back past it
-        });
-        state = ResumeState.of(ckpt, scaler.scale());
-        TrainingSpec saved = ckpt.meta().trainingSpec(); // read back by ResumeState already
-        loraBase.requireSame(ckpt);
-        ResumeChecks.requireSameOptimizer(spec, ckpt, saved);
-        ckpt.load(ResumeChecks.loadable(spec, ckpt, saved, opt.stateEntries(), dist));
-        source.dropFetched();
-      } finally {
-        if (source != storage) source.close();
-      }
-      CheckpointMeta meta = ckpt.meta();
-      if (state.globalBatch() != spec.train().globalBatch()) {
-        log.warn("checkpoint {} was trained with train.globalBatch={}, this run uses {}: the data position is kept by step",
-            ckpt.dir(), state.globalBatch(), spec.train().globalBatch());
-      }
-      opt.restoreStepCount(c.resetOptimizer() ? 0 : state.optimizerSteps()); // fresh moments: bias correction from step 1
+      Loaded l = load(c.resume(), opt, scaler, dist, c.resetOptimizer());
       if (c.resetOptimizer()) log.info("checkpoint.resetOptimizer: weights loaded, {} optimizer state starts fresh", spec.train().optimizer());
-      scaler.restore(state.lossScale(), state.goodSteps());
-      if (saver != null) saver.resumedFrom(state.step());
-      carryBest(ckpt);
-      resumedScheduleSteps = state.scheduleSteps();
-      String from = "latest".equals(c.resume()) ? source.locationOf(meta.step()) : c.resume();
-      log.info("resumed from {} (step {}, saved with dp={} tp={} pp={} cp={} zero={})", from, meta.step(),
+      if (saver != null) saver.resumedFrom(l.state().step());
+      carryBest(l.ckpt());
+      resumedScheduleSteps = l.state().scheduleSteps();
+      CheckpointMeta meta = l.meta();
+      log.info("resumed from {} (step {}, saved with dp={} tp={} pp={} cp={} zero={})", l.from(), meta.step(),
           meta.mesh().dp(), meta.mesh().tp(), meta.mesh().pp(), meta.mesh().cp(), meta.zeroStage());
-      return state.step();
+      if (l.state().dataSkip() > 0) log.info("the data position is {} steps ahead of the step (loss-spike rollbacks passed it over)", l.state().dataSkip());
+      return l.state().step();
     }
     if (!c.initWeights().isBlank()) {
       loadInitialWeights(Path.of(c.initWeights()), opt.stateEntries());
@@ -176,6 +158,69 @@ final class TrainingCheckpoints implements AutoCloseable {
     log.info("resumed with the best eval_loss so far at step {} (checkpoint.saveBest keeps it unless a later evaluation is lower)",
         best.bestStep());
   }
+
+  /** A checkpoint loaded into the optimizer's entries: the checkpoint, its state, its manifest, and where it came from. */
+  private record Loaded(Checkpoint ckpt, ResumeState state, CheckpointMeta meta, String from) {}
+
+  /** Loads {@code which} ({@code latest}, a path or a URI) into the optimizer's entries, the loss scale and the data position. */
+  private Loaded load(String which, ShardedOptimizer opt, LossScaler scaler, Distributed dist, boolean resetOptimizer) {
+    CheckpointStorage source = CheckpointStorages.forResume(storage, which, localWork);
+    Checkpoint ckpt;
+    ResumeState state;
+    try {
+      ckpt = CheckpointResolver.resolve(source, which, cand -> {
+        ResumeState.of(cand, scaler.scale());
+        cand.checkFits(opt.stateEntries()); // a global shape edited in the manifest: fall back past it
+      });
+      state = ResumeState.of(ckpt, scaler.scale());
+      TrainingSpec saved = ckpt.meta().trainingSpec(); // read back by ResumeState already
+      loraBase.requireSame(ckpt);
+      ResumeChecks.requireSameOptimizer(spec, ckpt, saved);
+      ckpt.load(ResumeChecks.loadable(spec, ckpt, saved, opt.stateEntries(), dist));
+      source.dropFetched();
+    } finally {
+      if (source != storage) source.close();
+    }
+    CheckpointMeta meta = ckpt.meta();
+    if (state.globalBatch() != spec.train().globalBatch()) {
+      log.warn("checkpoint {} was trained with train.globalBatch={}, this run uses {}: the data position is kept by step",
+          ckpt.dir(), state.globalBatch(), spec.train().globalBatch());
+    }
+    opt.restoreStepCount(resetOptimizer ? 0 : state.optimizerSteps()); // fresh moments: bias correction from step 1
+    scaler.restore(state.lossScale(), state.goodSteps());
+    dataSkip = state.dataSkip();
+    String from = "latest".equals(which) ? source.locationOf(meta.step()) : which;
+    rollbackTarget = from;
+    return new Loaded(ckpt, state, meta, from);
+  }
+
+  /**
+   * The loss-spike guard's rollback ({@code train.lossSpike.action: rollback}) at {@code spikeStep}: the last checkpoint
+   * this run saved or resumed from loaded again, and the data of the steps from it through the spike passed over from
+   * now on. Returns the step the run continues after, or -1 when there is none to go back to (no checkpoint yet, or
+   * this one rolled back to {@link LossSpikeSpec#MAX_ROLLBACKS} times already).
+   */
+  long rollBack(long spikeStep, ShardedOptimizer opt, LossScaler scaler, Distributed dist) {
+    awaitCommitted(); // an async save of the last checkpoint must be whole before it is read
+    if (rollbackTarget == null || rollbacksTo(rollbackTarget) >= LossSpikeSpec.MAX_ROLLBACKS) return -1;
+    String target = rollbackTarget;
+    long skipBefore = dataSkip;
+    Loaded l = load(target, opt, scaler, dist, false);
+    rollbacks.merge(target, 1, Integer::sum);
+    long back = l.state().step();
+    dataSkip = skipBefore + (spikeStep - back); // the batches of steps back+1..spikeStep, as they were read, are not read again
+    opt.releaseAll(); // ZeRO-3: groups gathered before the load hold the abandoned weights
+    return back;
+  }
+
+  /** How often the run rolled back to {@code target}. */
+  private int rollbacksTo(String target) { return rollbacks.getOrDefault(target, 0); }
+
+  /** Where the last checkpoint the run could roll back to is, or null. */
+  String rollbackTarget() { return rollbackTarget; }
+
+  /** Steps the data position is ahead of the step: the batches loss-spike rollbacks passed over (0 without any). */
+  long dataSkip() { return dataSkip; }
 
   /** Copies this rank's slices of each model tensor out of a consolidated weights file. */
   private static void loadInitialWeights(Path file, List<StateEntry> entries) {
@@ -243,7 +288,8 @@ final class TrainingCheckpoints implements AutoCloseable {
   /** Saves checkpoint {@code step} now, whatever {@code checkpoint.every} says (an emergency save); needs {@link #saving()}. */
   void save(long step, ShardedOptimizer opt, LossScaler scaler) {
     Map<String, Object> state = new LinkedHashMap<>();
-    state.put("samples_consumed", step * spec.train().globalBatch());
+    state.put("samples_consumed", (step + dataSkip) * spec.train().globalBatch());
+    state.put(ResumeState.DATA_SKIP, dataSkip);
     state.put("optimizer_steps", opt.stepCount());
     state.put("loss_scale", scaler.scale());
     state.put("good_steps", scaler.goodSteps());
@@ -261,6 +307,7 @@ final class TrainingCheckpoints implements AutoCloseable {
     if (record != null) record.publish(List.of(RunRecord.METRICS));
     saver.save(CheckpointMeta.of(step, spec, state), opt.stateEntries());
     lastSaved = step;
+    rollbackTarget = storage.locationOf(step);
   }
 
   @Override

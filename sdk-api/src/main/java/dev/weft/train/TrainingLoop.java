@@ -79,11 +79,19 @@ public final class TrainingLoop {
       for (long step = resumedAt + 1; step <= t.steps(); step++) {
         LogContext.step(step); // log lines from here on name the step
         long s0 = System.nanoTime();
-        StepOutcome o = steps.run(step, schedule.at(step), resumedAt + 1); // batches, micro-batches, reduce, clip, step
+        StepOutcome o = steps.run(step, step + checkpoints.dataSkip(), schedule.at(step), resumedAt + 1); // batches, micro-batches, reduce, clip, step
+        if (o.spike() != null) { // train.lossSpike.action=rollback: the update was left out; back to the last checkpoint
+          long back = checkpoints.rollBack(step, opt, scaler, dist);
+          if (back < 0) throw diverged(spec, dist, runDir, step, noRollback(o.spike(), checkpoints), null, record, wallStart);
+          record.rolledBack(step, back, o.spike(), checkpoints.rollbackTarget(), checkpoints.dataSkip());
+          step = back; // the loop goes on with step back + 1, on the data after the spike
+          prevEnd = System.nanoTime();
+          continue;
+        }
         record.countSkip(step, o);
         if (!o.noTargets()) {
           double ms = (System.nanoTime() - s0) / 1e6;
-          if (o.diverged()) throw diverged(spec, dist, runDir, step, o, record, wallStart);
+          if (o.diverged()) throw diverged(spec, dist, runDir, step, o.lossCause(), o.gradCause(), record, wallStart);
           Double evalLoss = record.step(step, o, ms, step == 1 ? 0 : (s0 - prevEnd) / 1e6); // record
           checkpoints.afterEval(step, evalLoss, opt, scaler); // records eval_loss; checkpoint.saveBest saves a new lowest
           boolean saved = saveIfDue(step, checkpoints, opt, scaler, listener, dist); // save
@@ -155,12 +163,19 @@ public final class TrainingLoop {
   }
 
   /** The run stops as diverged at {@code step}: rank 0 writes the summary that says why. */
-  private static TrainingDivergedException diverged(TrainingSpec spec, Distributed dist, Path runDir, long step, StepOutcome o,
-                                                    RunRecord record, long wallStart) {
-    String why = Divergence.message(spec, step, o.lossCause(), o.gradCause(), runDir);
+  private static TrainingDivergedException diverged(TrainingSpec spec, Distributed dist, Path runDir, long step, String lossCause,
+                                                    String gradCause, RunRecord record, long wallStart) {
+    String why = Divergence.message(spec, step, lossCause, gradCause, runDir);
     if (dist.rank() == 0) MetricsJson.writeSummary(runDir, StoppedSummary.of("diverged", spec, dist, step, record.initialLoss(true),
         record.losses(), record.skipped(), (System.nanoTime() - wallStart) / 1e9, why));
     return new TrainingDivergedException(why);
+  }
+
+  /** Why a spike under {@code action: rollback} stops the run instead: no checkpoint yet, or rolled back to it too often. */
+  private static String noRollback(String spike, TrainingCheckpoints checkpoints) {
+    return spike + (checkpoints.rollbackTarget() == null ? ", and no checkpoint was saved yet to roll back to"
+        : ", and the run rolled back to " + checkpoints.rollbackTarget() + " " + dev.weft.spec.LossSpikeSpec.MAX_ROLLBACKS
+        + " times already (each time past more data)");
   }
 
   /** Every rank agreed to stop after {@code step} (SIGTERM): its checkpoint is saved (if it was not due) and the run ends. */

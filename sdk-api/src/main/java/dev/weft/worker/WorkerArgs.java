@@ -10,10 +10,17 @@ import java.util.List;
  * ({@code --name=value} too). Launchers build these lines, the {@code weft worker} command and a worker process read them.
  */
 public record WorkerArgs(Path spec, Path runDir, int timeoutSeconds, List<String> overrides, String nodeAddr) {
+  /** The longest wait for peers and collectives a worker accepts (a day). */
+  static final int MAX_TIMEOUT_S = 86_400;
+
   public static final Path DEFAULT_RUN_DIR = Path.of("run");
   public static final int DEFAULT_TIMEOUT_S = 120;
 
   public WorkerArgs {
+    if (timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_S) {
+      throw new BadInputException("worker: --timeout " + timeoutSeconds + " must be 1 to " + MAX_TIMEOUT_S
+          + " seconds (how long the ranks wait for their peers and collectives)");
+    }
     overrides = List.copyOf(overrides);
   }
 

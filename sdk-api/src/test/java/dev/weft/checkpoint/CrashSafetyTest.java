@@ -42,7 +42,7 @@ class CrashSafetyTest {
       p.destroyForcibly(); // SIGKILL
       assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
 
-      String latest = Files.readString(root.resolve("latest")).strip();
+      String latest = Files.readString(root.resolve("latest")).lines().findFirst().orElse("").strip();
       Checkpoint named = Checkpoint.open(root.resolve(latest));
       named.verify(); // no fallback needed: what latest names is always complete
       Checkpoint c = CheckpointResolver.latest(root).orElseThrow();

@@ -61,8 +61,23 @@ class ResumeCheckTokenTest {
     save(root, 10, MINE);
     save(root, 20, THEIRS); // another run wrote into this run's checkpoint dir and moved latest
     assertThatThrownBy(() -> resumes(root, MINE)).isInstanceOf(BadInputException.class)
-        .hasMessageContaining("step-000020").hasMessageContaining("another run token (" + THEIRS + ", this run's is " + MINE + ")")
+        .hasMessageContaining("latest").hasMessageContaining("another run token (" + THEIRS + ", this run's is " + MINE + ")")
         .hasMessageNotContaining("\n");
+  }
+
+  @Test
+  void latestNamesTheRunThatMovedItAndAForeignOneIsRefusedWithoutReadingAManifest() throws Exception {
+    Path root = dir.resolve("ckpt");
+    save(root, 10, MINE);
+    Path latest = root.resolve("latest");
+    assertThat(java.nio.file.Files.readString(latest)).isEqualTo("step-000010\nrun_token " + MINE + "\n");
+    assertThat(resumes(root, MINE)).isTrue();
+    // the pointer moved by another run's commit (its step directory gone or not: an object store's agent reads no manifest)
+    java.nio.file.Files.writeString(latest, "step-000010\nrun_token " + THEIRS + "\n");
+    assertThatThrownBy(() -> resumes(root, MINE)).isInstanceOf(BadInputException.class)
+        .hasMessageContaining(latest.toString()).hasMessageContaining("another run token (" + THEIRS);
+    java.nio.file.Files.writeString(latest, "step-000010\n"); // a pointer written before owners were recorded
+    assertThat(resumes(root, MINE)).isTrue();
   }
 
   @Test

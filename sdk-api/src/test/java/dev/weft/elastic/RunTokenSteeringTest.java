@@ -134,6 +134,31 @@ class RunTokenSteeringTest {
         .isInstanceOf(SpecException.class).hasMessageContaining("another run token");
   }
 
+  /**
+   * docs/security.md: the store's mark a raw client reads is the token's digest ({@code sha256:} and 16 hex digits), never
+   * the token, and the run's own keys are where only the token leads ({@code run/TOKEN/...}): a raw client without it
+   * reads nothing under the names the run uses.
+   */
+  @Test
+  void aRawClientReadsTheTokensDigestAndNoneOfTheRunsKeys() {
+    int port = FreePort.find();
+    RendezvousBackend.Opened agent = host(port, RunToken.generate());
+    agent.kv().under("t/").setIfAbsent("checkpoint-dir", "/runs/a/checkpoints");
+    TCPStore stranger = raw(port);
+    String mark = text(stranger.get(RunToken.MARK_KEY));
+    assertThat(mark).matches("sha256:[0-9a-f]{16}").isEqualTo(RunToken.identity(agent.token())).doesNotContain(agent.token());
+    assertThat(stranger.check(new org.bytedeco.pytorch.StringVector("elastic/t/checkpoint-dir"))).isFalse();
+    assertThat(stranger.check(new org.bytedeco.pytorch.StringVector("t/checkpoint-dir"))).isFalse();
+    assertThat(text(stranger.get(RunToken.keyPrefix(agent.token()) + "elastic/t/checkpoint-dir"))).as("with the token it is there")
+        .isEqualTo("/runs/a/checkpoints");
+  }
+
+  private static String text(org.bytedeco.pytorch.ByteVector v) {
+    byte[] b = new byte[(int) v.size()];
+    for (int i = 0; i < b.length; i++) b[i] = v.get(i);
+    return new String(b, StandardCharsets.UTF_8);
+  }
+
   /** An agent of a 2-node run that never gets its second node: it opens the store, says what it says, and gives up. */
   private String agentOutput(boolean mint) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -74,7 +74,9 @@ class LossSpikeTest {
     assertThatThrownBy(() -> blowUp().lossSpike(0.5, 20, "stop").toSpec()).isInstanceOf(SpecException.class)
         .hasMessageContaining("train.lossSpike.factor");
     assertThatThrownBy(() -> blowUp().lossSpike(5, 20, "rollback").toSpec()).isInstanceOf(SpecException.class)
-        .hasMessageContaining("rollback is not supported yet");
+        .hasMessageContaining("train.lossSpike.action").hasMessageContaining("checkpoint.every");
+    assertThatThrownBy(() -> blowUp().lossSpike(5, 20, "undo").toSpec()).isInstanceOf(SpecException.class)
+        .hasMessageContaining("use stop, skip or rollback");
     assertThatThrownBy(() -> blowUp().lossSpike(5, 2, "stop").toSpec()).isInstanceOf(SpecException.class)
         .hasMessageContaining("train.lossSpike.window");
   }

@@ -88,7 +88,8 @@ final class S3CheckpointStorage implements CheckpointStorage {
       }
       if (!strays.isEmpty()) objects.delete(strays);
       objects.putBytes(stepKey(step, Manifest.FILE_NAME), manifest); // the commit
-      objects.putBytes(where.key(CheckpointLayout.LATEST), (CheckpointLayout.stepDirName(step) + "\n").getBytes(StandardCharsets.UTF_8));
+      Object owner = m.state() == null ? null : m.state().get(CheckpointLayout.STATE_RUN_TOKEN); // whose run moved latest
+      objects.putBytes(where.key(CheckpointLayout.LATEST), CheckpointLayout.latestText(step, owner).getBytes(StandardCharsets.UTF_8));
     });
     CheckpointStorages.deleteLocalTree(stagingDir);
     return locationOf(step);
@@ -130,18 +131,27 @@ final class S3CheckpointStorage implements CheckpointStorage {
 
   @Override
   public OptionalLong latest() {
+    return latestText().map(t -> CheckpointLayout.parseLatest(location() + "/" + CheckpointLayout.LATEST, t)).orElse(OptionalLong.empty());
+  }
+
+  @Override
+  public Optional<String> latestOwner() { return latestText().flatMap(CheckpointLayout::latestOwner); }
+
+  /** The text of {@code latest}; empty when it is missing or unreadable (logged). */
+  private Optional<String> latestText() {
     String key = where.key(CheckpointLayout.LATEST);
     try {
       Optional<byte[]> b = objects.getBytes(key, CheckpointLayout.MAX_LATEST_BYTES);
-      if (b.isEmpty()) return OptionalLong.empty();
+      if (b.isEmpty()) return Optional.empty();
       if (b.get().length > CheckpointLayout.MAX_LATEST_BYTES) throw new IOException("over " + CheckpointLayout.MAX_LATEST_BYTES + " bytes");
-      return CheckpointLayout.parseLatest(location() + "/" + CheckpointLayout.LATEST, new String(b.get(), StandardCharsets.UTF_8));
+      return Optional.of(new String(b.get(), StandardCharsets.UTF_8));
     } catch (IOException | SdkException e) {
       String why = e instanceof SdkException se ? S3Errors.describe(where, settings, se) : e.getMessage();
       log.warn("{}/{} cannot be read ({}); using the newest complete checkpoint", location(), CheckpointLayout.LATEST, why);
-      return OptionalLong.empty();
+      return Optional.empty();
     }
   }
+
 
   @Override
   public void delete(long step) throws IOException {
