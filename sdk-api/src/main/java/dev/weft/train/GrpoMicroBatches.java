@@ -84,6 +84,7 @@ final class GrpoMicroBatches implements MicroBatches {
   private final Tokenizer tokenizer;
   private final long[] stop;
   private final Communicator dp;
+  private final boolean leader; // rank 0 logs the step (tp ranks hold the same rollouts)
   private final int globalBatch;
   private final int microBatches;
   private final long seed;
@@ -94,7 +95,7 @@ final class GrpoMicroBatches implements MicroBatches {
   private long rolloutNs, updateNs, generated;
 
   private GrpoMicroBatches(CausalLm model, ShardedOptimizer opt, TrainingSpec spec, Rewards rewards, PromptSet prompts, Tokenizer tokenizer,
-                           long[] stop, Communicator dp, TokenLogProbs reference, boolean cuda) {
+                           long[] stop, Communicator dp, boolean leader, TokenLogProbs reference, boolean cuda) {
     this.model = model;
     this.opt = opt;
     this.dtype = spec.precision().dtype();
@@ -106,6 +107,7 @@ final class GrpoMicroBatches implements MicroBatches {
     this.tokenizer = tokenizer;
     this.stop = stop;
     this.dp = dp;
+    this.leader = leader;
     this.globalBatch = spec.train().globalBatch();
     this.microBatches = spec.parallel().microBatches();
     this.seed = spec.train().seed();
@@ -126,7 +128,7 @@ final class GrpoMicroBatches implements MicroBatches {
     })).distinct().toArray();
     TokenLogProbs ref = spec.train().grpo().beta() == 0 ? null : reference(spec, lm, built.adapters(), dist);
     if (model instanceof dev.weft.models.decoder.Decoder d) d.dropRouterLosses();
-    return new GrpoMicroBatches(lm, opt, spec, rewards, prompts, tok, stop, dist.dp(), ref, dist.device().cuda());
+    return new GrpoMicroBatches(lm, opt, spec, rewards, prompts, tok, stop, dist.dp(), dist.rank() == 0, ref, dist.device().cuda());
   }
 
   /** The model's tokenizer ({@code model.pretrained}'s tokenizer.json), else bytes (the built-in byte-level models). */
@@ -281,7 +283,7 @@ final class GrpoMicroBatches implements MicroBatches {
    * {@code update_ms}, {@code gen_tokens_per_s} (of the rollout batch the step used).
    */
   @Override
-  public Map<String, Double> objectiveMetrics(Communicator dp) { return metrics(dp.rank() == 0); } // dp rank 0 is rank 0: tp, pp, cp, ep refused
+  public Map<String, Double> objectiveMetrics(Communicator dp) { return metrics(leader); }
 
   Map<String, Double> metrics(boolean leader) {
     double[] local = new double[current.sums().length + 3];
