@@ -16,5 +16,7 @@ class GrpoBenchTest {
     assertThat(rows.get(0).pairRatios()[0]).isPositive().isFinite();
     assertThat(rows.get(0).measured()).isPositive().isFinite();
     assertThat(r.rolloutShare()).isGreaterThan(0).isLessThanOrEqualTo(1);
+    System.out.printf("grpo bench (quick): batched %.0f tok/s, alone %.0f tok/s, ratio %.2f, rollout share %.2f%n",
+        rows.get(0).measured(), Stats.median(r.alone()), rows.get(0).pairRatios()[0], r.rolloutShare());
   }
 }

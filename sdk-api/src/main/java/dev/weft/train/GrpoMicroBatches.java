@@ -89,7 +89,7 @@ final class GrpoMicroBatches implements MicroBatches {
   private final int microBatches;
   private final long seed;
   private final TokenLogProbs reference; // null when beta = 0
-  private long step = -1; // the step run() runs next; from the optimizer's count at the first run (after a resume)
+  private long step; // the loop's step that run() runs next (beginStep)
   private Rollout current;
   private final double[] stepSums = new double[3]; // this step's clipped tokens, KL sum, tokens
   private long rolloutNs, updateNs, generated;
@@ -157,8 +157,14 @@ final class GrpoMicroBatches implements MicroBatches {
   }
 
   @Override
+  public void beginStep(long step) { this.step = step; }
+
+  /** GRPO divides by its rollout batch's count ({@link #run}): the loop's batches hold nothing to count. */
+  @Override
+  public LossNormalizer normalizer(List<Batches.Batch> host, Communicator dp, int cp) { return new LossNormalizer(1, dp.size()); }
+
+  @Override
   public double run(List<Batches.Batch> ignored, LossNormalizer unused, double lossScale) {
-    if (step < 0) step = opt.stepCount() + 1;
     long r0 = System.nanoTime();
     if (current == null || (step - 1) % g.mu() == 0) {
       if (current != null) current.release();
@@ -187,7 +193,6 @@ final class GrpoMicroBatches implements MicroBatches {
       opt.afterBackward(m, n);
     }
     updateNs = System.nanoTime() - u0;
-    step++;
     return current.norm().reported(loss);
   }
 
@@ -306,7 +311,7 @@ final class GrpoMicroBatches implements MicroBatches {
     out.put("update_ms", updateNs / 1e6);
     if (rolloutNs > 0) out.put("gen_tokens_per_s", generated / (rolloutNs / 1e9));
     if (leader) {
-      log.info("step {}: reward {} ± {}, completion length {}, clip ratio {}{}, rollout {} ms, update {} ms", step - 1,
+      log.info("step {}: reward {} ± {}, completion length {}, clip ratio {}{}, rollout {} ms, update {} ms", step,
           String.format("%.4f", out.get("reward")), String.format("%.4f", out.get("reward_std")), String.format("%.1f", out.get("completion_length")),
           String.format("%.4f", out.get("clip_ratio")), reference == null ? "" : String.format(", kl %.5f", out.get("kl")),
           Math.round(rolloutNs / 1e6), Math.round(updateNs / 1e6));

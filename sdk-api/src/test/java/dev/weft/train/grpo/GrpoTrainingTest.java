@@ -30,14 +30,18 @@ class GrpoTrainingTest {
 
   @BeforeAll
   static void data() throws Exception {
-    prompts = dir.resolve("prompts.jsonl");
+    prompts = writePrompts(dir.resolve("prompts.jsonl"));
+  }
+
+  /** 48 rows "a+b=" with their answer. */
+  static Path writePrompts(Path file) throws Exception {
     Random r = new Random(3);
     List<String> lines = new ArrayList<>();
     for (int i = 0; i < 48; i++) {
       int a = r.nextInt(50), b = r.nextInt(50);
       lines.add("{\"prompt\": \"" + a + "+" + b + "=\", \"answer\": " + (a + b) + "}");
     }
-    Files.write(prompts, lines);
+    return Files.write(file, lines);
   }
 
   static Trainer grpo() {
@@ -45,12 +49,12 @@ class GrpoTrainingTest {
   }
 
   static Trainer grpo(Trainer model) {
-    return model.data(prompts.toString()).seqLen(32).grpo(4).globalBatch(16).steps(3).warmup(0).lr(3e-2).seed(9)
+    return model.data(String.valueOf(prompts)).seqLen(32).grpo(4).globalBatch(16).steps(3).warmup(0).lr(3e-2).seed(9)
         .set("train.grpo.maxNewTokens", 5).set("train.grpo.stop", List.of(";"))
         .set("train.grpo.rewards", List.of(java.util.Map.of("name", "arithmetic"))).timeout(Duration.ofMinutes(10));
   }
 
-  private static final RewardFunction DIGITS = (p, c, row) -> c.chars().filter(Character::isDigit).count(); // varies within a group from step 1
+  static final RewardFunction DIGITS = (p, c, row) -> c.chars().filter(Character::isDigit).count(); // varies within a group from step 1
   private static RunResult oneRank;
 
   /** The one-rank run the layouts are compared with (μ = 2: step 2 reuses step 1's rollouts). */
