@@ -44,6 +44,10 @@ public final class GrpoBench {
     long tokens = (long) c.prompts() * c.group() * c.maxNew();
     Path dir = StepBench.tempDir();
     try {
+      // untimed, both ways once: the first forwards pay libtorch's and the JIT's start-up, which one round would charge
+      // to whichever side ran first
+      Rollouts.sample(model, prompts, ids, c.group(), sampler, 2, new long[0], 0);
+      oneAtATime(model, prompts, c.group(), sampler, 2);
       var pairs = Interleaved.rounds(c.rounds(), dir, "batched", "alone", (batched, run) -> {
         long t0 = System.nanoTime();
         if (batched) Rollouts.sample(model, prompts, ids, c.group(), sampler, c.maxNew(), new long[0], 1);

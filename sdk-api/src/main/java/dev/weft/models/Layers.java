@@ -29,7 +29,7 @@ public interface Layers {
     /** The mean cross-entropy over the targets (NaN where there is none). */
     default Tensor loss(Tensor hidden, Tensor targets) { return Targets.mean(lossSum(hidden, targets), targets); }
 
-    /** Full-vocabulary logits [..., vocab]; only unsplit heads have them (evaluation and generation run unsplit). */
+    /** Full-vocabulary logits [..., vocab]; a tensor-parallel head gathers them over its group (GRPO samples under tp). */
     default Tensor logits(Tensor hidden) {
       throw new UnsupportedOperationException("logits of a vocabulary split over tensor-parallel ranks; evaluate with tp=1");
     }

@@ -43,6 +43,7 @@ public final class ModelFactories {
    * it holds (a bare .npy declares none; a shard may have been edited), read before any rank starts.
    */
   public static void requireDataVocab(TrainingSpec spec, long modelVocab, String field) {
+    if (spec.train().grpoObjective()) return; // GRPO's data is prompts, tokenized by the model's own tokenizer at the run
     String key = dataCheckKey(spec, modelVocab);
     if (DATA_CHECKED.contains(key) || key.equals(System.getenv(DATA_CHECKED_ENV))) return; // the scan reads every token: once
     scanDataVocab(spec, modelVocab, field);

@@ -58,7 +58,7 @@ public final class SpecCheck {
   }
 
   private static TrainingSpec beyondFields(TrainingSpec s) {
-    DataSources.validate(s.data());
+    if (!s.train().grpoObjective()) DataSources.validate(s.data()); // GRPO's data.source is its prompt file, read at the run
     s = stepsFromEpochs(s);
     ModelFactory f = ModelFactories.validate(s);
     if (s.model().hasPretrained()) HuggingFaceFormat.of(f);

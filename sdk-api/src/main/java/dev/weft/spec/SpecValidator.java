@@ -18,7 +18,9 @@ public final class SpecValidator {
     require(p.pp() == 1, "parallel.pp", "train.objective=grpo does not run through pipeline stages yet; use parallel.pp=1");
     require(p.cp() == 1, "parallel.cp", "train.objective=grpo does not split sequences over context-parallel ranks yet; use parallel.cp=1");
     require(p.ep() == 1, "parallel.ep", "train.objective=grpo does not split experts yet; use parallel.ep=1");
-    require(p.tp() == 1, "parallel.tp", "train.objective=grpo samples with the whole model on each rank for now; use parallel.tp=1");
+    require(p.tp() == 1 || !p.sequenceParallel(), "parallel.sequenceParallel", "train.objective=grpo samples one token at a time, "
+        + "which does not split over tensor-parallel ranks; use parallel.sequenceParallel=false");
+    require(t.epochs() == 0, "train.epochs", "train.objective=grpo counts steps, not passes over the prompts; set train.steps");
     require(t.evalEvery() == 0, "train.evalEvery", "train.objective=grpo reports no validation loss; use train.evalEvery=0");
     int perRank = t.globalBatch() / Math.max(1, p.dp());
     require(t.globalBatch() % t.grpo().groupSize() == 0 && perRank % t.grpo().groupSize() == 0, "train.globalBatch",

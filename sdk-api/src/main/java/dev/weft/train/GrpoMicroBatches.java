@@ -84,17 +84,18 @@ final class GrpoMicroBatches implements MicroBatches {
   private final Tokenizer tokenizer;
   private final long[] stop;
   private final Communicator dp;
+  private final boolean leader; // rank 0 logs the step (tp ranks hold the same rollouts)
   private final int globalBatch;
   private final int microBatches;
   private final long seed;
   private final TokenLogProbs reference; // null when beta = 0
-  private long step = -1; // the step run() runs next; from the optimizer's count at the first run (after a resume)
+  private long step; // the loop's step that run() runs next (beginStep)
   private Rollout current;
   private final double[] stepSums = new double[3]; // this step's clipped tokens, KL sum, tokens
   private long rolloutNs, updateNs, generated;
 
   private GrpoMicroBatches(CausalLm model, ShardedOptimizer opt, TrainingSpec spec, Rewards rewards, PromptSet prompts, Tokenizer tokenizer,
-                           long[] stop, Communicator dp, TokenLogProbs reference, boolean cuda) {
+                           long[] stop, Communicator dp, boolean leader, TokenLogProbs reference, boolean cuda) {
     this.model = model;
     this.opt = opt;
     this.dtype = spec.precision().dtype();
@@ -106,6 +107,7 @@ final class GrpoMicroBatches implements MicroBatches {
     this.tokenizer = tokenizer;
     this.stop = stop;
     this.dp = dp;
+    this.leader = leader;
     this.globalBatch = spec.train().globalBatch();
     this.microBatches = spec.parallel().microBatches();
     this.seed = spec.train().seed();
@@ -126,7 +128,7 @@ final class GrpoMicroBatches implements MicroBatches {
     })).distinct().toArray();
     TokenLogProbs ref = spec.train().grpo().beta() == 0 ? null : reference(spec, lm, built.adapters(), dist);
     if (model instanceof dev.weft.models.decoder.Decoder d) d.dropRouterLosses();
-    return new GrpoMicroBatches(lm, opt, spec, rewards, prompts, tok, stop, dist.dp(), ref, dist.device().cuda());
+    return new GrpoMicroBatches(lm, opt, spec, rewards, prompts, tok, stop, dist.dp(), dist.rank() == 0, ref, dist.device().cuda());
   }
 
   /** The model's tokenizer ({@code model.pretrained}'s tokenizer.json), else bytes (the built-in byte-level models). */
@@ -155,8 +157,14 @@ final class GrpoMicroBatches implements MicroBatches {
   }
 
   @Override
+  public void beginStep(long step) { this.step = step; }
+
+  /** GRPO divides by its rollout batch's count ({@link #run}): the loop's batches hold nothing to count. */
+  @Override
+  public LossNormalizer normalizer(List<Batches.Batch> host, Communicator dp, int cp) { return new LossNormalizer(1, dp.size()); }
+
+  @Override
   public double run(List<Batches.Batch> ignored, LossNormalizer unused, double lossScale) {
-    if (step < 0) step = opt.stepCount() + 1;
     long r0 = System.nanoTime();
     if (current == null || (step - 1) % g.mu() == 0) {
       if (current != null) current.release();
@@ -185,7 +193,6 @@ final class GrpoMicroBatches implements MicroBatches {
       opt.afterBackward(m, n);
     }
     updateNs = System.nanoTime() - u0;
-    step++;
     return current.norm().reported(loss);
   }
 
@@ -281,7 +288,7 @@ final class GrpoMicroBatches implements MicroBatches {
    * {@code update_ms}, {@code gen_tokens_per_s} (of the rollout batch the step used).
    */
   @Override
-  public Map<String, Double> objectiveMetrics(Communicator dp) { return metrics(dp.rank() == 0); } // dp rank 0 is rank 0: tp, pp, cp, ep refused
+  public Map<String, Double> objectiveMetrics(Communicator dp) { return metrics(leader); }
 
   Map<String, Double> metrics(boolean leader) {
     double[] local = new double[current.sums().length + 3];
@@ -304,7 +311,7 @@ final class GrpoMicroBatches implements MicroBatches {
     out.put("update_ms", updateNs / 1e6);
     if (rolloutNs > 0) out.put("gen_tokens_per_s", generated / (rolloutNs / 1e9));
     if (leader) {
-      log.info("step {}: reward {} ± {}, completion length {}, clip ratio {}{}, rollout {} ms, update {} ms", step - 1,
+      log.info("step {}: reward {} ± {}, completion length {}, clip ratio {}{}, rollout {} ms, update {} ms", step,
           String.format("%.4f", out.get("reward")), String.format("%.4f", out.get("reward_std")), String.format("%.1f", out.get("completion_length")),
           String.format("%.4f", out.get("clip_ratio")), reference == null ? "" : String.format(", kl %.5f", out.get("kl")),
           Math.round(rolloutNs / 1e6), Math.round(updateNs / 1e6));

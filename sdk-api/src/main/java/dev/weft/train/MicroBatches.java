@@ -48,6 +48,9 @@ interface MicroBatches {
     return LossNormalizer.of(host, dp).contextParallel(cp);
   }
 
+  /** The loop's step number (1-based), before its {@link #run} (GRPO: which rollout batch the step uses). */
+  default void beginStep(long step) {}
+
   /** Arms a measurement of the next {@link #run}'s activations over {@code world} (where this way measures them). */
   default void measureActivations(Communicator world) {}
 

@@ -38,8 +38,8 @@ final class TrainStep {
   private final StageTies ties;
   private final LossScaler scaler;
   private final StepListener listener;
-  private final TokenSource data;
-  private final StepData stepData;
+  private final String dataDescription;
+  private final StepData stepData; // null for GRPO: its prompt set is its data
   private final MicroBatches passes;
   private final Divergence divergence;
   private final LossSpike spikes;
@@ -56,15 +56,21 @@ final class TrainStep {
     this.listener = listener;
     this.divergence = new Divergence("fp16".equals(precision.dtype()), precision.maxConsecutiveSkips());
     this.spikes = new LossSpike(t.lossSpike());
-    this.data = TokenSource.of(spec.data(), t.seed());
-    int micro = spec.parallel().microBatches();
-    DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
-    this.stepData = new StepData(data, sampler, spec.data().seqLen(), dist.device(), new Zigzag(dist.cp().size(), dist.cp().rank()));
+    if (t.grpoObjective()) { // GRPO reads only its prompts (GrpoMicroBatches): data.source is no token stream
+      this.dataDescription = "prompts " + spec.data().source();
+      this.stepData = null;
+    } else {
+      TokenSource data = TokenSource.of(spec.data(), t.seed());
+      int micro = spec.parallel().microBatches();
+      DistributedSampler sampler = new DistributedSampler(t.globalBatch(), spec.parallel().dp(), dist.coord().dp(), micro);
+      this.dataDescription = data.describe();
+      this.stepData = new StepData(data, sampler, spec.data().seqLen(), dist.device(), new Zigzag(dist.cp().size(), dist.cp().rank()));
+    }
     this.passes = MicroBatches.of(spec, built, opt, stepData, dist);
   }
 
   /** Where the step's tokens come from, for the run's first log line. */
-  String dataDescription() { return data.describe(); }
+  String dataDescription() { return dataDescription; }
 
   /** The objective's side of a step (held-out evaluation runs the same objective). */
   MicroBatches passes() { return passes; }
@@ -76,6 +82,7 @@ final class TrainStep {
   StepOutcome run(long step, long dataStep, double lr, long firstStep) {
     double stepScale = scaler.scale();
     try (PointerScope scope = new PointerScope()) {
+      passes.beginStep(step);
       List<Batches.Batch> host = batches(dataStep);
       LossNormalizer norm = passes.normalizer(host, dist.dp(), dist.cp().size()); // the one count of the global batch's targets (DPO: of its pairs)
       if (norm.empty()) return StepOutcome.withoutTargets(lr, stepScale); // every rank skips alike; preemption is agreed at the next step
@@ -108,14 +115,14 @@ final class TrainStep {
   }
 
   /** Batches: this rank's micro-batches of the step, on the host. */
-  private List<Batches.Batch> batches(long step) { return stepData.hostBatches(step); }
+  private List<Batches.Batch> batches(long step) { return stepData == null ? List.of() : stepData.hostBatches(step); }
 
   /** Micro-batches: forward and backward of each; the gradients land in the optimizer's buffers. */
   private double microBatches(long step, long firstStep, List<Batches.Batch> host, LossNormalizer norm) {
     if (ActivationProbe.measures(step, firstStep, t.steps()) && ActivationProbe.enabled() && !dist.device().cuda()) {
       passes.measureActivations(dist.world());
     }
-    return passes.run(stepData.place(host), norm, scaler.scale());
+    return passes.run(stepData == null ? host : stepData.place(host), norm, scaler.scale());
   }
 
   /**

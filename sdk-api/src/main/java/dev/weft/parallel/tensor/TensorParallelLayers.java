@@ -161,9 +161,18 @@ public final class TensorParallelLayers implements Layers {
 
   private LmHead head(Tensor w, long vocab) {
     VocabParallelCrossEntropy ce = new VocabParallelCrossEntropy(ops, VocabRange.of(vocab, ops.rank(), ops.size()));
-    return (h, targets) -> ChunkedCrossEntropy.applies(targets.numel(), lossChunk)
-        ? ChunkedCrossEntropy.lossSum(column.input(h), w, targets, lossChunk, ce.vocab())
-        : ce.lossSum(column.forward(h, w, null), targets);
+    return new LmHead() {
+      @Override
+      public Tensor lossSum(Tensor h, Tensor targets) {
+        return ChunkedCrossEntropy.applies(targets.numel(), lossChunk)
+            ? ChunkedCrossEntropy.lossSum(column.input(h), w, targets, lossChunk, ce.vocab())
+            : ce.lossSum(column.forward(h, w, null), targets);
+      }
+
+      /** The full vocabulary on every rank (GRPO samples from it and takes log-probabilities of it): one all-gather. */
+      @Override
+      public Tensor logits(Tensor h) { return ops.gatherVocab(column.forward(h, w, null)); }
+    };
   }
 
   /** The group's operators (their exposed-communication clock). */

@@ -196,6 +196,25 @@ public final class TpOps {
     return mine.add(part.sub(part.detach()));
   }
 
+  /**
+   * [..., V/tp] → [..., V]: every rank's block of the vocabulary gathered along the last dimension, this rank's own
+   * block being {@code local} itself, so its gradient is its block of the gradient arriving here — right where every
+   * rank computes the same loss from the same full logits (Megatron's gather, split backward).
+   */
+  public Tensor gatherVocab(Tensor local) {
+    if (tp.size() == 1) return local;
+    Tensor mine = local.detach().contiguous();
+    long[] shape = mine.sizes().vec().get();
+    long b = shape[0];
+    long[] allShape = shape.clone();
+    allShape[0] = tp.size() * b; // dim 0 by rank, as the collective lays it out
+    Tensor all = Tensors.emptyLike(mine, mine.scalar_type(), allShape);
+    await(timedStart(() -> tp.allGatherAsync(all, mine)));
+    TensorVector parts = new TensorVector();
+    for (int r = 0; r < tp.size(); r++) parts.push_back(r == tp.rank() ? local : all.narrow(0, r * b, b));
+    return torch.cat(parts, shape.length - 1);
+  }
+
   /** This rank's chunk of a [B, T, H] tensor along the sequence. */
   public Tensor chunk(Tensor full) {
     long n = full.size(1) / tp.size();

@@ -30,14 +30,18 @@ class GrpoTrainingTest {
 
   @BeforeAll
   static void data() throws Exception {
-    prompts = dir.resolve("prompts.jsonl");
+    prompts = writePrompts(dir.resolve("prompts.jsonl"));
+  }
+
+  /** 48 rows "a+b=" with their answer. */
+  static Path writePrompts(Path file) throws Exception {
     Random r = new Random(3);
     List<String> lines = new ArrayList<>();
     for (int i = 0; i < 48; i++) {
       int a = r.nextInt(50), b = r.nextInt(50);
       lines.add("{\"prompt\": \"" + a + "+" + b + "=\", \"answer\": " + (a + b) + "}");
     }
-    Files.write(prompts, lines);
+    return Files.write(file, lines);
   }
 
   static Trainer grpo() {
@@ -45,23 +49,28 @@ class GrpoTrainingTest {
   }
 
   static Trainer grpo(Trainer model) {
-    return model.data(prompts.toString()).seqLen(32).grpo(4).globalBatch(16).steps(3).warmup(0).lr(3e-2).seed(9)
+    return model.data(String.valueOf(prompts)).seqLen(32).grpo(4).globalBatch(16).steps(3).warmup(0).lr(3e-2).seed(9)
         .set("train.grpo.maxNewTokens", 5).set("train.grpo.stop", List.of(";"))
         .set("train.grpo.rewards", List.of(java.util.Map.of("name", "arithmetic"))).timeout(Duration.ofMinutes(10));
   }
 
+  static final RewardFunction DIGITS = (p, c, row) -> c.chars().filter(Character::isDigit).count(); // varies within a group from step 1
+  private static RunResult oneRank;
+
+  /** The one-rank run the layouts are compared with (μ = 2: step 2 reuses step 1's rollouts). */
+  static synchronized RunResult oneRank() {
+    if (oneRank == null) oneRank = grpo().set("train.grpo.mu", 2).reward(DIGITS, 0.25).runDir(dir.resolve("dp1")).fit();
+    return oneRank;
+  }
+
   @Test
   void dataParallelEqualsOneRankPerStepRolloutsIncluded() throws Exception {
-    RewardFunction digits = (p, c, row) -> c.chars().filter(Character::isDigit).count(); // varies within a group from step 1
-    RunResult one = grpo().set("train.grpo.mu", 2).reward(digits, 0.25).runDir(dir.resolve("dp1")).fit();
-    RunResult two = grpo().set("train.grpo.mu", 2).reward(digits, 0.25).dataParallel(2).microBatches(1).runDir(dir.resolve("dp2")).fit();
+    RunResult one = oneRank();
+    RunResult two = grpo().set("train.grpo.mu", 2).reward(DIGITS, 0.25).dataParallel(2).microBatches(1).runDir(dir.resolve("dp2")).fit();
     assertThat(one.losses()).hasSize(3).allMatch(Double::isFinite).anyMatch(l -> Math.abs(l) > 1e-3);
-    for (int s = 0; s < 3; s++) assertThat(two.losses().get(s)).as("step %d", s + 1).isCloseTo(one.losses().get(s), within(1e-4));
-    List<JsonNode> m1 = metrics(dir.resolve("dp1")), m2 = metrics(dir.resolve("dp2"));
+    sameSteps(one, two, "dp2");
+    List<JsonNode> m1 = metrics(dir.resolve("dp1"));
     for (int s = 0; s < 3; s++) {
-      for (String k : List.of("reward", "reward_std", "rewards/arithmetic", "rewards/code", "completion_length", "clip_ratio")) {
-        assertThat(m2.get(s).get(k).asDouble()).as("%s at step %d", k, s + 1).isCloseTo(m1.get(s).get(k).asDouble(), within(1e-4));
-      }
       assertThat(m1.get(s).get("rollout_ms").asDouble()).isPositive();
       assertThat(m1.get(s).get("update_ms").asDouble()).isPositive();
     }
@@ -70,6 +79,26 @@ class GrpoTrainingTest {
     assertThat(m1.get(0).get("clip_ratio").asDouble()).isZero();
     assertThat(m1.get(0).get("reward_std").asDouble()).isPositive();
     assertThat(m1.get(0).get("completion_length").asDouble()).isBetween(1.0, 5.0);
+  }
+
+  /** tp = 2: both ranks sample from the gathered full-vocabulary logits with the same generators, so the same tokens. */
+  @Test
+  void tensorParallelEqualsOneRankPerStepRolloutsIncluded() throws Exception {
+    RunResult one = oneRank();
+    RunResult tp = grpo().set("train.grpo.mu", 2).reward(DIGITS, 0.25).tensorParallel(2).runDir(dir.resolve("tp2")).fit();
+    assertThat(tp.summary().mesh()).containsEntry("tp", 2);
+    sameSteps(one, tp, "tp2");
+  }
+
+  /** Losses and the rollouts' metrics of {@code run} (in dir/name) equal the one-rank run's at every step. */
+  private static void sameSteps(RunResult one, RunResult run, String name) throws Exception {
+    for (int s = 0; s < 3; s++) assertThat(run.losses().get(s)).as("%s step %d", name, s + 1).isCloseTo(one.losses().get(s), within(1e-4));
+    List<JsonNode> m1 = metrics(dir.resolve("dp1")), m2 = metrics(dir.resolve(name));
+    for (int s = 0; s < 3; s++) {
+      for (String k : List.of("reward", "reward_std", "rewards/arithmetic", "rewards/code", "completion_length", "clip_ratio")) {
+        assertThat(m2.get(s).get(k).asDouble()).as("%s: %s at step %d", name, k, s + 1).isCloseTo(m1.get(s).get(k).asDouble(), within(1e-4));
+      }
+    }
   }
 
   @Test
@@ -89,7 +118,8 @@ class GrpoTrainingTest {
   void whatGrpoCannotRunYetIsRefusedInOneLine() {
     assertThatThrownBy(() -> SpecValidator.validate(grpo().pipeline(2).toSpec())).hasMessageContaining("parallel.pp");
     assertThatThrownBy(() -> SpecValidator.validate(grpo().contextParallel(2).toSpec())).hasMessageContaining("parallel.cp");
-    assertThatThrownBy(() -> SpecValidator.validate(grpo().tensorParallel(2).toSpec())).hasMessageContaining("parallel.tp");
+    assertThatThrownBy(() -> SpecValidator.validate(grpo().tensorParallel(2).set("parallel.sequenceParallel", true).toSpec()))
+        .hasMessageContaining("parallel.sequenceParallel");
     assertThatThrownBy(() -> SpecValidator.validate(grpo().data("arithmetic").toSpec())).hasMessageContaining("data.source")
         .hasMessageContaining(".jsonl");
     assertThatThrownBy(() -> SpecValidator.validate(grpo().globalBatch(6).toSpec())).hasMessageContaining("train.globalBatch");

@@ -3,6 +3,7 @@ package dev.weft.k8s.spec;
 import static dev.weft.spec.SpecValidator.require;
 
 import dev.weft.spec.TrainingSpec;
+import dev.weft.train.grpo.CodeRewards;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
@@ -72,7 +73,20 @@ public final class K8sDeploymentValidator {
     }
     K8sDeployment out = d.with(d.image() == null || d.image().isBlank() ? DEFAULT_IMAGE : d.image(), storage);
     checkpointStorage(spec, out);
+    rewardsTravel(spec);
     return out;
+  }
+
+  /** A DSL reward ({@code .reward(fn)}) is an object in the submitting JVM: the pods find rewards by class name. */
+  private static void rewardsTravel(TrainingSpec spec) {
+    if (!spec.train().grpoObjective()) return;
+    var rewards = spec.train().grpo().rewards();
+    for (int i = 0; i < rewards.size(); i++) {
+      String name = rewards.get(i).name();
+      require(name == null || !name.startsWith(CodeRewards.PREFIX), "train.grpo.rewards[" + i + "]", "'" + name
+          + "' is a Java object in this JVM, which the cluster's pods cannot reach; name a built-in or a RewardFunction class name"
+          + " on the image's class path");
+    }
   }
 
   /** Names are variable names not also in deployment.env; each value names a Secret and a key in it. */
