@@ -81,12 +81,21 @@ public final class FrozenBase {
       return t;
     }
 
-    /** The weight in fp32, made for this call. */
-    Tensor weight() {
-      if (nf4 != null) return Nf4.dequantize(nf4);
-      if (int8 != null) return Int8.dequantize(int8).view(shape);
-      if (half != null) return half.to(ScalarType.Float);
-      return param.tensor();
+    /** Elements {@link #weightInto} may write (NF4 writes whole blocks). */
+    long room() { return nf4 != null ? Nf4.paddedLength(nf4) : numel(); }
+
+    long numel() { return compressed() ? product(shape) : param.tensor().numel(); }
+
+    /** The weight's shape (kept when compressed, the parameter's own before). */
+    long[] shape() { return compressed() ? shape : param.tensor().sizes().vec().get(); }
+
+    /** The weight in fp32, flat, written into the start of {@code out} (at least {@link #room} elements). */
+    Tensor weightInto(Tensor out) {
+      if (nf4 != null) return Nf4.dequantizeInto(nf4, out);
+      if (int8 != null) return Int8.dequantizeInto(int8, out);
+      Tensor mine = out.narrow(0, 0, numel());
+      mine.copy_((half != null ? half : param.tensor()).reshape(-1));
+      return mine;
     }
 
     long bytes() {
@@ -103,13 +112,51 @@ public final class FrozenBase {
     // biases stay fp32 parameters (loaded in place after this is built): concatenated per call
     java.util.function.Supplier<Tensor> bias = bs.isEmpty() ? null : bs.size() == 1 ? () -> bs.get(0)
         : () -> torch.cat(new TensorVector(bs.toArray(new Tensor[0])));
-    if (mine.size() == 1) return new RecomputedLinear(mine.get(0)::weight, bias);
-    return new RecomputedLinear(() -> {
-      try (TensorVector parts = new TensorVector()) {
-        for (Slot s : mine) parts.push_back(s.weight());
-        return torch.cat(parts);
-      }
-    }, bias);
+    return new RecomputedLinear(() -> made(mine), bias);
+  }
+
+  /**
+   * The fp32 weight of {@code mine} (outputs side by side: their rows one after the other), made in this base's one
+   * buffer. Every call of every projection writes there, so the made weights cost no allocation per call: a new fp32
+   * weight per forward and per backward, each freed at once, left glibc's heap fragmented and the step's peak as high
+   * as an fp32 base's. A projection uses its weight only within its call (forward, or the backward's dX) and calls
+   * never overlap on one rank, so one buffer serves them all; the rows of each slot follow the previous one's, which
+   * an NF4 slot's block padding may overwrite before that next slot is written.
+   */
+  private Tensor made(List<Slot> mine) {
+    if (mine.size() == 1 && !mine.get(0).compressed()) return mine.get(0).param.tensor();
+    long room = 0, rows = 0, numel = 0;
+    for (Slot s : mine) {
+      room = Math.max(room, numel + s.room());
+      numel += s.numel();
+      rows += s.shape()[0];
+    }
+    Tensor out = buffer(room);
+    long at = 0;
+    for (Slot s : mine) {
+      s.weightInto(out.narrow(0, at, out.numel() - at));
+      at += s.numel();
+    }
+    long[] shape = mine.get(0).shape().clone();
+    shape[0] = rows;
+    return out.narrow(0, 0, numel).view(shape);
+  }
+
+  private static long product(long[] shape) {
+    long n = 1;
+    for (long d : shape) n *= d;
+    return n;
+  }
+
+  private Tensor buffer; // the made weights' room, grown to the largest projection's
+
+  private Tensor buffer(long room) {
+    if (buffer == null || buffer.numel() < room) {
+      if (buffer != null) buffer.releaseReference();
+      buffer = dev.weft.util.Tensors.empty(ScalarType.Float, room);
+      buffer.retainReference(); // held for the model's life, past whatever PointerScope the first call runs in
+    }
+    return buffer;
   }
 
   /** Whether {@code name} is one of the weights held here. */

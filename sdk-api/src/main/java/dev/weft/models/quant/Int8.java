@@ -32,4 +32,12 @@ public final class Int8 {
   }
 
   public static Tensor dequantize(Quantized q) { return q.q().to(Float).mul(q.scale().unsqueeze(1)).view(q.shape()); }
+
+  /** As {@link #dequantize}, written flat into {@code out} (contiguous fp32 of at least q's elements); returns that part. */
+  public static Tensor dequantizeInto(Quantized q, Tensor out) {
+    long rows = q.q().size(0), cols = q.q().size(1);
+    Tensor mine = out.narrow(0, 0, rows * cols);
+    mine.view(rows, cols).copy_(q.q()).mul_(q.scale().unsqueeze(1));
+    return mine;
+  }
 }

@@ -76,16 +76,28 @@ public final class Nf4 {
 
   /** The fp32 tensor {@code q} stands for, in its original shape. */
   public static Tensor dequantize(Quantized q) {
-    long n = q.numel(), blocks = q.absmax().numel();
+    Tensor out = Tensors.empty(Float, paddedLength(q));
+    return dequantizeInto(q, out).view(q.shape());
+  }
+
+  /** Elements {@link #dequantizeInto} writes: whole blocks of 64 (at least the tensor's). */
+  public static long paddedLength(Quantized q) { return q.absmax().numel() * BLOCK; }
+
+  /**
+   * The tensor {@code q} stands for, written into the first {@link #paddedLength} elements of {@code out} (flat
+   * contiguous fp32; elements past the tensor's own are overwritten with the last block's padding): the first numel
+   * elements, flat. A caller that reuses one {@code out} makes no allocation of the weight's size per call.
+   */
+  public static Tensor dequantizeInto(Quantized q, Tensor out) {
+    long n = q.numel(), blocks = q.absmax().numel(), pairs = q.codes().numel();
     // each byte looks up its two values at once in a 256 × 2 table, by an int32 index (4 bytes an element pair, not
     // two int64 indices); then each block of 64 is scaled in place by its absmax, broadcast (no per-element copy)
-    Tensor values;
     try (Tensor index = q.codes().to(Int)) {
-      values = torch.index_select(PAIRS, 0, index).view(-1);
+      torch.index_select_out(out.narrow(0, 0, 2 * pairs).view(pairs, 2), PAIRS, 0, index);
     }
-    Tensor padded = Quant.padded(values, blocks * BLOCK);
-    padded.view(blocks, BLOCK).mul_(q.absmax().unsqueeze(1));
-    return padded.narrow(0, 0, n).view(q.shape());
+    if (blocks * BLOCK > 2 * pairs) out.narrow(0, 2 * pairs, blocks * BLOCK - 2 * pairs).zero_();
+    out.narrow(0, 0, blocks * BLOCK).view(blocks, BLOCK).mul_(q.absmax().unsqueeze(1));
+    return out.narrow(0, 0, n);
   }
 
   /** The two values byte b stands for: {CODE[b >> 4], CODE[b & 15]}, float32 [256, 2]. */
