@@ -1,5 +1,6 @@
 package dev.weft.cli;
 
+import dev.weft.testing.StartedProcesses;
 import dev.weft.launch.JavaCommand;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,9 +16,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -29,15 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 class RunRecordProcessTest {
   private static final int STEPS = 30;
   @TempDir Path dir;
-  private final List<Process> started = new ArrayList<>();
+  @RegisterExtension final StartedProcesses started = new StartedProcesses();
 
-  @AfterEach
-  void killEverything() {
-    for (Process p : started) {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-    }
-  }
 
   private Path spec() {
     Path f = dir.resolve("tiny.yaml");

@@ -1,5 +1,6 @@
 package dev.weft.elastic;
 
+import dev.weft.testing.StartedProcesses;
 import dev.weft.launch.JavaCommand;
 import dev.weft.comm.RunToken;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,16 +18,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Real agents and workers on 127.0.0.1: kill a worker, kill a node, grow, stop a rank, start workers before the host. */
 @Tag("slow")
 class ElasticProcessTest {
   @TempDir Path dir;
-  private final List<Process> started = new ArrayList<>();
+  @RegisterExtension final StartedProcesses started = new StartedProcesses();
   private final int port = FreePort.find();
 
   private Trainer tiny(int steps) {
@@ -55,13 +56,6 @@ class ElasticProcessTest {
     return p;
   }
 
-  @AfterEach
-  void killEverything() {
-    for (Process p : started) {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-    }
-  }
 
   private List<JsonNode> metrics() throws IOException { return metricsLines(dir.resolve("run/metrics.jsonl")); }
 

@@ -1,5 +1,6 @@
 package dev.weft.elastic;
 
+import dev.weft.testing.StartedProcesses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weft.Trainer;
@@ -18,9 +19,9 @@ import java.util.regex.Pattern;
 import org.bytedeco.javacpp.chrono.Milliseconds;
 import org.bytedeco.pytorch.TCPStore;
 import org.bytedeco.pytorch.TCPStoreOptions;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,16 +37,9 @@ class ForeignRunProcessTest {
   private static final String TOKEN_C = "z".repeat(32);
   private static final List<Object> KEEP = new ArrayList<>(); // native stores live as long as the JVM
   @TempDir Path dir;
-  private final List<Process> started = new ArrayList<>();
+  @RegisterExtension final StartedProcesses started = new StartedProcesses();
   private final int port = FreePort.find();
 
-  @AfterEach
-  void stop() {
-    for (Process p : started) {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-    }
-  }
 
   private Path spec(String name, int steps, long seed) throws Exception {
     Path f = dir.resolve(name + ".yaml");

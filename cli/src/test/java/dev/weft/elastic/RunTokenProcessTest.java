@@ -1,5 +1,6 @@
 package dev.weft.elastic;
 
+import dev.weft.testing.StartedProcesses;
 import dev.weft.launch.JavaCommand;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,8 +17,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,16 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 class RunTokenProcessTest {
   private static final Pattern PRINTED = Pattern.compile("start the other nodes with WEFT_RUN_TOKEN=([0-9a-f]{32}) in their environment");
   @TempDir Path dir;
-  private final List<Process> started = new ArrayList<>();
+  @RegisterExtension final StartedProcesses started = new StartedProcesses();
   private final int port = FreePort.find();
 
-  @AfterEach
-  void stop() {
-    for (Process p : started) {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-    }
-  }
 
   private Process agent(Path spec, String node, Map<String, String> env) throws Exception {
     ProcessBuilder pb = new ProcessBuilder(JavaCommand.of(List.of("dev.weft.cli.WeftMain", "train", spec.toString(),

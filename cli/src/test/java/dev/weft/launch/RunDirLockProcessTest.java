@@ -1,5 +1,6 @@
 package dev.weft.launch;
 
+import dev.weft.testing.StartedProcesses;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -12,19 +13,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A run directory is held by the run that owns it: a second run there is refused in one line, exit 2. */
 class RunDirLockProcessTest {
   @TempDir Path dir;
-  private final List<Process> started = new ArrayList<>();
+  @RegisterExtension final StartedProcesses started = new StartedProcesses();
 
-  @AfterEach
-  void stop() {
-    started.forEach(Process::destroyForcibly);
-  }
 
   /** A separate JVM holding {@code run}'s lock; returns once it holds it. */
   private Process holder(Path runDir, String run) throws Exception {

@@ -1,5 +1,6 @@
 package dev.weft.log;
 
+import dev.weft.testing.StartedProcesses;
 import dev.weft.launch.JavaCommand;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,9 +20,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Real two-rank runs with {@code logging.format: json}: every line the launcher or the agent prints is one JSON object. */
@@ -29,15 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 class JsonLogProcessTest {
   static final ObjectMapper JSON = new ObjectMapper();
   @TempDir Path dir;
-  private final List<Process> started = new ArrayList<>();
+  @RegisterExtension final StartedProcesses started = new StartedProcesses();
 
-  @AfterEach
-  void killEverything() {
-    for (Process p : started) {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-    }
-  }
 
   private Path spec() {
     Path f = dir.resolve("tiny.yaml");
