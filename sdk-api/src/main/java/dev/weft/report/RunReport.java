@@ -51,6 +51,11 @@ public final class RunReport {
     } else {
       out.add(Chart.of("loss", "Loss", "loss", x, "loss", r.column("loss")));
     }
+    if (r.has("reward")) { // GRPO: the rollouts' mean reward, and the held-out prompts' where they were evaluated
+      List<Chart.Series> reward = new ArrayList<>(List.of(new Chart.Series("train", Chart.PALETTE[0], r.column("reward"))));
+      if (r.has("eval_reward")) reward.add(new Chart.Series("eval (greedy)", Chart.PALETTE[1], r.column("eval_reward")));
+      out.add(new Chart("reward", "Reward", "reward", false, x, reward));
+    }
     out.add(Chart.of("lr", "Learning rate", "lr", x, "lr", r.column("lr")));
     out.add(Chart.of("throughput", "Throughput", "tokens/s", x, "tokens/s", r.column("tokens_per_s")));
     if (r.has("compute_ms")) {

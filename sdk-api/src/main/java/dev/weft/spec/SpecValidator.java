@@ -21,7 +21,12 @@ public final class SpecValidator {
     require(p.tp() == 1 || !p.sequenceParallel(), "parallel.sequenceParallel", "train.objective=grpo samples one token at a time, "
         + "which does not split over tensor-parallel ranks; use parallel.sequenceParallel=false");
     require(t.epochs() == 0, "train.epochs", "train.objective=grpo counts steps, not passes over the prompts; set train.steps");
-    require(t.evalEvery() == 0, "train.evalEvery", "train.objective=grpo reports no validation loss; use train.evalEvery=0");
+    require(t.evalEvery() == 0 || s.data().eval().endsWith(".jsonl"), "train.evalEvery", "train.objective=grpo evaluates held-out"
+        + " prompts (greedy completions scored by the rewards); set data.eval to a .jsonl prompt file or train.evalEvery=0");
+    require(!s.checkpoint().saveBest(), "checkpoint.saveBest", "chooses by eval loss, which train.objective=grpo does not compute;"
+        + " use checkpoint.saveBest=false");
+    require(t.earlyStopping().patience() == 0, "train.earlyStopping.patience", "watches the eval loss, which train.objective=grpo"
+        + " does not compute; use train.earlyStopping.patience=0");
     int perRank = t.globalBatch() / Math.max(1, p.dp());
     require(t.globalBatch() % t.grpo().groupSize() == 0 && perRank % t.grpo().groupSize() == 0, "train.globalBatch",
         t.globalBatch() + " completions must be whole groups of train.grpo.groupSize=" + t.grpo().groupSize() + " on each of the "

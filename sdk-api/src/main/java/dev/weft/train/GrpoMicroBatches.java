@@ -89,6 +89,8 @@ final class GrpoMicroBatches implements MicroBatches {
   private final int microBatches;
   private final long seed;
   private final TokenLogProbs reference; // null when beta = 0
+  /** The most likely token every time (top-k 1): held-out completions do not depend on a draw. */
+  private static final GroupSampler GREEDY = new GroupSampler(1.0, 1, 1.0);
   private long step; // the loop's step that run() runs next (beginStep)
   private Rollout current;
   private final double[] stepSums = new double[3]; // this step's clipped tokens, KL sum, tokens
@@ -261,6 +263,50 @@ final class GrpoMicroBatches implements MicroBatches {
     sums[4] = rows0;
     return new Rollout(micro, advantages, old, ref, new LossNormalizer((long) norm.denominator(), dp.size()), sums);
   }
+
+  /**
+   * {@code held}'s prompts {@code rank}, {@code rank + ranks}, … completed greedily (one completion each, the most likely
+   * token at every step) and scored by the run's rewards: this rank's sums of the total reward, of each reward, of the
+   * completion lengths, and the count of prompts — {@link GrpoEval}'s held-out accuracy for the verifiable rewards.
+   */
+  double[] greedySums(PromptSet held, int rank, int ranks) {
+    int n = rewards.list().size();
+    double[] sums = new double[3 + n];
+    List<long[]> ids = new ArrayList<>();
+    List<Integer> which = new ArrayList<>();
+    for (int p = rank; p < held.size(); p += ranks) {
+      ids.add(held.ids().get(p));
+      which.add(p);
+    }
+    if (ids.isEmpty()) return sums;
+    List<Rollouts.Completion> done;
+    try (NoGradGuard ng = new NoGradGuard(); Autocast ac = Autocast.of(dtype, cuda)) {
+      done = Rollouts.sample(model, ids, which.stream().mapToLong(Integer::longValue).toArray(), 1, GREEDY, g.maxNewTokens(), stop, 0);
+    }
+    List<String> promptTexts = new ArrayList<>(), texts = new ArrayList<>(), rowIds = new ArrayList<>();
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (Rollouts.Completion c : done) {
+      int p = which.get(c.prompt());
+      promptTexts.add(held.texts().get(p));
+      rows.add(held.rows().get(p));
+      rowIds.add(held.rowId(p));
+      texts.add(tokenizer.decode(Arrays.stream(withoutStop(c)).mapToInt(Math::toIntExact).toArray()));
+      sums[1 + n] += c.tokens().length;
+    }
+    Rewards.Scores scores = rewards.score(promptTexts, texts, rows, rowIds);
+    for (int i = 0; i < done.size(); i++) {
+      sums[0] += scores.total()[i];
+      for (int f = 0; f < n; f++) sums[1 + f] += scores.each()[f][i];
+    }
+    sums[2 + n] = done.size();
+    return sums;
+  }
+
+  /** The names of the run's rewards, in the order of {@link #greedySums}. */
+  List<String> rewardNames() { return rewards.list().stream().map(r -> r.name()).toList(); }
+
+  /** The run's tokenizer (held-out prompts are read with it). */
+  Tokenizer tokenizer() { return tokenizer; }
 
   private long[] withoutStop(Rollouts.Completion c) {
     return c.stopped() ? Arrays.copyOf(c.tokens(), c.tokens().length - 1) : c.tokens();

@@ -77,8 +77,9 @@ final class RunRecord implements AutoCloseable {
       listener.onDeviceMemory(dist.rank(), m);
       if (out != null) out.deviceMemory(m); // recorded with this step's line
     });
-    Double evalLoss = validation != null && validation.due(step, t.steps(), t.evalEvery()) ? validation.run() : null;
-    Map<String, Double> objective = evalLoss != null ? validation.withMetrics(o.objective()) : o.objective(); // DPO: held-out rewards
+    boolean evalDue = validation != null && validation.due(step, t.steps(), t.evalEvery());
+    Double evalLoss = evalDue ? validation.run() : null;
+    Map<String, Double> objective = evalDue ? validation.withMetrics(o.objective()) : o.objective(); // DPO, GRPO: held-out rewards
     if (!afterRollback.isEmpty()) {
       Map<String, Double> with = new java.util.LinkedHashMap<>(objective);
       with.putAll(afterRollback);

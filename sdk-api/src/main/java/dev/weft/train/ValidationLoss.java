@@ -38,6 +38,7 @@ final class ValidationLoss {
   private final long perRank;
   private final String dtype;
   private DpoEval dpo; // DPO: held-out pairs instead of held-out tokens
+  private GrpoEval grpo; // GRPO: held-out prompts completed and scored instead of held-out tokens
 
   private ValidationLoss(TokenSource source, LanguageModel model, Distributed dist, TrainingSpec spec) {
     this(source, model, dist, spec, false);
@@ -57,11 +58,27 @@ final class ValidationLoss {
     if (dist.rank() == 0 && !pairs) log.info("eval: {} held-out samples each time from {}", perRank * dp, this.source.describe());
   }
 
+  /** GRPO's: no held-out tokens, only the prompts {@link GrpoEval} reads. */
+  private ValidationLoss(LanguageModel model, Distributed dist, TrainingSpec spec, GrpoEval grpo) {
+    this.source = null;
+    this.model = model;
+    this.dist = dist;
+    this.seqLen = spec.data().seqLen();
+    this.batch = 0;
+    this.perRank = 0;
+    this.dtype = spec.precision().dtype();
+    this.grpo = grpo;
+  }
+
   private static long ceil(long n, long d) { return (n + d - 1) / d; }
 
-  /** Null when the spec asks for no evaluation. DPO's ({@code passes} a {@link DpoMicroBatches}) is on held-out pairs. */
+  /**
+   * Null when the spec asks for no evaluation. DPO's ({@code passes} a {@link DpoMicroBatches}) is on held-out pairs,
+   * GRPO's on held-out prompts.
+   */
   static ValidationLoss open(TrainingSpec spec, LanguageModel model, Distributed dist, MicroBatches passes) {
     if (spec.train().evalEvery() <= 0) return null;
+    if (passes instanceof GrpoMicroBatches g) return new ValidationLoss(model, dist, spec, new GrpoEval(spec.data().eval(), g, dist));
     TokenSource held = heldOut(spec);
     if (!(passes instanceof DpoMicroBatches d)) return new ValidationLoss(held, model, dist, spec);
     ValidationLoss v = new ValidationLoss(held, model, dist, spec, true);
@@ -69,11 +86,11 @@ final class ValidationLoss {
     return v;
   }
 
-  /** {@code objective}'s figures and the last evaluation's own (DPO: the held-out pairs' rewards). */
+  /** {@code objective}'s figures and the last evaluation's own (DPO: the held-out pairs' rewards; GRPO: the held-out prompts'). */
   Map<String, Double> withMetrics(Map<String, Double> objective) {
-    if (dpo == null) return objective;
+    if (dpo == null && grpo == null) return objective;
     Map<String, Double> all = new LinkedHashMap<>(objective);
-    all.putAll(dpo.metrics());
+    all.putAll(dpo != null ? dpo.metrics() : grpo.metrics());
     return all;
   }
 
@@ -86,9 +103,13 @@ final class ValidationLoss {
 
   boolean due(long step, long lastStep, int every) { return step % every == 0 || step == lastStep; }
 
-  /** The validation loss, or null (with a warning) when no held-out token is a target. */
+  /** The validation loss, or null: GRPO has none, and a warning says so when no held-out token is a target. */
   Double run() {
     if (dpo != null) return dpo.run();
+    if (grpo != null) {
+      grpo.run();
+      return null;
+    }
     double[] sums = new double[2];
     try (PointerScope scope = new PointerScope(); NoGradGuard ng = new NoGradGuard()) {
       long first = dist.coord().dp() * perRank;

@@ -7,6 +7,7 @@ import dev.weft.models.hf.PretrainedWeights;
 import dev.weft.plan.SpecCheck;
 import dev.weft.spec.SpecIO;
 import dev.weft.spec.SpecOverrides;
+import dev.weft.spec.TrainObjective;
 import dev.weft.spec.TrainingSpec;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,8 @@ public final class WholeModel {
     set(tree, "train.globalBatch", 1); set(tree, "train.recompute", false); set(tree, "train.evalEvery", 0);
     // the training data need not exist here: the model is built from the weights alone
     set(tree, "data.source", dev.weft.data.BuiltinSources.None.NAME); set(tree, "data.sources", List.of()); set(tree, "data.validation", 0);
+    // nor its objective's: a DPO or GRPO model is rebuilt as any language model (their checks want pairs or prompts)
+    set(tree, "train.objective", TrainObjective.LM.spelling()); set(tree, "data.eval", "");
     return SpecCheck.validate(SpecIO.bind(tree));
   }
 

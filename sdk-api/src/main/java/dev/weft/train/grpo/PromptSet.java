@@ -28,12 +28,15 @@ public record PromptSet(String source, List<String> texts, List<long[]> ids, Lis
   /** How messages name a row: its line in the file. */
   public String rowId(int index) { return "line " + (index + 1) + " of " + source; }
 
-  public static PromptSet open(Path file, Tokenizer tokenizer) {
+  public static PromptSet open(Path file, Tokenizer tokenizer) { return open(file, tokenizer, "data.source"); }
+
+  /** The prompts of {@code file}, named in messages by the spec field that gave it ({@code data.source}, {@code data.eval}). */
+  public static PromptSet open(Path file, Tokenizer tokenizer, String field) {
     List<String> lines;
     try {
       lines = Files.readAllLines(file);
     } catch (IOException e) {
-      throw new BadInputException("data.source: cannot read " + file + " (" + e.getMessage() + ")");
+      throw new BadInputException(field + ": cannot read " + file + " (" + e.getMessage() + ")");
     }
     List<String> texts = new ArrayList<>();
     List<long[]> ids = new ArrayList<>();
@@ -41,7 +44,7 @@ public record PromptSet(String source, List<String> texts, List<long[]> ids, Lis
     ChatTemplate template = null;
     for (int i = 0; i < lines.size(); i++) {
       if (lines.get(i).isBlank()) continue;
-      String at = "data.source: line " + (i + 1) + " of " + file;
+      String at = field + ": line " + (i + 1) + " of " + file;
       Map<String, Object> row;
       try {
         row = JSON.readValue(lines.get(i), new TypeReference<Map<String, Object>>() {});
@@ -70,7 +73,7 @@ public record PromptSet(String source, List<String> texts, List<long[]> ids, Lis
       texts.add(text);
       rows.add(Map.copyOf(row));
     }
-    if (rows.isEmpty()) throw new BadInputException("data.source: " + file + " holds no prompts");
+    if (rows.isEmpty()) throw new BadInputException(field + ": " + file + " holds no prompts");
     return new PromptSet(file.toString(), List.copyOf(texts), List.copyOf(ids), List.copyOf(rows));
   }
 }
