@@ -106,7 +106,7 @@ public final class PlainStepBench {
         throw new IllegalStateException("step bench: the " + side + " run of " + s.name() + " failed; log:\n"
             + Files.readString(log, StandardCharsets.UTF_8));
       }
-      return Double.parseDouble(Files.readString(out).trim());
+      return Double.parseDouble(Files.readString(out).trim().split(" ")[0]);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
@@ -125,8 +125,9 @@ public final class PlainStepBench {
     Path out = Path.of(a[i]);
     NativeThreads.configure(threads);
     Trainer trainer = trainer(s, warm + steps);
-    double[] ms = "weft".equals(a[0]) ? weft(trainer, warm, out) : plain(s, trainer.toSpec().train(), warm, steps);
-    Files.writeString(out, String.valueOf(Stats.median(ms)));
+    long[] cpu = new long[2]; // process CPU ns at the end of the warm steps and at the end: load-independent beside wall time
+    double[] ms = "weft".equals(a[0]) ? weft(trainer, warm, steps, out, cpu) : plain(s, trainer.toSpec().train(), warm, steps, cpu);
+    Files.writeString(out, Stats.median(ms) + " " + (cpu[1] - cpu[0]) / 1e6 / steps);
     System.exit(0); // the Weft side's non-daemon threads must not keep the child alive
   }
 
@@ -141,21 +142,24 @@ public final class PlainStepBench {
     return t.seqLen(s.seqLen()).globalBatch(s.batch()).steps(steps);
   }
 
-  private static double[] weft(Trainer trainer, int warm, Path out) {
+  private static double[] weft(Trainer trainer, int warm, int steps, Path out, long[] cpu) {
     List<Double> ms = new ArrayList<>();
     trainer.runDir(out.resolveSibling(out.getFileName() + "-run")).onStep((m, n) -> {
       if (m.step() > warm) ms.add(m.stepMs());
+      if (m.step() == warm) cpu[0] = cpuNanos();
+      if (m.step() == warm + steps) cpu[1] = cpuNanos();
     }).fit();
     return ms.stream().mapToDouble(Double::doubleValue).toArray();
   }
 
-  private static double[] plain(PlainModel.Shape s, TrainSpec t, int warm, int steps) {
+  private static double[] plain(PlainModel.Shape s, TrainSpec t, int warm, int steps, long[] cpu) {
     PlainModel model = new PlainModel(s, t.seed());
     TensorVector params = model.trainable();
     Optimizer opt = Optimizers.create(t, params);
     TokenSource data = new ArithmeticCorpus(t.seed());
     double[] ms = new double[steps];
     for (int step = 0; step < warm + steps; step++) {
+      if (step == warm) cpu[0] = cpuNanos();
       long t0 = System.nanoTime();
       try (PointerScope scope = new PointerScope()) {
         Batches.Batch b = Batches.make(data, (long) step * s.batch(), s.batch(), s.seqLen());
@@ -168,6 +172,11 @@ public final class PlainStepBench {
       }
       if (step >= warm) ms[step - warm] = (System.nanoTime() - t0) / 1e6;
     }
+    cpu[1] = cpuNanos();
     return ms;
+  }
+
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 }
