@@ -32,6 +32,7 @@ public final class BenchSuite {
       long[] sizes = quick ? new long[] {256L << 10, 1L << 20} : new long[] {256L << 10, 4L << 20, 64L << 20};
       rows.addAll(CommBench.rows(CommBench.measure(sizes, quick ? 4L << 20 : 1L << 30)));
     }
+    if (sel.contains("step")) rows.addAll(PlainStepBench.rows(PlainStepBench.measure(PlainStepBench.Config.of(quick))));
     StepBench.Result step = null;
     if (sel.contains("step") || sel.contains("mfu")) {
       step = StepBench.measure(StepBench.Config.of(quick));

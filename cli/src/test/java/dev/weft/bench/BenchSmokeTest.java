@@ -39,6 +39,9 @@ class BenchSmokeTest {
       assertThat(r.spread()).as(r.quantity()).isNotBlank();
     }
     assertThat(rows.stream().filter(r -> r.benchmark().equals("comm")).count()).isEqualTo(2);
+    // step: Weft against the hand-written libtorch loop, as separate processes (one shape in --quick)
+    assertThat(rows.stream().filter(r -> r.benchmark().equals("step") && r.quantity().contains("hand-written")
+        && r.pairRatios() != null)).hasSize(1);
     // quick fit: one fit/launch pair with the wait policy removed from the fit JVM
     assertThat(rows.stream().filter(r -> r.benchmark().equals("fit") && r.quantity().startsWith("step_ms")
         && r.quantity().contains("OMP_WAIT_POLICY unset"))).hasSize(1);

@@ -61,6 +61,32 @@ public interface Layers {
    */
   Linear columns(java.util.List<String> names, long in, long[] outs, double std, boolean bias);
 
+  /** Several column layers over one input whose outputs are used one by one: [..., outs[i]/tp] each, in order. */
+  interface Columns {
+    Tensor[] forward(Tensor x);
+
+    /** The fused output of {@code fused} cut into consecutive slices {@code widths} wide on the last dimension. */
+    static Columns sliced(Linear fused, long[] widths) {
+      return x -> {
+        Tensor all = fused.forward(x);
+        Tensor[] parts = new Tensor[widths.length];
+        for (int i = 0, at = 0; i < widths.length; at += widths[i++]) parts[i] = all.narrow(-1, at, widths[i]);
+        return parts;
+      };
+    }
+  }
+
+  /**
+   * As {@link #columns(java.util.List, long, long[], double, boolean)}, each output apart, for a consumer that uses
+   * them one by one (q, k, v; gate, up). Layers that can compute them apart (unsplit) do, so the forward
+   * concatenates nothing and the backward builds no zero-padded gradient per slice; here, the fused output sliced.
+   */
+  default Columns columnParts(java.util.List<String> names, long in, long[] outs, double std, boolean bias) {
+    long[] widths = new long[outs.length];
+    for (int i = 0; i < outs.length; i++) widths[i] = outs[i] / splits();
+    return Columns.sliced(columns(names, in, outs, std, bias), widths);
+  }
+
   /**
    * A linear (no bias) whose weight [out, in], given whole, every rank of the group holds whole and
    * applies to the activations as they are (an adapter's factor beside a split layer); registered as

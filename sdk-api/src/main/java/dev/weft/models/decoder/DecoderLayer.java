@@ -23,7 +23,8 @@ final class DecoderLayer {
   private final Rotary rotary;
   private final AttentionMask mask;
   private final int index, localHeads, localKv;
-  private final Layers.Linear inNorm, qkv, o, qNorm, kNorm, postNorm, gateUp, down;
+  private final Layers.Linear inNorm, o, qNorm, kNorm, postNorm, up, down;
+  private final Layers.Columns qkv, gateUp;
   private final MoeBlock moe;
   private final RouterLosses routerStats;
 
@@ -38,7 +39,7 @@ final class DecoderLayer {
     long h = cfg.hidden(), f = cfg.intermediate();
     double std = cfg.initStd();
     inNorm = norm(n.layer(i, n.inNorm()));
-    qkv = layers.columns(List.of(n.layer(i, n.q()), n.layer(i, n.k()), n.layer(i, n.v())), h,
+    qkv = layers.columnParts(List.of(n.layer(i, n.q()), n.layer(i, n.k()), n.layer(i, n.v())), h,
         new long[] {cfg.qDim(), cfg.kvDim(), cfg.kvDim()}, std, cfg.qkvBias());
     o = layers.row(n.layer(i, n.o()), cfg.qDim(), h, std, cfg.oBias());
     qNorm = cfg.qkNorm() ? layers.headNorm(n.layer(i, n.qNorm()), cfg.headDim(), cfg.normEps()) : null;
@@ -47,12 +48,13 @@ final class DecoderLayer {
     this.routerStats = routerStats;
     moe = cfg.sparse(i) ? new MoeBlock(cfg.moe(), n.layer(i, ""), layers, h, std, seed) : null;
     if (moe != null) {
-      gateUp = down = null;
+      gateUp = null;
+      up = down = null;
       return;
     }
-    gateUp = cfg.mlp() == DecoderConfig.Mlp.SWIGLU
-        ? layers.columns(List.of(n.layer(i, n.gate()), n.layer(i, n.up())), h, new long[] {f, f}, std, cfg.mlpBias())
-        : layers.column(n.layer(i, n.up()), h, f, std, cfg.mlpBias());
+    boolean swiglu = cfg.mlp() == DecoderConfig.Mlp.SWIGLU;
+    gateUp = swiglu ? layers.columnParts(List.of(n.layer(i, n.gate()), n.layer(i, n.up())), h, new long[] {f, f}, std, cfg.mlpBias()) : null;
+    up = swiglu ? null : layers.column(n.layer(i, n.up()), h, f, std, cfg.mlpBias());
     down = layers.row(n.layer(i, n.down()), f, h, std, cfg.mlpBias());
   }
 
@@ -66,10 +68,10 @@ final class DecoderLayer {
    */
   Tensor forward(Tensor x, KvCache cache, PackedDocuments docs) {
     long b = x.size(0), d = cfg.headDim();
-    Tensor all = qkv.forward(inNorm.forward(x));
-    long qw = localHeads * d, kw = localKv * d;
+    Tensor[] qkvs = qkv.forward(inNorm.forward(x));
+    long qw = localHeads * d;
     long start = cache == null ? 0 : cache.length();
-    Tensor q = heads(all.narrow(2, 0, qw), b, localHeads), k = heads(all.narrow(2, qw, kw), b, localKv);
+    Tensor q = heads(qkvs[0], b, localHeads), k = heads(qkvs[1], b, localKv);
     if (qNorm != null) {
       q = qNorm.forward(q);
       k = kNorm.forward(k);
@@ -81,7 +83,7 @@ final class DecoderLayer {
       q = rotary.apply(q, start);
       k = rotary.apply(k, start);
     }
-    Tensor v = heads(all.narrow(2, qw + kw, kw), b, localKv);
+    Tensor v = heads(qkvs[2], b, localKv);
     if (cache != null) {
       Tensor[] kv = cache.append(index, k, v);
       k = kv[0];
@@ -90,13 +92,13 @@ final class DecoderLayer {
     Tensor att = layers.attention(q, k, v, docs == null ? mask : mask.withDocuments(docs.ids()));
     x = x.add(o.forward(att.transpose(1, 2).reshape(b, -1, qw)));
     Tensor h = postNorm.forward(x);
-    return x.add(moe != null ? moe.forward(h, routerStats) : down.forward(mlp(gateUp.forward(h))));
+    return x.add(moe != null ? moe.forward(h, routerStats) : down.forward(mlp(h)));
   }
 
-  private Tensor mlp(Tensor gu) {
-    if (cfg.mlp() == DecoderConfig.Mlp.GELU) return gelu(gu);
-    long fw = gu.size(2) / 2;
-    return silu(gu.narrow(2, 0, fw)).mul(gu.narrow(2, fw, fw));
+  private Tensor mlp(Tensor h) {
+    if (up != null) return gelu(up.forward(h));
+    Tensor[] gu = gateUp.forward(h);
+    return silu(gu[0]).mul(gu[1]);
   }
 
   private Tensor heads(Tensor y, long b, long n) {

@@ -70,14 +70,15 @@ public final class Gpt implements StagedModel, CausalLm {
 
   private final class Block {
     final int index;
-    final Layers.Linear ln1, qkv, proj, ln2, fc1, fc2;
+    final Layers.Linear ln1, proj, ln2, fc1, fc2;
+    final Layers.Columns qkv;
 
     Block(int index, double std, double projStd) {
       this.index = index;
       String n = "blocks." + index;
       long h = cfg.hidden(), f = cfg.mlpHidden();
       ln1 = layers.layerNorm(n + ".ln_1", h);
-      qkv = layers.columns(List.of(n + ".attn.q", n + ".attn.k", n + ".attn.v"), h, h, std);
+      qkv = layers.columnParts(List.of(n + ".attn.q", n + ".attn.k", n + ".attn.v"), h, new long[] {h, h, h}, std, true);
       proj = layers.row(n + ".attn.proj", h, h, projStd);
       ln2 = layers.layerNorm(n + ".ln_2", h);
       fc1 = layers.column(n + ".mlp.fc1", h, f, std);
@@ -88,9 +89,8 @@ public final class Gpt implements StagedModel, CausalLm {
       // x may hold only part of the sequence (sequence parallelism); q, k, v always see all of it
       long b = x.size(0), d = cfg.headDim();
       Tensor a = ln1.forward(x);
-      Tensor all = qkv.forward(a);
-      long w = all.size(2) / 3;
-      Tensor qh = heads(all.narrow(2, 0, w), b, d), kh = heads(all.narrow(2, w, w), b, d), vh = heads(all.narrow(2, 2 * w, w), b, d);
+      Tensor[] qkvs = qkv.forward(a);
+      Tensor qh = heads(qkvs[0], b, d), kh = heads(qkvs[1], b, d), vh = heads(qkvs[2], b, d);
       boolean causal = true;
       if (cache != null) {
         causal = cache.causal(qh.size(2));

@@ -45,12 +45,34 @@ public final class DenseLayers implements Layers {
   @Override
   public Linear columns(java.util.List<String> names, long in, long[] outs, double std, boolean bias) {
     TensorVector ws = new TensorVector(), bs = new TensorVector();
+    register(names, in, outs, std, bias, ws, bs);
+    return linear(ws, bs);
+  }
+
+  /** Each layer its own matmul and its own output: nothing to concatenate, nothing to slice. */
+  @Override
+  public Columns columnParts(java.util.List<String> names, long in, long[] outs, double std, boolean bias) {
+    TensorVector ws = new TensorVector(), bs = new TensorVector();
+    register(names, in, outs, std, bias, ws, bs);
+    return parts(ws, bs);
+  }
+
+  private void register(java.util.List<String> names, long in, long[] outs, double std, boolean bias, TensorVector ws, TensorVector bs) {
     for (int i = 0; i < names.size(); i++) {
       String n = names.get(i);
       ws.push_back(whole(params, n + ".weight", init.normal(n + ".weight", std, outs[i], in)));
       if (bias) bs.push_back(whole(params, n + ".bias", zeros(outs[i])));
     }
-    return linear(ws, bs);
+  }
+
+  /** x·Wᵀ + b for each weight (and bias, if any), each output apart. */
+  public static Columns parts(TensorVector ws, TensorVector bs) {
+    boolean bias = bs.size() > 0;
+    return x -> {
+      Tensor[] ys = new Tensor[(int) ws.size()];
+      for (int i = 0; i < ys.length; i++) ys[i] = DeferredWeightGrads.linear(x, ws.get(i), bias ? bs.get(i) : null);
+      return ys;
+    };
   }
 
   /**
@@ -58,16 +80,16 @@ public final class DenseLayers implements Layers {
    * never concatenated: that copy was made on every forward and kept for the backward (2.5 GB at 1B parameters).
    */
   public static Linear linear(TensorVector ws, TensorVector bs) {
-    boolean bias = bs.size() > 0;
+    Columns each = parts(ws, bs);
     return x -> {
-      if (ws.size() == 1) return DeferredWeightGrads.linear(x, ws.get(0), bias ? bs.get(0) : null);
-      try (TensorVector ys = new TensorVector()) {
-        for (int i = 0; i < ws.size(); i++) {
-          Tensor y = DeferredWeightGrads.linear(x, ws.get(i), bias ? bs.get(i) : null);
-          ys.push_back(y);
+      Tensor[] ys = each.forward(x);
+      if (ys.length == 1) return ys[0];
+      try (TensorVector all = new TensorVector()) {
+        for (Tensor y : ys) {
+          all.push_back(y);
           y.close(); // the vector holds it until the concatenation; the backward needs neither
         }
-        return torch.cat(ys, -1);
+        return torch.cat(all, -1);
       }
     };
   }

@@ -109,6 +109,26 @@ public final class LoraLayers implements Layers {
     };
   }
 
+  /**
+   * Unsplit over an uncompressed base, each projection's adapter added to its own base output (nothing
+   * concatenated, so no copy forward and no slicing backward); split or compressed bases keep the fused path above.
+   */
+  @Override
+  public Columns columnParts(List<String> names, long in, long[] outs, double std, boolean bias) {
+    if (inner.splits() > 1 || frozenBase.format() != FrozenBase.Format.NONE) return Layers.super.columnParts(names, in, outs, std, bias);
+    Columns base = frozen(() -> inner.columnParts(names, in, outs, std, bias));
+    if (names.stream().noneMatch(lora::targets)) return base;
+    List<Linear> adapters = new ArrayList<>();
+    for (int i = 0; i < names.size(); i++) adapters.add(lora.targets(names.get(i)) ? columnAdapter(names.get(i), in, outs[i]) : null);
+    return x -> {
+      Tensor[] ys = base.forward(x);
+      if (off) return ys;
+      Tensor xd = dropout.apply(x);
+      for (int i = 0; i < ys.length; i++) if (adapters.get(i) != null) ys[i] = ys[i].add(adapters.get(i).forward(xd), scale);
+      return ys;
+    };
+  }
+
   /** Zeros in place of an untargeted projection's adapter output: {@code like}'s leading shape, {@code width} wide. */
   private static Tensor zerosBeside(Tensor like, long width) {
     long[] shape = like.sizes().vec().get();

@@ -28,7 +28,8 @@ final class BucketPasses {
           p.add_(s.m, new Scalar(-adam.lr()));
         }
       }
-      if (stage >= 2) s.grad.zero_(); // stages 0-1 overwrite every slot when the next gradients arrive
+      // stages 0-1 overwrite every slot when the next gradients arrive, unless backward accumulates into the slots
+      if (stage >= 2 || s.gradsBound) s.grad.zero_();
     }
   }
 
@@ -40,10 +41,12 @@ final class BucketPasses {
           Tensor p = params.get(slot.param()).tensor();
           Tensor g = p.grad();
           Tensor dst = s.grad.narrow(0, slot.offset(), slot.numel()); // one rank: its shard is the whole bucket
+          if (g.defined() && s.gradsBound && g.is_alias_of(s.grad)) continue; // accumulated in place: already there
           if (g.defined()) {
             if (stage >= 2) dst.add_(g.reshape(-1));
             else dst.copy_(g.reshape(-1));
-            p.mutable_grad().reset();
+            if (s.gradsBound) s.bindGrad(slot); // a gradient set from outside autograd's accumulation: back to the view
+            else p.mutable_grad().reset();
           } else if (stage < 2) {
             dst.zero_();
           }

@@ -42,6 +42,7 @@ final class BucketState {
   Tensor incoming;      // stage 3: full parameters being fetched ahead of use
   PendingOp fetching;
   PendingOp paramGather; // stages 1-2: the updated parameters on their way into flat
+  boolean gradsBound;    // one rank, stages 0-1: the parameters' .grad are views of grad (bindGrads)
   Communicator replicate; // HSDP: the gradient shard is all-reduced across it after the shard group's reduction
   Communicator across = SOLO; // an expert bucket: the ep group, whose ranks hold the other experts (dp is then edp)
   private static final Communicator SOLO = new dev.weft.comm.SoloCommunicator("ep");
@@ -94,6 +95,22 @@ final class BucketState {
       Param p = params.get(s.param());
       p.tensor().set_data(buffer.narrow(0, s.offset(), s.numel()).view(p.localShape()));
     }
+  }
+
+  /**
+   * One rank, stages 0-1: every parameter's {@code .grad} becomes its slice of {@link #grad}, so backward accumulates
+   * straight into the buffer (nothing copied after it); the buffer is then zeroed after each update instead of overwritten.
+   */
+  void bindGrads() {
+    try (NoGradGuard ng = new NoGradGuard()) {
+      for (Slot s : b.slots()) bindGrad(s);
+    }
+    gradsBound = true;
+  }
+
+  void bindGrad(Slot s) {
+    Param p = params.get(s.param());
+    p.tensor().mutable_grad().put(grad.narrow(0, s.offset(), s.numel()).view(p.localShape()));
   }
 
   /** The parameter elements this rank updates. */
