@@ -32,7 +32,7 @@ class GrpoArithmeticSampleTest {
   @Test
   void heldOutAccuracyRisesByTwentyPoints() throws Exception {
     Path samples = Path.of("..", "samples").toAbsolutePath().normalize();
-    int sftSteps = Integer.parseInt(System.getenv().getOrDefault("WEFT_GRPO_SFT_STEPS", "400"));
+    int sftSteps = Integer.parseInt(System.getenv().getOrDefault("WEFT_GRPO_SFT_STEPS", "2000"));
     int grpoSteps = Integer.parseInt(System.getenv().getOrDefault("WEFT_GRPO_STEPS", "60"));
     long t0 = System.nanoTime();
     RunResult sft = Trainer.from(samples.resolve("configs/gpt-tiny.yaml")).dataParallel(1).steps(sftSteps)
@@ -43,14 +43,20 @@ class GrpoArithmeticSampleTest {
     double sftS = (System.nanoTime() - t0) / 1e9;
     long t1 = System.nanoTime();
     RunResult rl = Trainer.from(samples.resolve("configs/grpo-arithmetic.yaml")).steps(grpoSteps)
-        .data(samples.resolve("data/arithmetic-prompts.jsonl").toString()).initWeights(weights).runDir(dir.resolve("grpo"))
+        .data(samples.resolve("data/arithmetic-prompts.jsonl").toString()).set("data.eval", samples.resolve("data/arithmetic-heldout.jsonl").toString())
+        .initWeights(weights).runDir(dir.resolve("grpo"))
         .timeout(Duration.ofMinutes(40)).fit();
     double grpoS = (System.nanoTime() - t1) / 1e9;
     double after = accuracy((CausalLm) rl.model());
     List<String> curve = new ArrayList<>();
-    for (JsonNode n : GrpoTrainingTest.metrics(dir.resolve("grpo"))) curve.add(String.format("%.3f", n.get("reward").asDouble()));
+    List<String> heldOut = new ArrayList<>();
+    for (JsonNode n : GrpoTrainingTest.metrics(dir.resolve("grpo"))) {
+      curve.add(String.format("%.3f", n.get("reward").asDouble()));
+      if (n.has("eval_reward")) heldOut.add(n.get("step").asLong() + ":" + String.format("%.3f", n.get("eval_reward").asDouble()));
+    }
     System.out.printf("GRPO sample: SFT %d steps %.0f s, held-out accuracy %.1f%% -> %.1f%% after %d GRPO steps in %.0f s; "
-        + "training reward per step %s%n", sftSteps, sftS, 100 * before, 100 * after, grpoSteps, grpoS, curve);
+        + "training reward per step %s; the run's held-out eval_reward (200 sums of samples/data/arithmetic-heldout.jsonl) %s%n",
+        sftSteps, sftS, 100 * before, 100 * after, grpoSteps, grpoS, curve, heldOut);
     assertThat(after - before).as("held-out accuracy rise").isGreaterThanOrEqualTo(0.20);
     assertThat(grpoS).as("GRPO wall seconds").isLessThan(600);
   }
@@ -61,7 +67,7 @@ class GrpoArithmeticSampleTest {
     List<long[]> prompts = new ArrayList<>();
     List<String> texts = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
-      String p = ";" + r.nextInt(100) + "+" + r.nextInt(100) + "=";
+      String p = r.nextInt(100) + "+" + r.nextInt(100) + "=";
       texts.add(p);
       prompts.add(p.chars().asLongStream().toArray());
     }
