@@ -214,20 +214,13 @@ final class GrpoMicroBatches implements MicroBatches {
       done = Rollouts.sample(model, ids, which, group, new GroupSampler(g.temperature(), g.topK(), g.topP()), g.maxNewTokens(), stop,
           seed * 1_000_003L + k);
     }
-    List<String> promptTexts = new ArrayList<>(), texts = new ArrayList<>(), rowIds = new ArrayList<>();
-    List<Map<String, Object>> rows = new ArrayList<>();
     double lengths = 0, stopped = 0;
     for (Rollouts.Completion c : done) {
-      int p = (int) which[c.prompt()];
-      promptTexts.add(prompts.texts().get(p));
-      rows.add(prompts.rows().get(p));
-      rowIds.add(prompts.rowId(p));
-      texts.add(tokenizer.decode(Arrays.stream(withoutStop(c)).mapToInt(Math::toIntExact).toArray()));
       lengths += c.tokens().length;
       if (c.stopped()) stopped++;
     }
     generated = (long) lengths;
-    Rewards.Scores scores = rewards.score(promptTexts, texts, rows, rowIds);
+    Rewards.Scores scores = score(prompts, done, i -> (int) which[i]);
     double[] adv = Advantages.of(scores.total(), group, g.scaleRewards());
     RolloutBatch all = RolloutBatch.of(ids, done);
     int rows0 = done.size(), per = rows0 / microBatches;
@@ -283,17 +276,8 @@ final class GrpoMicroBatches implements MicroBatches {
     try (NoGradGuard ng = new NoGradGuard(); Autocast ac = Autocast.of(dtype, cuda)) {
       done = Rollouts.sample(model, ids, which.stream().mapToLong(Integer::longValue).toArray(), 1, GREEDY, g.maxNewTokens(), stop, 0);
     }
-    List<String> promptTexts = new ArrayList<>(), texts = new ArrayList<>(), rowIds = new ArrayList<>();
-    List<Map<String, Object>> rows = new ArrayList<>();
-    for (Rollouts.Completion c : done) {
-      int p = which.get(c.prompt());
-      promptTexts.add(held.texts().get(p));
-      rows.add(held.rows().get(p));
-      rowIds.add(held.rowId(p));
-      texts.add(tokenizer.decode(Arrays.stream(withoutStop(c)).mapToInt(Math::toIntExact).toArray()));
-      sums[1 + n] += c.tokens().length;
-    }
-    Rewards.Scores scores = rewards.score(promptTexts, texts, rows, rowIds);
+    for (Rollouts.Completion c : done) sums[1 + n] += c.tokens().length;
+    Rewards.Scores scores = score(held, done, which::get);
     for (int i = 0; i < done.size(); i++) {
       sums[0] += scores.total()[i];
       for (int f = 0; f < n; f++) sums[1 + f] += scores.each()[f][i];
@@ -307,6 +291,20 @@ final class GrpoMicroBatches implements MicroBatches {
 
   /** The run's tokenizer (held-out prompts are read with it). */
   Tokenizer tokenizer() { return tokenizer; }
+
+  /** {@code done}'s completions decoded and scored by the run's rewards; {@code promptOf} maps a completion's prompt to {@code set}'s row. */
+  private Rewards.Scores score(PromptSet set, List<Rollouts.Completion> done, java.util.function.IntUnaryOperator promptOf) {
+    List<String> promptTexts = new ArrayList<>(), texts = new ArrayList<>(), rowIds = new ArrayList<>();
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (Rollouts.Completion c : done) {
+      int p = promptOf.applyAsInt(c.prompt());
+      promptTexts.add(set.texts().get(p));
+      rows.add(set.rows().get(p));
+      rowIds.add(set.rowId(p));
+      texts.add(tokenizer.decode(Arrays.stream(withoutStop(c)).mapToInt(Math::toIntExact).toArray()));
+    }
+    return rewards.score(promptTexts, texts, rows, rowIds);
+  }
 
   private long[] withoutStop(Rollouts.Completion c) {
     return c.stopped() ? Arrays.copyOf(c.tokens(), c.tokens().length - 1) : c.tokens();
