@@ -105,7 +105,7 @@ public final class Rendezvous implements AutoCloseable {
   private Rendezvous markToken(boolean isHost, String token) {
     String mine = RunToken.identity(token);
     if (isHost) {
-      calls.run("set '" + RunToken.MARK_KEY + "'", () -> nativeBase.set(RunToken.MARK_KEY, new ByteVector(mine.getBytes(StandardCharsets.UTF_8))));
+      calls.run("set '" + RunToken.MARK_KEY + "'", () -> setHeld(nativeBase, RunToken.MARK_KEY, mine.getBytes(StandardCharsets.UTF_8)));
     } else if (calls.call("check '" + RunToken.MARK_KEY + "'", () -> nativeBase.check(new StringVector(RunToken.MARK_KEY)))) {
       ByteVector v = calls.call("get '" + RunToken.MARK_KEY + "'", () -> nativeBase.get(RunToken.MARK_KEY));
       byte[] b = new byte[(int) Math.min(v.size(), 256)];
@@ -128,7 +128,17 @@ public final class Rendezvous implements AutoCloseable {
   public StoreCalls calls() { return calls; }
 
   public void set(String key, byte[] value) {
-    calls.run("set '" + key + "'", () -> nativeBase.set(keyPrefix + key, new ByteVector(value)));
+    calls.run("set '" + key + "'", () -> setHeld(nativeBase, keyPrefix + key, value));
+  }
+
+  /**
+   * Sets {@code key} and returns once the store holds it. libtorch's set only sends (no answer comes back), so a read
+   * on another connection right after it may reach the store first and miss the value; a check on this connection
+   * is answered only after the store has applied the set before it (one connection's requests are served in order).
+   */
+  public static void setHeld(Store store, String key, byte[] value) {
+    store.set(key, new ByteVector(value));
+    store.check(new StringVector(key));
   }
 
   public void set(String key, String value) { set(key, value.getBytes(StandardCharsets.UTF_8)); }

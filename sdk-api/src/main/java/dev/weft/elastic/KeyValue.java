@@ -5,6 +5,7 @@ package dev.weft.elastic;
  * ({@link StoreKeyValue}), etcd ({@link EtcdKeyValue}), a map in tests ({@link MemoryKeyValue}).
  */
 public interface KeyValue {
+  /** Returns once the store holds the value: a read after it, from any client, sees it. */
   void set(String key, String value);
 
   /** The value, or null when the key is absent. */

@@ -1,6 +1,8 @@
 package dev.weft.elastic;
 
+import dev.weft.comm.Rendezvous;
 import dev.weft.comm.StoreCalls;
+import java.nio.charset.StandardCharsets;
 import org.bytedeco.pytorch.Store;
 
 /**
@@ -18,7 +20,10 @@ public final class StoreKeyValue implements KeyValue {
     this.calls = calls;
   }
 
-  @Override public void set(String key, String value) { calls.run("set '" + key + "'", () -> store.set(key, value)); }
+  /** Returns once the store holds the value: a read from another process after it sees it ({@link Rendezvous#setHeld}). */
+  @Override public void set(String key, String value) {
+    calls.run("set '" + key + "'", () -> Rendezvous.setHeld(store, key, value.getBytes(StandardCharsets.UTF_8)));
+  }
 
   /**
    * One round trip that never waits: a compare-and-set whose expected value no key holds returns the value when the

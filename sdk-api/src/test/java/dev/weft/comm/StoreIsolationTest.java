@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.bytedeco.javacpp.chrono.Milliseconds;
+import org.bytedeco.pytorch.StringVector;
 import org.bytedeco.pytorch.TCPStore;
 import org.bytedeco.pytorch.TCPStoreOptions;
 import java.util.List;
@@ -52,6 +53,7 @@ class StoreIsolationTest {
     assertThat(peer.getString("master")).isEqualTo("10.0.0.1");
     assertThat(stranger.add("elastic/stop_at", 0)).isZero(); // cannot see the run's counter
     stranger.set("master", "evil");                          // and its writes land outside the run's keys
+    assertThat(stranger.check(new StringVector("master"))).isTrue(); // (answered after the set: the store holds it)
     assertThat(peer.getString("master")).isEqualTo("10.0.0.1");
 
     stranger.close();

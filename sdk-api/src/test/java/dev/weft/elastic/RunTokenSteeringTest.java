@@ -48,6 +48,16 @@ class RunTokenSteeringTest {
     return s;
   }
 
+  /**
+   * A raw set that the store has applied when this returns: libtorch's set gets no answer, so the worker's read on its
+   * own connection could otherwise reach the store first (it did under load: the worker saw no stop_at). The check
+   * on the same connection is answered only after the set before it.
+   */
+  private static void setApplied(TCPStore s, String key, String value) {
+    s.set(key, value);
+    s.check(new org.bytedeco.pytorch.StringVector(key));
+  }
+
   private static TrainingSpec spec() { return Trainer.model("gpt").name("tok").globalBatch(4).steps(2).elastic(1, 2).toSpec(); }
 
   /** The generation-0 worker of run {@code t}, as an agent starts it. */
@@ -70,8 +80,8 @@ class RunTokenSteeringTest {
     RendezvousBackend.Opened agent = host(port, RunToken.generate());
     StepListener w = worker(port, agent.token());
     TCPStore stranger = raw(port);
-    stranger.set("elastic/t/" + RendezvousRound.key(0, "") + WorkerKeys.STOP_AT, "0");
-    stranger.set("elastic/t/r/0/stop_at", "0");
+    setApplied(stranger, "elastic/t/" + RendezvousRound.key(0, "") + WorkerKeys.STOP_AT, "0");
+    setApplied(stranger, "elastic/t/r/0/stop_at", "0");
     w.atStepBoundary(0, 5); // no Rejoin: the stranger's key is outside the run's
     agent.kv().under("t/" + RendezvousRound.key(0, "")).setIfAbsent(WorkerKeys.STOP_AT, "3"); // the agents' own agreement does
     assertThatThrownBy(() -> w.atStepBoundary(0, 5)).isInstanceOf(ElasticWorker.Rejoin.class);
@@ -82,7 +92,7 @@ class RunTokenSteeringTest {
     int port = FreePort.find();
     host(port, "");
     StepListener w = worker(port, "");
-    raw(port).set("elastic/t/" + RendezvousRound.key(0, "") + WorkerKeys.STOP_AT, "0");
+    setApplied(raw(port), "elastic/t/" + RendezvousRound.key(0, "") + WorkerKeys.STOP_AT, "0");
     assertThatThrownBy(() -> w.atStepBoundary(0, 5)).isInstanceOf(ElasticWorker.Rejoin.class);
   }
 
@@ -129,7 +139,7 @@ class RunTokenSteeringTest {
     w.atStepBoundary(0, 5); // the run goes on
     assertThat(agent.kv().under("t/").getOrNull("checkpoint-dir")).isEqualTo("/runs/a/checkpoints");
 
-    stranger.set(RunToken.MARK_KEY, "sha256:0000000000000000"); // a rewritten mark keeps the run's own late nodes out
+    setApplied(stranger, RunToken.MARK_KEY, "sha256:0000000000000000"); // a rewritten mark keeps the run's own late nodes out
     assertThatThrownBy(() -> Rendezvous.connect("127.0.0.1", port, 1, false, DEADLINE, "127.0.0.1", agent.token()))
         .isInstanceOf(SpecException.class).hasMessageContaining("another run token");
   }
