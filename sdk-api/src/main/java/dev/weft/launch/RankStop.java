@@ -71,9 +71,21 @@ final class RankStop {
       @Override public void onDeviceMemory(int rank, dev.weft.metrics.DeviceMemory m) { inner.onDeviceMemory(rank, m); }
       @Override public void onExpertLoad(int rank, double[] load) { inner.onExpertLoad(rank, load); }
       @Override public void onCheckpointSaved(int rank, long step, java.time.Duration took) { inner.onCheckpointSaved(rank, step, took); }
+      /**
+       * A listener that throws here (the caller stopping the run, on rank 0's thread) still meets the others at this
+       * boundary, so they leave with it: a rank that went straight on to release its groups would wait there for
+       * ranks waiting here for it, until the release's deadline (a minute or more per stopped fit).
+       */
       @Override public void atStepBoundary(int rank, long step) {
-        inner.atStepBoundary(rank, step);
+        RuntimeException own = null;
+        try {
+          inner.atStepBoundary(rank, step);
+        } catch (RuntimeException e) {
+          failed("rank " + rank + " failed: " + e.getMessage(), e); // as rankBody words it
+          own = e;
+        }
         boundary.arriveAndAwaitAdvance();
+        if (own != null) throw own;
         String why = reason.get();
         if (why != null) throw new Stopped(why);
       }
