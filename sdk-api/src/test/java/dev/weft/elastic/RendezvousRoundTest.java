@@ -65,17 +65,19 @@ class RendezvousRoundTest {
     var b = join(round(1, 3, 60_000), "b");
     Thread.sleep(100);
     var c = join(round(1, 3, 60_000), "c");
-    int gen = a.get(2, TimeUnit.SECONDS).round();
-    assertThat(b.get(2, TimeUnit.SECONDS).nodes()).isEqualTo(3);
-    c.get(2, TimeUnit.SECONDS);
+    // every wait is bounded well below the 60 s join window that the claim is about, not by a few seconds: three
+    // threads polling every 5 ms may wait seconds for a core at a load of 30 on 2 cores
+    int gen = a.get(20, TimeUnit.SECONDS).round();
+    assertThat(b.get(20, TimeUnit.SECONDS).nodes()).isEqualTo(3);
+    c.get(20, TimeUnit.SECONDS);
     // c is lost; a closes the generation expecting the two survivors
     assertThat(round(1, 3, 60_000).close(gen, "failure", 2)).isTrue();
     long t0 = System.nanoTime();
     var a2 = join(round(1, 3, 60_000), "a");
     var b2 = join(round(1, 3, 60_000), "b");
-    assertThat(a2.get(5, TimeUnit.SECONDS).nodeIds()).containsExactlyInAnyOrder("a", "b");
-    assertThat(b2.get(5, TimeUnit.SECONDS).round()).isEqualTo(gen + 1);
-    assertThat((System.nanoTime() - t0) / 1e9).as("no 60 s join window").isLessThan(10);
+    assertThat(a2.get(20, TimeUnit.SECONDS).nodeIds()).containsExactlyInAnyOrder("a", "b");
+    assertThat(b2.get(20, TimeUnit.SECONDS).round()).isEqualTo(gen + 1);
+    assertThat((System.nanoTime() - t0) / 1e9).as("no 60 s join window").isLessThan(20);
   }
 
   @Test
