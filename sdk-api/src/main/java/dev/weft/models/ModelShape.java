@@ -41,6 +41,12 @@ public record ModelShape(double vocab, double hidden, int layers, double splitPe
         tied, activationsWhole, activationsSplit, heads, split, replicated);
   }
 
+  /** This shape with what one layer holds per token from its forward until its backward counted anew (elements). */
+  public ModelShape withActivations(double whole, double split) {
+    return new ModelShape(vocab, hidden, layers, splitPerLayer, replicatedPerLayer, embedding, positions, finalNorm, head,
+        tied, whole, split, heads, adapterSplitPerLayer, adapterReplicatedPerLayer);
+  }
+
   /** Whether only LoRA adapters train (the counted parameters are then a frozen base). */
   public boolean lora() { return adapterSplitPerLayer + adapterReplicatedPerLayer > 0; }
 

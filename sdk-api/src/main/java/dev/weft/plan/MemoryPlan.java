@@ -77,10 +77,13 @@ public final class MemoryPlan {
     double model = layers * perLayer + (first ? c.embedding() / tp + c.positions() : 0) + (last ? c.finalNorm() + head : 0)
         - experts + experts / p.ep();
     double adapters = layers * (c.adapterSplitPerLayer() / tp + c.adapterReplicatedPerLayer());
-    // the frozen base: fp32 as loaded, but its projections (the split weights) in train.lora.quantize's bytes per weight,
-    // plus, compressed, one layer's projections made again in fp32 for a multiplication
+    // the frozen base: its projections (the split weights) in train.lora.quantize's bytes per weight, the embedding and
+    // head in frozenEmbeddingBytesPerWeight's, the rest (norms, biases) fp32; compressed, plus the one fp32 buffer the
+    // projections are made again in for a multiplication (at most one layer's projections)
     double bpw = baseBytesPerWeight(spec.train().lora().quantize()), projections = layers * c.splitPerLayer() / tp;
-    double frozenBytes = !c.lora() ? 0 : 4 * model - (4 - bpw) * projections + (bpw < 4 ? 4 * c.splitPerLayer() / tp : 0);
+    double embeddingHead = (first ? c.embedding() / tp : 0) + (last ? head : 0);
+    double frozenBytes = !c.lora() ? 0 : bpw * projections + frozenEmbeddingBytesPerWeight(spec) * embeddingHead
+        + 4 * (model - projections - embeddingHead) + (bpw < 4 ? 4 * c.splitPerLayer() / tp : 0);
     double params = c.lora() ? adapters : model; // what trains: gradients, optimizer state, dp reduction
     double mine = c.lora() ? 0 : experts / p.ep(); // trained experts here (LoRA freezes them with the base)
     double fp32 = 4 * params, sharded = 4 * ((params - mine) / dp + mine / edp);
@@ -93,15 +96,16 @@ public final class MemoryPlan {
     double cp = p.cp();
     double tokens = micro * s / cp; // context parallelism: this rank's 1/cp of each sequence
     double act = "fp32".equals(spec.precision().dtype()) ? 4 : 2;
-    double layerAct = spec.train().recompute() ? tokens * h * act
-        : act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * micro * keptScores(p, s)
-          + gatheredKv(p, micro * s * h / tp * act);
+    // every tensor a layer's forward makes lives until the step ends (LayerActivations); recomputed, a layer keeps its
+    // input, and the one layer being recomputed holds its whole set again during the backward
+    double layerAct = act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * micro * keptScores(p, s)
+        + gatheredKv(p, micro * s * h / tp * act);
+    double heldPerLayer = spec.train().recompute() ? tokens * h * act : layerAct;
     double inFlight = p.pp() == 1 ? 1 : "gpipe".equals(p.schedule()) ? p.microBatches() : Math.min(p.microBatches(), p.pp() - stage);
-    // logits, softmax and their gradient, fp32; over chunks (train.lossChunk) one chunk's logits and their gradient in
-    // place of the softmax, and the hidden states' gradient kept for the backward
-    int chunk = spec.train().lossChunk();
-    double logits = !last ? 0 : chunk > 0 && tokens > chunk ? 2 * 4 * chunk * v / tp + 4 * tokens * h : 3 * 4 * tokens * v / tp;
-    double activations = inFlight * layers * layerAct + logits;
+    // the embedding's output (first stage); the final norm's output (last)
+    double ends = act * tokens * h * ((first ? 1 : 0) + (last ? 1 : 0));
+    double activations = inFlight * (layers * heldPerLayer + ends) + (spec.train().recompute() ? layerAct : 0)
+        + (last ? logits(tokens, v / tp, h, spec.train().lossChunk()) : 0);
 
     double reduceBytes = "fp32".equals(spec.precision().reduceDtype()) ? 4 : 2;
     double ring = (dp - 1) / dp;
@@ -120,6 +124,23 @@ public final class MemoryPlan {
     double cpBytes = cp == 1 ? 0 : p.microBatches() * layers * 2 * (cp - 1) * kv + 2 * (cp - 1) / cp * owned * 4;
     return new RankPlan(rank, p.dp(), p.tp(), p.pp(), c.lora() ? model + adapters : model, params, parameters, gradients, optimizer, activations, RUNTIME_BYTES,
         dpBytes, tpBytes, ppBytes, replicateBytes, pending, p.cp(), cpBytes);
+  }
+
+  /**
+   * What the loss holds at its peak, the start of the backward (fp32, bytes): over the whole sequence the logits,
+   * log-softmax's output and their two gradients; over chunks of {@code chunk} tokens (train.lossChunk) one chunk's
+   * logits, turned in place into its softmax and gradient, and the hidden states' gradient [tokens, hidden].
+   */
+  static double logits(double tokens, double vocab, double hidden, int chunk) {
+    return chunk > 0 && tokens > chunk ? 4 * chunk * vocab + 4 * tokens * hidden : 4 * 4 * tokens * vocab;
+  }
+
+  /**
+   * Bytes per weight of a frozen (LoRA) base's token embedding and output head: fp32 as loaded, whatever {@code
+   * train.lora.quantize} (only the projections are compressed). The one place the plan says so.
+   */
+  static double frozenEmbeddingBytesPerWeight(TrainingSpec spec) {
+    return 4;
   }
 
   /** Bytes per frozen projection weight under {@code train.lora.quantize}: NF4's 4 bits and an fp32 absmax per 64. */
