@@ -9,8 +9,8 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 
 /**
- * The plan of a LoRA or full fine-tune grows with what makes a step bigger (sequence, batch, adapter rank, layers) and
- * never with a smaller frozen base, and {@link FitPlan} finds bounds that fit with one more step that does not.
+ * The plan of a LoRA or full fine-tune grows with what makes a step bigger (sequence, batch, adapter rank, layers), a
+ * smaller frozen base holds less, and {@link FitPlan} finds bounds that fit with one more step that does not.
  */
 class PlanActivationProperties {
   private static final String[] BASES = {"none", "bf16", "int8", "nf4"};
@@ -38,18 +38,23 @@ class PlanActivationProperties {
     assertThat(total(llama(layers, seq, batch + 1, rank, q, recompute, chunk))).isGreaterThan(at);
     assertThat(total(llama(layers + 1, seq, batch, rank, q, recompute, chunk))).isGreaterThan(at);
     if (rank > 0) assertThat(total(llama(layers, seq, batch, rank + 1, q, recompute, chunk))).isGreaterThan(at);
-    // recompute keeps less than the whole layers; a loss over chunks no more than the whole logits
-    if (!recompute && layers > 1) assertThat(total(llama(layers, seq, batch, rank, q, true, chunk))).isLessThan(at);
+    // at pp = 1 recompute's chunk is the whole model: it holds the layers again beside its no-grad forward's leavings,
+    // so it never plans less (measured, docs/performance.md round 4); a loss over chunks no more than the whole logits
+    if (!recompute) assertThat(total(llama(layers, seq, batch, rank, q, true, chunk))).isGreaterThan(at);
     assertThat(total(llama(layers, seq, batch, rank, q, recompute, 0))).isGreaterThanOrEqualTo(at);
   }
 
+  /**
+   * The held base shrinks with its bytes per weight, whatever the sequence (the total need not: on a model this narrow a
+   * compressed base's backward holds more than its weights save, as measured, docs/performance.md round 4).
+   */
   @Property(tries = 30)
-  void aSmallerFrozenBaseNeverPlansMore(@ForAll @IntRange(min = 1, max = 512) int seq, @ForAll @IntRange(min = 1, max = 64) int rank) {
+  void aSmallerFrozenBaseHoldsLess(@ForAll @IntRange(min = 1, max = 1024) int seq, @ForAll @IntRange(min = 1, max = 64) int rank) {
     double previous = Double.MAX_VALUE;
     for (String q : BASES) {
-      double t = total(llama(24, seq, 1, rank, q, true, 256));
-      assertThat(t).as(q).isLessThan(previous);
-      previous = t;
+      double held = MemoryPlan.ranks(llama(24, seq, 1, rank, q, true, 256).toSpec()).orElseThrow().get(0).parameters();
+      assertThat(held).as(q).isLessThan(previous);
+      previous = held;
     }
   }
 

@@ -30,7 +30,7 @@ final class DecoderShape {
       replicated += row ? b : a;
     }
     LayerActivations acts = LayerActivations.of(c, n, lora);
-    return base.withAdapters(split, replicated).withActivations(acts.whole(), acts.split());
+    return base.withAdapters(split, replicated).withActivations(acts.whole(), acts.split(), acts.backward());
   }
 
   static ModelShape of(DecoderConfig c, DecoderNames n) {

@@ -8,9 +8,11 @@ import dev.weft.spec.LoraSpec;
  * it (not only what autograd saves), so the count is each op's output (libtorch's fused norms and CPU attention keep
  * only a statistic per row beside it; the attention's output is laid out so that turning its heads back is a view). {@code whole}: what every tensor-parallel rank holds whole (norms, residuals, the row
  * projections' outputs); {@code split}: what lives inside the split attention and MLP. Measured against a worker's
- * resident bytes over one forward ({@code WEFT_ACTIVATION_PROBE}, docs/performance.md, issue 43).
+ * resident bytes over one forward ({@code WEFT_ACTIVATION_PROBE}, docs/performance.md, issue 43). {@code backward}: what
+ * the backward of a compressed base's projections makes through Java handles, which the step's scope keeps too (per
+ * call: the output's gradient its hook is handed, the zero-padded gradient of the link to the input, and dX = dY·W).
  */
-record LayerActivations(double whole, double split) {
+record LayerActivations(double whole, double split, double backward) {
   /** Per token and layer for config {@code c}, with LoRA's adapters beside its targets when {@code lora} is enabled. */
   static LayerActivations of(DecoderConfig c, DecoderNames n, LoraSpec lora) {
     double h = c.hidden(), f = c.intermediate(), q = c.qDim(), kv = c.kvDim(), r = lora.enabled() ? lora.rank() : 0;
@@ -32,7 +34,10 @@ record LayerActivations(double whole, double split) {
     } else {
       mlp = columns(new double[] {f}, r, targets(lora, n, n.up()), compressed) + f + dropout * (h + f); // GELU
     }
-    return new LayerActivations(whole, attention + mlp);
+    // compressed: per projection call (q/k/v fused, o, gate/up fused or up, down) its output's width and twice its input's
+    double backward = !compressed ? 0 : (q + 2 * kv + 2 * h) + (h + 2 * q)
+        + (c.moe() != null ? 0 : (c.mlp() == DecoderConfig.Mlp.SWIGLU ? 2 * f : f) + 2 * h + (h + 2 * f));
+    return new LayerActivations(whole, attention + mlp, backward);
   }
 
   /** A row projection's output; with an adapter also A's output, B's output and their sum. */
