@@ -40,7 +40,13 @@ public final class MemoryBench {
   /** The merged export: its process's peak RSS, the largest tensor and the whole weights of the base (bytes). */
   public record Merge(double peakRss, double largestTensor, double weights) {}
 
-  public record Result(Config config, Map<String, Run> runs, Merge merge) {}
+  /** The loss comparison: each side's runs, round by round (interleaved, the order swapped every round). */
+  public record Loss(List<Run> whole, List<Run> chunked) {}
+
+  public record Result(Config config, Map<String, Run> runs, Loss loss, Merge merge) {}
+
+  /** Rounds of the loss comparison (one whole-logits and one chunked run each, separate processes). */
+  static final int LOSS_ROUNDS = 2;
 
   /** The loss chunk of the base comparison's runs. */
   static final int BASE_CHUNK = 256;
@@ -61,28 +67,47 @@ public final class MemoryBench {
       Path hf = dir.resolve("hf");
       HfModelInit.write(c.like(), hf, DType.BF16, 7, HfShards.DEFAULT_MAX_BYTES);
       Map<String, Trainer> runs = new LinkedHashMap<>();
-      // the base comparison as QLoRA runs: layers recomputed and the loss over 256-token chunks, so what the base holds
-      // is the difference (without them a step's activations and logits alone exceed 0.6 of the fp32 run's peak)
+      // the base comparison with the loss over 256-token chunks, so that the logits do not add to the step; not
+      // recomputed: at pp = 1 recompute holds the whole model's activations again and raises the peak (round 4)
       for (String q : List.of("none", "bf16", "nf4")) {
-        runs.put("base-" + q, lora(c, hf, q, c.seq()).set("train.recompute", true).set("train.lossChunk", BASE_CHUNK));
+        runs.put("base-" + q, lora(c, hf, q, c.seq()).set("train.lossChunk", BASE_CHUNK));
       }
-      runs.put("loss-whole", lora(c, hf, "nf4", c.lossSeq()).set("train.lossChunk", 0));
-      runs.put("loss-chunked", lora(c, hf, "nf4", c.lossSeq()).set("train.lossChunk", c.chunk()));
       Map<String, Run> out = new LinkedHashMap<>();
-      for (var e : runs.entrySet()) {
-        Path run = dir.resolve(e.getKey());
-        TrainingSpec spec = e.getValue().runDir(run).toSpec();
-        ZeroStepBench.launch(spec, run);
-        double step = ZeroStepBench.breakdown(run.resolve("metrics.jsonl"), 1).stepMs();
-        out.put(e.getKey(), new Run(peakRss(run), step, MemoryPlan.ranks(spec).orElseThrow().get(0).total()));
-      }
-      return new Result(c, out, merge(c, dir.resolve("merge")));
+      for (var e : runs.entrySet()) out.put(e.getKey(), run(e.getValue(), dir.resolve(e.getKey())));
+      return new Result(c, out, loss(c, dir.resolve("loss")), merge(c, dir.resolve("merge")));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } finally {
       StepBench.deleteTree(dir);
     }
   }
+
+  /** One worker process of {@code t} in {@code dir}: its peak RSS, median step after the first, and the plan's total. */
+  static Run run(Trainer t, Path dir) {
+    TrainingSpec spec = t.runDir(dir).toSpec();
+    ZeroStepBench.launch(spec, dir);
+    double step = ZeroStepBench.breakdown(dir.resolve("metrics.jsonl"), 1).stepMs();
+    return new Run(peakRss(dir), step, MemoryPlan.ranks(spec).orElseThrow().get(0).total());
+  }
+
+  /**
+   * The head's loss over chunks vs the whole logits at {@code lossSeq} tokens, interleaved rounds of separate processes,
+   * over the preset cut to {@link #LOSS_LAYERS} layers (its vocabulary and width kept): the logits (whole: the logits and
+   * log-softmax's output held, their two gradients at the backward's start, [seq, vocab] fp32 each) are then most of
+   * the peak, as they are of a long-sequence step, and the pair fits the machine (all 24 layers' activations at 2,048
+   * tokens are ~11 GiB at Qwen2.5-0.5B's width; `train.recompute` at pp = 1 recomputes the whole model at once and
+   * does not lower the peak, docs/performance.md round 4).
+   */
+  static Loss loss(Config c, Path dir) throws IOException {
+    Path hf = dir.resolve("hf");
+    HfModelInit.write(c.like(), List.of("num_hidden_layers=" + LOSS_LAYERS), null, hf, DType.BF16, 7, HfShards.DEFAULT_MAX_BYTES);
+    var pairs = Interleaved.rounds(LOSS_ROUNDS, dir, "chunked", "whole", (chunkedSide, run) ->
+        run(lora(c, hf, "nf4", c.lossSeq()).set("train.lossChunk", chunkedSide ? c.chunk() : 0), run));
+    return new Loss(pairs.second(), pairs.first());
+  }
+
+  /** Layers of the loss comparison's model. */
+  static final int LOSS_LAYERS = 2;
 
   /**
    * {@code weft checkpoint export --format hf} of a one-step LoRA checkpoint over a bf16 {@code mergeLike} model, in a
@@ -114,27 +139,39 @@ public final class MemoryBench {
     }
   }
 
+  private static double[] peaks(List<Run> runs) { return runs.stream().mapToDouble(Run::peakRss).toArray(); }
+
+  private static double[] steps(List<Run> runs) { return runs.stream().mapToDouble(Run::stepMs).toArray(); }
+
   private static String mib(double bytes) { return String.format(Locale.ROOT, "%.0f MiB", bytes / (1 << 20)); }
 
   public static List<BenchRow> rows(Result r) {
     Map<String, Run> m = r.runs();
     String l = r.config().label();
-    Run fp32 = m.get("base-none"), whole = m.get("loss-whole"), chunked = m.get("loss-chunked");
+    Run fp32 = m.get("base-none");
     List<BenchRow> rows = new ArrayList<>();
     for (String q : List.of("bf16", "nf4")) {
       Run run = m.get("base-" + q);
-      rows.add(BenchRow.of("memory", "peak RSS: " + q + " vs fp32 frozen base, seq " + r.config().seq() + ", recompute, loss chunk " + BASE_CHUNK + ", " + l, run.peakRss(),
+      rows.add(BenchRow.of("memory", "peak RSS: " + q + " vs fp32 frozen base, seq " + r.config().seq() + ", loss chunk " + BASE_CHUNK + ", " + l, run.peakRss(),
           fp32.peakRss(), "B", "bf16".equals(q) ? "≤ 0.6" : "≤ 0.4", mib(run.peakRss()) + " vs " + mib(fp32.peakRss())));
     }
-    rows.add(BenchRow.of("memory", "peak RSS: loss over " + r.config().chunk() + "-token chunks vs whole logits, seq " + r.config().lossSeq() + ", nf4 base, " + l,
-        chunked.peakRss(), whole.peakRss(), "B", "≤ 0.6", mib(chunked.peakRss()) + " vs " + mib(whole.peakRss())));
-    rows.add(BenchRow.of("memory", "step_ms: loss over chunks vs whole logits, seq " + r.config().lossSeq() + ", " + l,
-        chunked.stepMs(), whole.stepMs(), "ms", "≤ 1.10", "median of steps 2-3 of one run each"));
+    Loss loss = r.loss();
+    rows.add(BenchRow.paired("memory", "peak RSS: loss over " + r.config().chunk() + "-token chunks vs whole logits, seq " + r.config().lossSeq()
+        + ", nf4 base, " + LOSS_LAYERS + " of its layers, " + l, Stats.median(peaks(loss.chunked())), Stats.median(peaks(loss.whole())), "B",
+        Stats.ratios(peaks(loss.chunked()), peaks(loss.whole())), "≤ 0.6", "separate processes"));
+    rows.add(BenchRow.paired("memory", "step_ms: loss over chunks vs whole logits, seq " + r.config().lossSeq() + ", " + LOSS_LAYERS + " of its layers, " + l,
+        Stats.median(steps(loss.chunked())), Stats.median(steps(loss.whole())), "ms", Stats.ratios(steps(loss.chunked()), steps(loss.whole())),
+        "≤ 1.10", "each run's median step after the first"));
     Merge g = r.merge();
     rows.add(BenchRow.of("memory", "peak RSS of weft checkpoint export --format hf (LoRA merged, one JVM) vs 1.5 GiB, bf16 "
         + r.config().mergeLike() + " shape", g.peakRss(), 1.5 * (1 << 30), "B", "≤ 1",
         mib(g.peakRss()) + "; largest tensor " + mib(g.largestTensor()) + ", weights " + mib(g.weights())));
-    for (var e : m.entrySet()) {
+    Map<String, Run> planned = new LinkedHashMap<>(m);
+    for (int i = 0; i < loss.whole().size(); i++) {
+      planned.put("loss-whole r" + i, loss.whole().get(i));
+      planned.put("loss-chunked r" + i, loss.chunked().get(i));
+    }
+    for (var e : planned.entrySet()) {
       rows.add(BenchRow.of("memory", "weft plan's total vs measured peak RSS: " + e.getKey() + ", " + l, e.getValue().planned(),
           e.getValue().peakRss(), "B", "0.9–1.1", mib(e.getValue().planned()) + " planned vs " + mib(e.getValue().peakRss())));
     }

@@ -1,6 +1,12 @@
 package dev.weft.cli;
 
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.weft.models.hf.HfModelInit;
+import dev.weft.models.hf.HfShards;
+import dev.weft.plan.FitPlan;
 import dev.weft.plan.SpecCheck;
+import dev.weft.spec.SpecIO;
+import dev.weft.spec.SpecOverrides;
 import dev.weft.plan.Bytes;
 import dev.weft.plan.HsdpPlan;
 import dev.weft.plan.LoraPlan;
@@ -10,13 +16,16 @@ import dev.weft.plan.RankPlan;
 import dev.weft.plan.SaveTimePlan;
 import dev.weft.preempt.GracePeriod;
 import dev.weft.spec.TrainingSpec;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** {@code weft plan SPEC}: per-rank memory and communication per step of the spec's layout, before running anything. */
 @Command(name = "plan", mixinStandardHelpOptions = true,
@@ -24,8 +33,23 @@ import picocli.CommandLine.Mixin;
 final class PlanCommand implements Callable<Integer> {
   @Mixin SpecOptions specOptions;
 
+  @Option(names = "--memory", paramLabel = "SIZE", description = "Memory per rank (e.g. 24GiB, 16GB): also print the longest"
+      + " sequence and the largest batch that fit in it, and which --like presets fit.")
+  String memory;
+
+  @Option(names = "--like", paramLabel = "NAME", split = ",", description = "With --memory: the model presets to try in place of"
+      + " the spec's model (comma-separated; default: all of weft model init's presets).")
+  List<String> like = new ArrayList<>();
+
   @Override
   public Integer call() {
+    Double perRank = memory == null ? null : memoryBytes(memory);
+    if (!like.isEmpty() && perRank == null) throw new CommandLine.ParameterException(new CommandLine(this), "--like needs --memory SIZE (the memory per rank to fit)");
+    for (String l : like) {
+      if (!HfModelInit.presets().contains(l)) {
+        throw new CommandLine.ParameterException(new CommandLine(this), "--like " + l + " is not a preset; use one of " + HfModelInit.presets());
+      }
+    }
     TrainingSpec spec = SpecCheck.validate(specOptions.read());
     var p = spec.parallel();
     List<RankPlan> ranks = MemoryPlan.ranks(spec).orElse(null);
@@ -69,6 +93,57 @@ final class PlanCommand implements Callable<Integer> {
     dev.weft.plan.ExpertPlan.line(spec).ifPresent(System.out::println);
     LoraPlan.line(spec, ranks, MemoryPlan.fullFineTune(spec).orElseThrow()).ifPresent(System.out::println);
     System.out.println(SaveTimePlan.of(spec, ranks, GracePeriod.of(System.getenv(), spec.deployment().terminationGraceSeconds())).line());
+    if (perRank != null) fits(spec, perRank);
     return 0;
+  }
+
+  /** {@code --memory} as bytes, or a one-line error naming the option. */
+  private Double memoryBytes(String text) {
+    Long b = HfShards.parseSize(text);
+    if (b == null) {
+      throw new CommandLine.ParameterException(new CommandLine(this), "--memory " + text + " is not a size; write e.g. 24GiB, 16GB or 8000MiB");
+    }
+    return b.doubleValue();
+  }
+
+  /** What fits in {@code perRank} bytes: the longest sequence, the largest batch, and the presets at this sequence and batch. */
+  private void fits(TrainingSpec spec, double perRank) {
+    String in = Bytes.human(perRank) + " per rank";
+    System.out.println("fits in " + in + ": " + bound("data.seqLen", FitPlan.longestSeq(spec, perRank)) + " at train.globalBatch="
+        + spec.train().globalBatch() + "; " + bound("train.globalBatch", FitPlan.largestBatch(spec, perRank)) + " at data.seqLen="
+        + spec.data().seqLen());
+    List<String> names = like.isEmpty() ? HfModelInit.presets() : like;
+    for (String name : names) {
+      TrainingSpec preset = withPreset(spec, name);
+      double need = FitPlan.peak(preset).orElseThrow();
+      System.out.printf(Locale.ROOT, "  --like %-16s %9s per rank: %s%s%n", name, Bytes.human(need), need <= perRank ? "fits" : "does not fit",
+          need <= perRank ? "" : FitPlan.longestSeq(preset, perRank).stream().mapToObj(n -> " (data.seqLen up to " + n + " does)").findFirst().orElse(""));
+    }
+  }
+
+  private static String bound(String field, java.util.OptionalInt n) {
+    if (n.isEmpty()) return "no " + field + " fits";
+    return field + " up to " + n.getAsInt() + (n.getAsInt() >= (field.equals("data.seqLen") ? FitPlan.MAX_SEQ : FitPlan.MAX_BATCH) ? " (the most searched)" : "");
+  }
+
+  /**
+   * {@code spec} over the model {@code like} describes (its config.json in a directory of its own, no weights: the plan
+   * reads the sizes only); everything else, LoRA included, as the spec says.
+   */
+  private static TrainingSpec withPreset(TrainingSpec spec, String like) {
+    try {
+      java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("weft-plan-like");
+      var config = HfModelInit.config(like, "--like");
+      java.nio.file.Files.writeString(dir.resolve("config.json"), config.toString());
+      dir.resolve("config.json").toFile().deleteOnExit();
+      dir.toFile().deleteOnExit();
+      var tree = SpecIO.toTree(spec);
+      SpecOverrides.set(tree, "model.factory", TextNode.valueOf(config.path("model_type").asText()));
+      SpecOverrides.set(tree, "model.pretrained", TextNode.valueOf(dir.toString()));
+      ((com.fasterxml.jackson.databind.node.ObjectNode) tree.get("model")).putObject("config");
+      return SpecIO.bind(tree);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 }

@@ -22,11 +22,22 @@ package dev.weft.models;
  * @param adapterSplitPerLayer LoRA: adapter parameters of one layer that tensor parallelism divides (B beside a column
  *     base, A beside a row base); 0 without LoRA. Adapters are the only trainable parameters; the rest is frozen.
  * @param adapterReplicatedPerLayer LoRA: adapter parameters of one layer every tp rank keeps whole; 0 without LoRA
+ * @param backwardPerLayer elements per token one layer's backward makes and holds until the step ends (a compressed
+ *     LoRA base's hooks), beyond what its forward holds; divided over tp
  */
 public record ModelShape(double vocab, double hidden, int layers, double splitPerLayer, double replicatedPerLayer,
                          double embedding, double positions, double finalNorm, double head, boolean tied,
                          double activationsWhole, double activationsSplit, double heads,
-                         double adapterSplitPerLayer, double adapterReplicatedPerLayer) {
+                         double adapterSplitPerLayer, double adapterReplicatedPerLayer, double backwardPerLayer) {
+  /** Nothing held from the backward past its own use. */
+  public ModelShape(double vocab, double hidden, int layers, double splitPerLayer, double replicatedPerLayer,
+                    double embedding, double positions, double finalNorm, double head, boolean tied,
+                    double activationsWhole, double activationsSplit, double heads,
+                    double adapterSplitPerLayer, double adapterReplicatedPerLayer) {
+    this(vocab, hidden, layers, splitPerLayer, replicatedPerLayer, embedding, positions, finalNorm, head, tied,
+        activationsWhole, activationsSplit, heads, adapterSplitPerLayer, adapterReplicatedPerLayer, 0);
+  }
+
   /** A model trained whole (no LoRA adapters). */
   public ModelShape(double vocab, double hidden, int layers, double splitPerLayer, double replicatedPerLayer,
                     double embedding, double positions, double finalNorm, double head, boolean tied,
@@ -38,7 +49,13 @@ public record ModelShape(double vocab, double hidden, int layers, double splitPe
   /** This shape with LoRA adapters of these per-layer sizes beside its frozen weights. */
   public ModelShape withAdapters(double split, double replicated) {
     return new ModelShape(vocab, hidden, layers, splitPerLayer, replicatedPerLayer, embedding, positions, finalNorm, head,
-        tied, activationsWhole, activationsSplit, heads, split, replicated);
+        tied, activationsWhole, activationsSplit, heads, split, replicated, backwardPerLayer);
+  }
+
+  /** This shape with what one layer holds per token from its forward until its backward counted anew (elements). */
+  public ModelShape withActivations(double whole, double split, double backward) {
+    return new ModelShape(vocab, hidden, layers, splitPerLayer, replicatedPerLayer, embedding, positions, finalNorm, head,
+        tied, whole, split, heads, adapterSplitPerLayer, adapterReplicatedPerLayer, backward);
   }
 
   /** Whether only LoRA adapters train (the counted parameters are then a frozen base). */

@@ -23,10 +23,14 @@ public final class LoraPlan {
           + " targets the model does not have (train.lora.targets)");
     }
     double state = r.gradients() + r.optimizerState(), fullState = f.gradients() + f.optimizerState();
+    // what parameters holds beyond the trained adapters (ZeRO-3: their shard) is the frozen base as MemoryPlan holds it
+    double adapters = 4 * r.trainableCount() / (spec.parallel().zero() == 3 ? spec.parallel().dp() : 1);
+    String held = "none".equals(l.quantize()) ? "fp32" : "projections " + l.quantize() + ", embedding and head "
+        + (MemoryPlan.frozenEmbeddingBytesPerWeight(spec) == 4 ? "fp32" : "16-bit");
     return Optional.of(String.format(Locale.ROOT, "LoRA rank %d on %s: %s of %s parameters train on rank %d; the frozen base"
-        + " (fp32, %s) is held whole on every dp rank, without gradients or optimizer state; gradients + optimizer state"
+        + " (%s, %s) is held whole on every dp rank, without gradients or optimizer state; gradients + optimizer state"
         + " %s vs %s for a full fine-tune (%.1f %%); rank total %s vs %s (saves %s per rank)", l.rank(), String.join(", ", l.targets()),
-        Bytes.count(r.trainableCount()), Bytes.count(r.parameterCount()), r.rank(), Bytes.human(4 * (r.parameterCount() - r.trainableCount())),
+        Bytes.count(r.trainableCount()), Bytes.count(r.parameterCount()), r.rank(), held, Bytes.human(r.parameters() - adapters),
         Bytes.human(state), Bytes.human(fullState), 100 * state / fullState, Bytes.human(r.total()), Bytes.human(f.total()),
         Bytes.human(f.total() - r.total())));
   }

@@ -21,7 +21,10 @@ import java.util.Optional;
  * holding 1/ep of them under expert parallelism); tensor parallelism splits
  * the matmul weights and the vocabulary; pipeline stages hold their layers, the first the embeddings,
  * the last the final norm and head (a tied head's weight is held there too when the stages differ).
- * Activations follow Korthikanti et al. (2022) less the s² scores a fused attention kernel does not keep, in fp32 unless autocast runs in 16 bits. Under LoRA the model's
+ * Activations are the shape's per-token counts (a decoder's counted from its code, every tensor its forward holds until
+ * the step ends: {@code LayerActivations}; others Korthikanti et al. (2022) less the s² scores a fused attention kernel
+ * does not keep), in fp32 unless autocast runs in 16 bits, plus the loss's logits and a compressed base's backward hold.
+ * Under LoRA the model's
  * weights are a frozen base, held once and whole on every dp rank (never ZeRO-sharded, no gradient, no optimizer
  * state, never reduced); the adapters alone are trained, so gradients, optimizer state and the dp traffic are theirs.
  */
@@ -77,10 +80,13 @@ public final class MemoryPlan {
     double model = layers * perLayer + (first ? c.embedding() / tp + c.positions() : 0) + (last ? c.finalNorm() + head : 0)
         - experts + experts / p.ep();
     double adapters = layers * (c.adapterSplitPerLayer() / tp + c.adapterReplicatedPerLayer());
-    // the frozen base: fp32 as loaded, but its projections (the split weights) in train.lora.quantize's bytes per weight,
-    // plus, compressed, one layer's projections made again in fp32 for a multiplication
+    // the frozen base: its projections (the split weights) in train.lora.quantize's bytes per weight, the embedding and
+    // head in frozenEmbeddingBytesPerWeight's, the rest (norms, biases) fp32; compressed, plus the one fp32 buffer the
+    // projections are made again in for a multiplication (at most one layer's projections)
     double bpw = baseBytesPerWeight(spec.train().lora().quantize()), projections = layers * c.splitPerLayer() / tp;
-    double frozenBytes = !c.lora() ? 0 : 4 * model - (4 - bpw) * projections + (bpw < 4 ? 4 * c.splitPerLayer() / tp : 0);
+    double embeddingHead = (first ? c.embedding() / tp : 0) + (last ? head : 0);
+    double frozenBytes = !c.lora() ? 0 : bpw * projections + frozenEmbeddingBytesPerWeight(spec) * embeddingHead
+        + 4 * (model - projections - embeddingHead) + (bpw < 4 ? 4 * c.splitPerLayer() / tp : 0);
     double params = c.lora() ? adapters : model; // what trains: gradients, optimizer state, dp reduction
     double mine = c.lora() ? 0 : experts / p.ep(); // trained experts here (LoRA freezes them with the base)
     double fp32 = 4 * params, sharded = 4 * ((params - mine) / dp + mine / edp);
@@ -93,15 +99,26 @@ public final class MemoryPlan {
     double cp = p.cp();
     double tokens = micro * s / cp; // context parallelism: this rank's 1/cp of each sequence
     double act = "fp32".equals(spec.precision().dtype()) ? 4 : 2;
-    double layerAct = spec.train().recompute() ? tokens * h * act
-        : act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * micro * keptScores(p, s)
-          + gatheredKv(p, micro * s * h / tp * act);
+    // every tensor a layer's forward makes lives until the step ends (LayerActivations); recomputed, a layer keeps its
+    // input, and the stage's chunk being recomputed (recompute works per pipeline chunk: at pp = 1 the whole model) holds
+    // its whole set again during the backward, beside what its no-grad forward left resident (measured: a SmolLM2-135M
+    // nf4 run peaked at 2,776 MiB recomputed vs 2,126 MiB not, docs/performance.md round 4)
+    double layerAct = act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * micro * keptScores(p, s)
+        + gatheredKv(p, micro * s * h / tp * act);
+    double heldPerLayer = spec.train().recompute() ? tokens * h * act : layerAct;
     double inFlight = p.pp() == 1 ? 1 : "gpipe".equals(p.schedule()) ? p.microBatches() : Math.min(p.microBatches(), p.pp() - stage);
-    // logits, softmax and their gradient, fp32; over chunks (train.lossChunk) one chunk's logits and their gradient in
-    // place of the softmax, and the hidden states' gradient kept for the backward
+    // the embedding's output (first stage); the final norm's output (last)
+    double ends = act * tokens * h * ((first ? 1 : 0) + (last ? 1 : 0));
+    // what the loss holds until the step ends, and what its backward adds for a moment at the backward's start; by the
+    // backward's end a compressed base's hooks have left their gradients (held until the step ends), and the larger of
+    // the two is the step's peak
     int chunk = spec.train().lossChunk();
-    double logits = !last ? 0 : chunk > 0 && tokens > chunk ? 2 * 4 * chunk * v / tp + 4 * tokens * h : 3 * 4 * tokens * v / tp;
-    double activations = inFlight * layers * layerAct + logits;
+    double backward = act * tokens * c.backwardPerLayer() / tp * layers;
+    int chunkLayers = 0;
+    for (int k = 0; k < part.chunks(); k++) chunkLayers = Math.max(chunkLayers, part.counts().get(part.virtualStage(stage, k)));
+    double activations = inFlight * (layers * heldPerLayer + ends) + (spec.train().recompute() ? 2 * chunkLayers * layerAct : 0)
+        + (last ? lossHeld(tokens, v / tp, h, chunk) : 0) + Math.max(last ? lossTransient(tokens, v / tp, chunk) : 0, backward)
+        + (spec.train().optimizer().toLowerCase(java.util.Locale.ROOT).startsWith("adam") ? optimizerTemporaries(zero >= 1 ? sharded : fp32) : 0);
 
     double reduceBytes = "fp32".equals(spec.precision().reduceDtype()) ? 4 : 2;
     double ring = (dp - 1) / dp;
@@ -120,6 +137,40 @@ public final class MemoryPlan {
     double cpBytes = cp == 1 ? 0 : p.microBatches() * layers * 2 * (cp - 1) * kv + 2 * (cp - 1) / cp * owned * 4;
     return new RankPlan(rank, p.dp(), p.tp(), p.pp(), c.lora() ? model + adapters : model, params, parameters, gradients, optimizer, activations, RUNTIME_BYTES,
         dpBytes, tpBytes, ppBytes, replicateBytes, pending, p.cp(), cpBytes);
+  }
+
+  /**
+   * What Adam's update makes beside its state and keeps until the step ends: each bucket's denominator sqrt(v)/√bc₂ + ε,
+   * a tensor of the bucket's size held by the step's PointerScope, so the rank's owned fp32 state again ({@code owned}:
+   * its bytes). Measured: a SmolLM2-135M full fine-tune peaked 427 MiB above the plan without it (docs/performance.md).
+   */
+  static double optimizerTemporaries(double owned) { return owned; }
+
+  /** Whether the head's loss runs over chunks of {@code chunk} tokens (train.lossChunk) at {@code tokens} tokens. */
+  static boolean chunked(double tokens, int chunk) { return chunk > 0 && tokens > chunk; }
+
+  /**
+   * What the loss holds until the step ends (fp32, bytes): over the whole sequence the logits and log-softmax's output;
+   * over chunks the hidden states' gradient [tokens, hidden] (each chunk's logits are freed with its chunk).
+   */
+  static double lossHeld(double tokens, double vocab, double hidden, int chunk) {
+    return chunked(tokens, chunk) ? 4 * tokens * hidden : 2 * 4 * tokens * vocab;
+  }
+
+  /**
+   * What the loss adds for a moment (fp32, bytes): the whole logits' two gradients at the backward's start, or one
+   * chunk's logits, turned in place into its softmax and gradient.
+   */
+  static double lossTransient(double tokens, double vocab, int chunk) {
+    return chunked(tokens, chunk) ? 4 * chunk * vocab : 2 * 4 * tokens * vocab;
+  }
+
+  /**
+   * Bytes per weight of a frozen (LoRA) base's token embedding and output head: fp32 as loaded, whatever {@code
+   * train.lora.quantize} (only the projections are compressed). The one place the plan says so.
+   */
+  static double frozenEmbeddingBytesPerWeight(TrainingSpec spec) {
+    return 4;
   }
 
   /** Bytes per frozen projection weight under {@code train.lora.quantize}: NF4's 4 bits and an fp32 absmax per 64. */

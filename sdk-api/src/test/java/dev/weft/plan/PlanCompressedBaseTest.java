@@ -51,8 +51,9 @@ class PlanCompressedBaseTest {
   void theChunkedLossHoldsOneChunksLogits() {
     RankPlan plain = MemoryPlan.ranks(llama().set("train.lossChunk", 0).toSpec()).orElseThrow().get(0);
     RankPlan chunked = MemoryPlan.ranks(llama().set("train.lossChunk", 16).toSpec()).orElseThrow().get(0);
-    // 64 tokens of a 1000-word vocabulary: three fp32 [64, 1000] tensors, or two [16, 1000] and dH [64, 128]
-    assertThat(plain.activations() - chunked.activations()).isEqualTo(3 * 4 * 64 * 1000 - (2 * 4 * 16 * 1000 + 4 * 64 * 128.0));
+    // 64 tokens of a 1000-word vocabulary: the logits, log-softmax's output and their two gradients, four fp32
+    // [64, 1000] tensors; or one [16, 1000] chunk (its softmax and gradient made in place) and dH [64, 128]
+    assertThat(plain.activations() - chunked.activations()).isEqualTo(4 * 4 * 64 * 1000 - (4 * 16 * 1000 + 4 * 64 * 128.0));
   }
 
   @Test

@@ -29,7 +29,8 @@ final class DecoderShape {
       split += row ? a : b;
       replicated += row ? b : a;
     }
-    return base.withAdapters(split, replicated);
+    LayerActivations acts = LayerActivations.of(c, n, lora);
+    return base.withAdapters(split, replicated).withActivations(acts.whole(), acts.split(), acts.backward());
   }
 
   static ModelShape of(DecoderConfig c, DecoderNames n) {
@@ -46,17 +47,15 @@ final class DecoderShape {
       if (matmul && !rowBias) split += numel(e.getValue());
       else replicated += numel(e.getValue());
     }
-    double h = c.hidden(), v = c.vocab(), f = c.intermediate(), q = c.qDim(), kv = c.kvDim();
+    double h = c.hidden(), v = c.vocab();
     double positions = t.containsKey(n.positions() + ".weight") ? numel(t.get(n.positions() + ".weight")) : 0;
     double finalNorm = numel(t.get(n.finalNorm() + ".weight")) + (t.containsKey(n.finalNorm() + ".bias") ? h : 0);
-    // per token and layer: norms' inputs and outputs, q, k, v and their rotated copies, the attention output,
-    // and the MLP's intermediate tensors (gate, up, activation, product for SwiGLU; input and activation for GELU)
-    double mlpActs = c.mlp() == DecoderConfig.Mlp.SWIGLU ? 4 * f : 2 * f;
-    return new ModelShape(v, h, c.layers(), split, replicated, v * h, positions, finalNorm, v * h, c.tied(), 4 * h,
-        2 * q + 4 * kv + q + mlpActs, c.heads());
+    LayerActivations acts = LayerActivations.of(c, n, LoraSpec.off());
+    return new ModelShape(v, h, c.layers(), split, replicated, v * h, positions, finalNorm, v * h, c.tied(), acts.whole(),
+        acts.split(), c.heads());
   }
 
-  private static String leaf(String module) { return module.substring(module.lastIndexOf('.') + 1); }
+  static String leaf(String module) { return module.substring(module.lastIndexOf('.') + 1); }
 
   private static double numel(long[] shape) {
     double n = 1;
