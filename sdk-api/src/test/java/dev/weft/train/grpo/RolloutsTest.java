@@ -67,7 +67,9 @@ class RolloutsTest {
    * sampled from (TRL divides the logits by the temperature in the loss too): the policy gradient of what was drawn.
    */
   private static void sameAsCached(CausalLm m, List<long[]> prompts, double temperature) {
-    List<Rollouts.Completion> sampled = Rollouts.sample(m, prompts, new long[] {0, 1}, 3, new GroupSampler(temperature, 0, 1.0), 5, new long[0], 7);
+    long[] stop = java.util.stream.LongStream.range(0, 60).toArray(); // rows end apart: the batch pads the early ones
+    List<Rollouts.Completion> sampled = Rollouts.sample(m, prompts, new long[] {0, 1}, 4, new GroupSampler(temperature, 0, 1.0), 8, stop, 7);
+    assertThat(sampled.stream().filter(c -> c.stopped() && c.tokens().length < 8).count()).as("some end early at a stop token").isPositive();
     RolloutBatch b = RolloutBatch.of(prompts, sampled);
     Tensor logp;
     try (NoGradGuard ng = new NoGradGuard()) {
@@ -82,7 +84,7 @@ class RolloutsTest {
       List<Double> cached = cachedLogProbs(m, p, c.tokens(), temperature);
       List<Double> fromBatch = new ArrayList<>();
       for (int t = 0; t < width; t++) if (targets[(int) (i * width + t)] != Batches.IGNORE) fromBatch.add(lp[(int) (i * width + t)]);
-      assertThat(fromBatch).hasSize(c.tokens().length);
+      assertThat(fromBatch).as("every completion token, the stop token included, and no padding").hasSize(c.tokens().length);
       for (int t = 0; t < fromBatch.size(); t++) {
         assertThat(fromBatch.get(t)).as("T=%s completion %d token %d", temperature, i, t).isCloseTo(cached.get(t), within(1e-5));
       }
