@@ -145,7 +145,7 @@ final class GrpoMicroBatches implements MicroBatches {
     if (lora != null && !spec.train().lora().hasAdapter()) {
       return (tokens, targets) -> {
         try (NoGradGuard ng = new NoGradGuard(); LoraLayers.Off off = lora.adaptersOff()) {
-          return RolloutBatch.tokenLogProbs(model, tokens, targets);
+          return RolloutBatch.tokenLogProbs(model, tokens, targets, spec.train().grpo().temperature());
         }
       };
     }
@@ -153,7 +153,7 @@ final class GrpoMicroBatches implements MicroBatches {
     Placement.moveParameters(copy.parameters().list(), dist.device());
     return (tokens, targets) -> {
       try (NoGradGuard ng = new NoGradGuard()) {
-        return RolloutBatch.tokenLogProbs(copy, tokens, targets);
+        return RolloutBatch.tokenLogProbs(copy, tokens, targets, spec.train().grpo().temperature());
       }
     };
   }
@@ -183,7 +183,7 @@ final class GrpoMicroBatches implements MicroBatches {
       opt.beforeBackward(m, n);
       GrpoLoss l;
       try (Autocast ac = Autocast.of(dtype, cuda)) {
-        Tensor logp = RolloutBatch.tokenLogProbs(model, b.tokens(), b.targets());
+        Tensor logp = RolloutBatch.tokenLogProbs(model, b.tokens(), b.targets(), g.temperature());
         l = GrpoLoss.of(logp, g.mu() > 1 ? current.old().get(m) : null, reference == null ? null : current.ref().get(m),
             onDevice(current.advantages().get(m), logp), onDevice(b.mask(), logp), params);
       }
@@ -235,7 +235,7 @@ final class GrpoMicroBatches implements MicroBatches {
       micro.add(b);
       advantages.add(Tensors.ofDoubles(Arrays.copyOfRange(adv, m * per, (m + 1) * per)));
       try (NoGradGuard ng = new NoGradGuard(); Autocast ac = Autocast.of(dtype, cuda)) {
-        if (g.mu() > 1) old.add(RolloutBatch.tokenLogProbs(model, b.tokens(), b.targets()));
+        if (g.mu() > 1) old.add(RolloutBatch.tokenLogProbs(model, b.tokens(), b.targets(), g.temperature()));
         if (reference != null) ref.add(reference.of(b.tokens(), b.targets()));
       }
     }

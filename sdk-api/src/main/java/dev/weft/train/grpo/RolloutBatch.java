@@ -39,11 +39,13 @@ public record RolloutBatch(Tensor tokens, Tensor targets, Tensor mask) {
 
   /**
    * log π of each target [B, T] under {@code model} (0 where there is none), in fp32, with gradients unless the caller
-   * holds a {@code NoGradGuard}.
+   * holds a {@code NoGradGuard}: of the distribution rollouts sample, the logits divided by {@code temperature} (as TRL
+   * does), so the loss's gradient is the policy gradient of what was sampled, not of the untempered model.
    */
-  public static Tensor tokenLogProbs(CausalLm model, Tensor tokens, Tensor targets) {
-    Tensor logits = model.logits(Rollouts.onModel(model, tokens), null);
-    Tensor logp = torch.log_softmax(logits.to(torch.ScalarType.Float), 2);
+  public static Tensor tokenLogProbs(CausalLm model, Tensor tokens, Tensor targets, double temperature) {
+    Tensor logits = model.logits(Rollouts.onModel(model, tokens), null).to(torch.ScalarType.Float);
+    if (temperature != 1) logits = logits.div(new Scalar(temperature));
+    Tensor logp = torch.log_softmax(logits, 2);
     Tensor y = Rollouts.onModel(model, targets);
     Tensor ignored = y.eq(new Scalar(Batches.IGNORE));
     Tensor picked = logp.gather(2, y.masked_fill(ignored, new Scalar(0)).unsqueeze(2)).squeeze(2);

@@ -59,11 +59,21 @@ class RolloutsTest {
     assertThat(greedy.get(2).tokens()).containsExactly(expected);
     assertThat(greedy.get(3).tokens()).containsExactly(expected);
 
-    List<Rollouts.Completion> sampled = Rollouts.sample(m, prompts, new long[] {0, 1}, 3, new GroupSampler(1.0, 0, 1.0), 5, new long[0], 7);
+    for (double temperature : new double[] {1.0, 0.5}) sameAsCached(m, prompts, temperature);
+  }
+
+  /**
+   * The loss's per-token log-probabilities at {@code temperature} are those of the tempered distribution the rollouts
+   * sampled from (TRL divides the logits by the temperature in the loss too): the policy gradient of what was drawn.
+   */
+  private static void sameAsCached(CausalLm m, List<long[]> prompts, double temperature) {
+    long[] stop = java.util.stream.LongStream.range(0, 60).toArray(); // rows end apart: the batch pads the early ones
+    List<Rollouts.Completion> sampled = Rollouts.sample(m, prompts, new long[] {0, 1}, 4, new GroupSampler(temperature, 0, 1.0), 8, stop, 7);
+    assertThat(sampled.stream().filter(c -> c.stopped() && c.tokens().length < 8).count()).as("some end early at a stop token").isPositive();
     RolloutBatch b = RolloutBatch.of(prompts, sampled);
     Tensor logp;
     try (NoGradGuard ng = new NoGradGuard()) {
-      logp = RolloutBatch.tokenLogProbs(m, b.tokens(), b.targets());
+      logp = RolloutBatch.tokenLogProbs(m, b.tokens(), b.targets(), temperature);
     }
     long[] targets = Tensors.toLongs(b.targets().contiguous().view(-1));
     double[] lp = Tensors.toDoubles(logp.to(org.bytedeco.pytorch.global.torch.ScalarType.Double).contiguous().view(-1));
@@ -71,22 +81,25 @@ class RolloutsTest {
     for (int i = 0; i < sampled.size(); i++) {
       Rollouts.Completion c = sampled.get(i);
       long[] p = prompts.get(c.prompt());
-      List<Double> cached = cachedLogProbs(m, p, c.tokens());
+      List<Double> cached = cachedLogProbs(m, p, c.tokens(), temperature);
       List<Double> fromBatch = new ArrayList<>();
       for (int t = 0; t < width; t++) if (targets[(int) (i * width + t)] != Batches.IGNORE) fromBatch.add(lp[(int) (i * width + t)]);
-      assertThat(fromBatch).hasSize(c.tokens().length);
-      for (int t = 0; t < fromBatch.size(); t++) assertThat(fromBatch.get(t)).isCloseTo(cached.get(t), within(1e-5));
+      assertThat(fromBatch).as("every completion token, the stop token included, and no padding").hasSize(c.tokens().length);
+      for (int t = 0; t < fromBatch.size(); t++) {
+        assertThat(fromBatch.get(t)).as("T=%s completion %d token %d", temperature, i, t).isCloseTo(cached.get(t), within(1e-5));
+      }
     }
   }
 
-  /** log π of each completion token as the one-row cached forward gives it. */
-  private static List<Double> cachedLogProbs(CausalLm m, long[] prompt, long[] completion) {
+  /** log π of each completion token as the one-row cached forward gives it, the logits divided by {@code temperature}. */
+  private static List<Double> cachedLogProbs(CausalLm m, long[] prompt, long[] completion, double temperature) {
     List<Double> out = new ArrayList<>();
     try (NoGradGuard ng = new NoGradGuard()) {
       var cache = m.newCache();
       Tensor logits = m.logits(Tensors.ofLongs(prompt).view(1, -1), cache);
       for (long id : completion) {
-        Tensor last = org.bytedeco.pytorch.global.torch.log_softmax(logits.select(1, logits.size(1) - 1).reshape(-1), 0);
+        Tensor last = org.bytedeco.pytorch.global.torch.log_softmax(logits.select(1, logits.size(1) - 1).reshape(-1)
+            .div(new org.bytedeco.pytorch.Scalar(temperature)), 0);
         out.add(last.select(0, id).item_double());
         logits = m.logits(Tensors.ofLongs(id).view(1, 1), cache);
       }
