@@ -16,7 +16,11 @@ final class TorchShardStep implements ShardStep {
     double bc1 = 1 - Math.pow(a.beta1(), a.step()), bc2 = 1 - Math.pow(a.beta2(), a.step());
     m.mul_(new Scalar(a.beta1())).add_(g, new Scalar(1 - a.beta1()));
     v.mul_(new Scalar(a.beta2())).addcmul_(g, g, new Scalar(1 - a.beta2()));
-    Tensor denom = v.sqrt().div_(new Scalar(Math.sqrt(bc2))).add_(new Scalar(a.eps()));
-    p.addcdiv_(m, denom, new Scalar(-a.lr() / bc1));
+    // the denominator is a bucket-sized temporary: freed here, not held by the step's PointerScope until the step ends
+    // (which kept the rank's whole owned state again: one denominator per bucket)
+    try (Tensor denom = v.sqrt()) {
+      denom.div_(new Scalar(Math.sqrt(bc2))).add_(new Scalar(a.eps()));
+      p.addcdiv_(m, denom, new Scalar(-a.lr() / bc1));
+    }
   }
 }

@@ -118,7 +118,9 @@ public final class MemoryPlan {
     for (int k = 0; k < part.chunks(); k++) chunkLayers = Math.max(chunkLayers, part.counts().get(part.virtualStage(stage, k)));
     double activations = inFlight * (layers * heldPerLayer + ends) + (spec.train().recompute() ? 2 * chunkLayers * layerAct : 0)
         + (last ? lossHeld(tokens, v / tp, h, chunk) : 0) + Math.max(last ? lossTransient(tokens, v / tp, chunk) : 0, backward)
-        + (spec.train().optimizer().toLowerCase(java.util.Locale.ROOT).startsWith("adam") ? optimizerTemporaries(zero >= 1 ? sharded : fp32) : 0);
+        + (spec.train().optimizer().toLowerCase(java.util.Locale.ROOT).startsWith("adam")
+            ? optimizerTemporaries(largestUnit(c.lora(), perLayer, c.adapterSplitPerLayer() / tp + c.adapterReplicatedPerLayer(),
+                first ? c.embedding() / tp : 0, last ? head : 0, params), zero >= 1 ? dp : 1) : 0);
 
     double reduceBytes = "fp32".equals(spec.precision().reduceDtype()) ? 4 : 2;
     double ring = (dp - 1) / dp;
@@ -140,11 +142,22 @@ public final class MemoryPlan {
   }
 
   /**
-   * What Adam's update makes beside its state and keeps until the step ends: each bucket's denominator sqrt(v)/√bc₂ + ε,
-   * a tensor of the bucket's size held by the step's PointerScope, so the rank's owned fp32 state again ({@code owned}:
-   * its bytes). Measured: a SmolLM2-135M full fine-tune peaked 427 MiB above the plan without it (docs/performance.md).
+   * What Adam's update makes beside its state, for a moment: one bucket's denominator sqrt(v)/√bc₂ + ε at a time (each
+   * freed before the next bucket's), the largest owned bucket shard in fp32 bytes. Buckets group whole units (a layer,
+   * the embedding, the head; LoRA: a layer's adapters) of at least a bucket's elements, so the largest is about the
+   * largest unit ({@code largestUnit}, parameters) or, for units smaller than a bucket, the bucket ({@code shards}: ZeRO's
+   * dp, else 1). Before the denominators were freed per bucket, all of them were held until the step ended: a
+   * SmolLM2-135M full fine-tune peaked 427 MiB above a plan without them (docs/performance.md).
    */
-  static double optimizerTemporaries(double owned) { return owned; }
+  static double optimizerTemporaries(double largestUnit, double shards) {
+    return 4 * largestUnit / shards;
+  }
+
+  /** The largest unit of trained parameters a bucket holds whole (see {@link #optimizerTemporaries}), at most all of them. */
+  static double largestUnit(boolean lora, double layer, double adapterLayer, double embedding, double head, double params) {
+    double unit = lora ? adapterLayer : Math.max(layer, Math.max(embedding, head));
+    return Math.min(params, Math.max(unit, Math.min(params, 1 << 18)));
+  }
 
   /** Whether the head's loss runs over chunks of {@code chunk} tokens (train.lossChunk) at {@code tokens} tokens. */
   static boolean chunked(double tokens, int chunk) { return chunk > 0 && tokens > chunk; }
