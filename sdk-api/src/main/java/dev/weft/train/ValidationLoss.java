@@ -101,7 +101,11 @@ final class ValidationLoss {
     return d.eval().isBlank() ? DataSources.open(d, seed).validation() : DataSources.open(d.evalData(), seed).train();
   }
 
-  boolean due(long step, long lastStep, int every) { return step % every == 0 || step == lastStep; }
+  /**
+   * Every {@code every} steps and at the last; GRPO's held-out accuracy also after the first step, so that the run's own
+   * curve (metrics.jsonl, the report's reward chart) starts next to the policy it began from, not {@code every} updates in.
+   */
+  boolean due(long step, long lastStep, int every) { return step % every == 0 || step == lastStep || (grpo != null && step == 1); }
 
   /** The validation loss, or null: GRPO has none, and a warning says so when no held-out token is a target. */
   Double run() {

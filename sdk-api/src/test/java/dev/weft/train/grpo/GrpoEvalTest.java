@@ -44,14 +44,14 @@ class GrpoEvalTest {
     }
     Files.write(held, lines);
     RunResult run = GrpoTrainingTest.grpo().data(prompts.toString()).reward(GrpoTrainingTest.DIGITS, 0.25).dataParallel(2).microBatches(1)
-        .set("data.eval", held.toString()).set("train.evalEvery", 2).runDir(dir.resolve("run")).fit();
+        .set("data.eval", held.toString()).set("train.evalEvery", 2).steps(4).runDir(dir.resolve("run")).fit();
     List<JsonNode> steps = new ArrayList<>();
     for (String line : Files.readAllLines(dir.resolve("run/metrics.jsonl"))) steps.add(Json.PLAIN.readTree(line));
     steps.removeIf(n -> !n.has("reward"));
-    assertThat(steps).hasSize(3);
-    assertThat(steps.get(0).has("eval_reward")).as("step 1 is not an evaluation step").isFalse();
-    assertThat(steps.get(1).has("eval_reward")).isTrue();
-    JsonNode last = steps.get(2);
+    assertThat(steps).hasSize(4);
+    // every 2 steps and the last, and GRPO's after the first step too (the curve starts beside the starting policy)
+    assertThat(steps.stream().map(n -> n.has("eval_reward")).toList()).containsExactly(true, true, false, true);
+    JsonNode last = steps.get(3);
 
     double[] expected = greedyScores((CausalLm) run.model(), lines);
     assertThat(last.get("eval_rewards/arithmetic").asDouble()).isCloseTo(expected[0], within(1e-9));
