@@ -69,7 +69,10 @@ public final class ModelBuilder {
     Layers layers = plainLayers(spec, tpOps);
     ContextLayers context = cp != null && cp.size() > 1 ? new ContextLayers(layers, cp, p.cpMethod()) : null;
     if (context != null) layers = context;
-    LoraLayers adapters = spec.train().lora().enabled() ? new LoraLayers(layers, spec.train().lora(), spec.train().seed()) : null; // a LoRA linear is one ZeRO unit
+    // a compressed base holds the embedding and head in 16 bits too where one rank holds them whole and no stage copies them
+    boolean tables = tpOps == null && context == null && p.pp() == 1;
+    LoraLayers adapters = spec.train().lora().enabled()
+        ? new LoraLayers(layers, spec.train().lora(), spec.train().seed(), tables, spec.train().lossChunk()) : null; // a LoRA linear is one ZeRO unit
     if (adapters != null) layers = adapters;
     Zero3Layers zeroUnits = zero >= 1 ? new Zero3Layers(layers, zero == 3) : null;
     if (zeroUnits != null) layers = zeroUnits;

@@ -36,15 +36,19 @@ public final class FrozenBase {
 
   public Format format() { return format; }
 
-  /** One frozen weight: its parameter until compressed, then its compressed form. */
+  /** One frozen weight: its parameter until compressed, then its compressed form ({@code held}). */
   private final class Slot {
     final Param param;
+    final Format held;
     Nf4.Quantized nf4;
     Int8.Quantized int8;
     Tensor half;
     long[] shape;
 
-    Slot(Param param) { this.param = param; }
+    Slot(Param param, Format held) {
+      this.param = param;
+      this.held = held;
+    }
 
     boolean compressed() { return nf4 != null || int8 != null || half != null; }
 
@@ -54,7 +58,7 @@ public final class FrozenBase {
         Tensor w = param.tensor();
         shape = w.sizes().vec().get();
         // kept out of the PointerScope around the load's copy: they outlive it
-        switch (format) {
+        switch (held) {
           case NF4 -> {
             Nf4.Quantized q = Nf4.quantize(w, param.name());
             nf4 = new Nf4.Quantized(kept(q.codes()), kept(q.absmax()), q.shape());
@@ -108,7 +112,7 @@ public final class FrozenBase {
 
   /** The projection over the frozen weights {@code ws} (outputs side by side) and biases {@code bs} (none, or one each). */
   public Layers.Linear linear(List<Param> ws, List<Tensor> bs) {
-    List<Slot> mine = ws.stream().map(p -> slots.computeIfAbsent(p.name(), n -> new Slot(p))).toList();
+    List<Slot> mine = ws.stream().map(p -> slots.computeIfAbsent(p.name(), n -> new Slot(p, format))).toList();
     // biases stay fp32 parameters (loaded in place after this is built): concatenated per call
     java.util.function.Supplier<Tensor> bias = bs.isEmpty() ? null : bs.size() == 1 ? () -> bs.get(0)
         : () -> torch.cat(new TensorVector(bs.toArray(new Tensor[0])));
@@ -157,6 +161,61 @@ public final class FrozenBase {
       buffer.retainReference(); // held for the model's life, past whatever PointerScope the first call runs in
     }
     return buffer;
+  }
+
+  /**
+   * The frozen table {@code p} [rows, dim] (the token embedding, an untied head, or both when tied): held in 16 bits
+   * under every compressed base (fp16 under {@code fp16}, else bf16, as QLoRA keeps them), its rows gathered or made in
+   * fp32 a block at a time, never the whole fp32 table. At Llama-3.1-8B's vocabulary an fp32 table is 2.1 GB, more than
+   * half its NF4 projections.
+   */
+  public Table table(Param p) {
+    if (format == Format.NONE) throw new IllegalStateException("an fp32 base holds its tables as parameters");
+    return new Table(slots.computeIfAbsent(p.name(), n -> new Slot(p, format == Format.FP16 ? Format.FP16 : Format.BF16)));
+  }
+
+  /** Rows of a table made in fp32 per call: at most this many elements (32 MiB), within the projections' buffer at scale. */
+  static final long TABLE_BLOCK_ELEMENTS = 1L << 23;
+
+  /** A frozen table: the embedding's row gather and the head's weight, made a block of rows at a time. */
+  public final class Table implements dev.weft.models.ChunkedCrossEntropy.MadeRows {
+    private final Slot slot;
+
+    private Table(Slot slot) { this.slot = slot; }
+
+    private Tensor held() { return slot.compressed() ? slot.half : slot.param.tensor(); }
+
+    @Override public long rows() { return slot.shape()[0]; }
+
+    private long dim() { return slot.shape()[1]; }
+
+    @Override public long blockRows() { return Math.max(1, Math.min(rows(), TABLE_BLOCK_ELEMENTS / dim())); }
+
+    /** The rows of {@code ids} in fp32: the embedding's lookup (each row converted, exactly, from its 16 bits). */
+    public Tensor gather(Tensor ids) {
+      Tensor rows = torch.embedding(held(), ids);
+      return rows.scalar_type() == ScalarType.Float ? rows : rows.to(ScalarType.Float);
+    }
+
+    @Override
+    public Tensor rows(long from, long n) {
+      if (!slot.compressed()) return slot.param.tensor().narrow(0, from, n);
+      Tensor out = buffer(n * dim()).narrow(0, 0, n * dim()).view(n, dim());
+      return out.copy_(slot.half.narrow(0, from, n));
+    }
+
+    /**
+     * Full logits of {@code h} [..., dim]: made a block at a time without a gradient; with one (GRPO's policy
+     * log-probabilities) over the whole table made in fp32 for this call (correct; as large as an fp32 head).
+     */
+    public Tensor logits(Tensor h) {
+      long[] shape = h.sizes().vec().get();
+      shape[shape.length - 1] = rows();
+      if (org.bytedeco.pytorch.GradMode.is_enabled() && h.requires_grad()) {
+        return torch.linear(h, held().to(ScalarType.Float), new org.bytedeco.pytorch.TensorOptional());
+      }
+      return dev.weft.models.ChunkedCrossEntropy.logits(h.reshape(-1, dim()), this).view(shape);
+    }
   }
 
   /** Whether {@code name} is one of the weights held here. */
