@@ -119,7 +119,10 @@ public final class PretrainedWeights {
   }
 
   private static void requireFinite(String name, Tensor t, String field) {
-    if (t.is_floating_point() && !org.bytedeco.pytorch.global.torch.isfinite(t).all().item_bool()) {
+    // the sum is finite when every element is (weights never sum past fp32's range): one pass without a bool tensor
+    // (isfinite(t).all() took as long as a quantisation at 8B); only a non-finite sum is looked at element by element
+    if (t.is_floating_point() && !Double.isFinite(t.sum().item_double())
+        && !org.bytedeco.pytorch.global.torch.isfinite(t).all().item_bool()) {
       long bad = org.bytedeco.pytorch.global.torch.isfinite(t).logical_not().sum().item_long();
       throw new SpecException(field, "tensor " + name + " holds " + bad + " non-finite value(s) (NaN or infinity); the weights"
           + " are damaged or came from a diverged run: use another copy");
