@@ -23,10 +23,12 @@ public final class LoraPlan {
           + " targets the model does not have (train.lora.targets)");
     }
     double state = r.gradients() + r.optimizerState(), fullState = f.gradients() + f.optimizerState();
+    // the frozen base as held: fp32, or the compressed projections (and, unsplit, the 16-bit embedding and head)
+    String held = "none".equals(l.quantize()) || l.quantize().isBlank() ? "fp32" : "train.lora.quantize " + l.quantize();
     return Optional.of(String.format(Locale.ROOT, "LoRA rank %d on %s: %s of %s parameters train on rank %d; the frozen base"
-        + " (fp32, %s) is held whole on every dp rank, without gradients or optimizer state; gradients + optimizer state"
+        + " (%s, %s) is held whole on every dp rank, without gradients or optimizer state; gradients + optimizer state"
         + " %s vs %s for a full fine-tune (%.1f %%); rank total %s vs %s (saves %s per rank)", l.rank(), String.join(", ", l.targets()),
-        Bytes.count(r.trainableCount()), Bytes.count(r.parameterCount()), r.rank(), Bytes.human(4 * (r.parameterCount() - r.trainableCount())),
+        Bytes.count(r.trainableCount()), Bytes.count(r.parameterCount()), r.rank(), held, Bytes.human(r.parameters() - 4 * r.trainableCount()),
         Bytes.human(state), Bytes.human(fullState), 100 * state / fullState, Bytes.human(r.total()), Bytes.human(f.total()),
         Bytes.human(f.total() - r.total())));
   }

@@ -80,7 +80,11 @@ public final class MemoryPlan {
     // the frozen base: fp32 as loaded, but its projections (the split weights) in train.lora.quantize's bytes per weight,
     // plus, compressed, one layer's projections made again in fp32 for a multiplication
     double bpw = baseBytesPerWeight(spec.train().lora().quantize()), projections = layers * c.splitPerLayer() / tp;
-    double frozenBytes = !c.lora() ? 0 : 4 * model - (4 - bpw) * projections + (bpw < 4 ? 4 * c.splitPerLayer() / tp : 0);
+    // a compressed base on one unsplit rank holds the embedding and head in 16 bits too (FrozenBase.table)
+    boolean tables = c.lora() && bpw < 4 && p.tp() == 1 && p.cp() == 1 && p.pp() == 1;
+    double tableWeights = tables ? c.embedding() + head : 0;
+    double frozenBytes = !c.lora() ? 0 : 4 * model - (4 - bpw) * projections + (bpw < 4 ? 4 * c.splitPerLayer() / tp : 0)
+        - 2 * tableWeights;
     double params = c.lora() ? adapters : model; // what trains: gradients, optimizer state, dp reduction
     double mine = c.lora() ? 0 : experts / p.ep(); // trained experts here (LoRA freezes them with the base)
     double fp32 = 4 * params, sharded = 4 * ((params - mine) / dp + mine / edp);
@@ -100,7 +104,8 @@ public final class MemoryPlan {
     // logits, softmax and their gradient, fp32; over chunks (train.lossChunk) one chunk's logits and their gradient in
     // place of the softmax, and the hidden states' gradient kept for the backward
     int chunk = spec.train().lossChunk();
-    double logits = !last ? 0 : chunk > 0 && tokens > chunk ? 2 * 4 * chunk * v / tp + 4 * tokens * h : 3 * 4 * tokens * v / tp;
+    double logits = !last ? 0 : tables ? 4 * Math.min(tokens, chunk > 0 ? chunk : tokens) * v + 4 * tokens * h // made head: one chunk's logits, softmax and gradient in place
+        : chunk > 0 && tokens > chunk ? 2 * 4 * chunk * v / tp + 4 * tokens * h : 3 * 4 * tokens * v / tp;
     double activations = inFlight * layers * layerAct + logits;
 
     double reduceBytes = "fp32".equals(spec.precision().reduceDtype()) ? 4 : 2;

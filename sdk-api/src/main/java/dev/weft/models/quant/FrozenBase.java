@@ -12,11 +12,12 @@ import org.bytedeco.pytorch.global.torch;
 import org.bytedeco.pytorch.global.torch.ScalarType;
 
 /**
- * A LoRA run's frozen projection weights held compressed ({@code train.lora.quantize}): NF4, int8 or 16-bit. Each
- * weight is compressed once it holds its value ({@link #compress}, called by the load right after its copy, so the
- * fp32 model never exists whole; {@link #compressAll} for what was drawn, not loaded) and its fp32 tensor released
- * (the parameter keeps its name and shape, holding no elements). The projection then multiplies by the weight made
- * again in fp32 per call, in the forward and in the backward ({@link RecomputedLinear}).
+ * A LoRA run's frozen weights held compressed ({@code train.lora.quantize}): the projections in NF4, int8 or 16 bits,
+ * the token embedding and head in 16 bits ({@link #table}). Each weight is compressed from the file's tensor as the
+ * load reads it ({@link #compressFrom}: no fp32 copy of it ever exists; {@link #compressAll} for what was drawn, not
+ * loaded) and its fp32 parameter released (it keeps its name and shape, holding no elements). A projection then
+ * multiplies by its weight made again in fp32 per call, in the forward and in the backward ({@link RecomputedLinear});
+ * a table's rows are gathered or made in fp32 a block at a time.
  */
 public final class FrozenBase {
   /** How the frozen weights are held. */
@@ -52,12 +53,14 @@ public final class FrozenBase {
 
     boolean compressed() { return nf4 != null || int8 != null || half != null; }
 
-    void compress() {
-      if (compressed()) return;
+    void compress() { compress(param.tensor()); }
+
+    /** Compresses {@code w} (this weight's value: the parameter's own, or the file's tensor as read) and releases the fp32 parameter. */
+    void compress(Tensor w) {
+      if (compressed() || held == Format.NONE) return;
       try (NoGradGuard ng = new NoGradGuard()) {
-        Tensor w = param.tensor();
         shape = w.sizes().vec().get();
-        // kept out of the PointerScope around the load's copy: they outlive it
+        // kept out of the PointerScope around the load's read: they outlive it
         switch (held) {
           case NF4 -> {
             Nf4.Quantized q = Nf4.quantize(w, param.name());
@@ -67,13 +70,16 @@ public final class FrozenBase {
             Int8.Quantized q = Int8.quantize(w, param.name());
             int8 = new Int8.Quantized(kept(q.q()), kept(q.scale()), q.shape());
           }
-          case BF16 -> half = kept(w.to(ScalarType.BFloat16).clone());
-          case FP16 -> half = kept(w.to(ScalarType.Half).clone());
-          case NONE -> { return; }
+          default -> half = kept(converted(w, held == Format.FP16 ? ScalarType.Half : ScalarType.BFloat16));
         }
-        w.set_(); // the fp32 copy is released: the parameter stays registered, with no elements
+        param.tensor().set_(); // the fp32 storage released (never written when loaded): the parameter stays registered, with no elements
         org.bytedeco.javacpp.Pointer.trimMemory(); // and its pages handed back, not kept in malloc's free lists
       }
+    }
+
+    /** {@code w} in {@code type}, a copy of its own (a file's tensor of that type is its memory map: copied, not kept). */
+    private Tensor converted(Tensor w, ScalarType type) {
+      return w.scalar_type().value == type.value ? w.contiguous().clone() : w.to(type).contiguous();
     }
 
     /**
@@ -225,6 +231,14 @@ public final class FrozenBase {
   public void compress(Param p) {
     Slot s = slots.get(p.name());
     if (s != null) s.compress();
+  }
+
+  /** {@link dev.weft.models.hf.PretrainedWeights.Taker}: compresses {@code p} from {@code value} (the file's tensor as read) if it is held here. */
+  public boolean compressFrom(Param p, Tensor value) {
+    Slot s = slots.get(p.name());
+    if (s == null || s.held == Format.NONE) return false;
+    s.compress(value);
+    return true;
   }
 
   /** Compresses every weight not yet compressed. */

@@ -6,23 +6,27 @@ import dev.weft.Trainer;
 import dev.weft.data.Batches;
 import dev.weft.models.LanguageModel;
 import dev.weft.models.Parameters.Param;
+import dev.weft.models.llama.TinyHfLlama;
 import dev.weft.models.quant.Int8;
 import dev.weft.models.quant.Nf4;
 import dev.weft.train.ModelBuilder;
 import dev.weft.util.Tensors;
+import java.nio.file.Path;
 import java.util.Random;
 import org.bytedeco.pytorch.NoGradGuard;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.global.torch.ScalarType;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Under a compressed LoRA base the token embedding and the head (tied or not) are held in 16 bits, looked up and made in
  * fp32 a block at a time: a Llama trains as the same Llama holding every frozen weight in fp32 at the values the
  * compressed base stands for (projections dequantised, embedding/head rounded to bf16), within 1e-5 per step in the
- * loss and every adapter's gradient, over token chunks of the loss; the fp32 embedding/head are released.
+ * loss and every adapter's gradient, over token chunks of the loss; the fp32 embedding/head are released. Loaded from
+ * a file (fp32 or bf16), each weight is compressed from the tensor as read.
  */
 class HeldTablesTest {
   private static final int VOCAB = 300, SEQ = 13;
@@ -48,7 +52,24 @@ class HeldTablesTest {
   @ParameterizedTest
   @CsvSource({"bf16,false", "bf16,true", "nf4,false", "nf4,true", "int8,false"})
   void aLlamaOverA16BitEmbeddingAndHeadTrainsAsItsFp32Copy(String format, boolean tied) {
-    LanguageModel compressed = llama(format, tied), reference = llama("none", tied);
+    trainsAsTheFp32Copy(llama(format, tied), llama("none", tied), format, tied ? 1 : 2, VOCAB);
+  }
+
+  private static LanguageModel pretrained(Path hf, String quantize) {
+    return ModelBuilder.whole(Trainer.model("llama").pretrained(hf).seed(7).seqLen(SEQ).set("train.lossChunk", 4).lora(4, 8)
+        .set("train.lora.quantize", quantize).toSpec());
+  }
+
+  /** The load compresses each weight from the file's tensor (fp32 or bf16 file), never writing the fp32 parameter. */
+  @ParameterizedTest
+  @CsvSource({"nf4,false,false", "nf4,true,true", "bf16,false,true", "int8,true,false"})
+  void aPretrainedLlamaIsCompressedFromTheFileAsRead(String format, boolean tied, boolean bf16File, @TempDir Path dir) throws Exception {
+    Path hf = TinyHfLlama.write(dir.resolve("fp32"), 11, tied, false);
+    if (bf16File) hf = TinyHfLlama.bf16Copy(hf, dir.resolve("bf16"));
+    trainsAsTheFp32Copy(pretrained(hf, format), pretrained(hf, "none"), format, tied ? 1 : 2, TinyHfLlama.VOCAB);
+  }
+
+  private static void trainsAsTheFp32Copy(LanguageModel compressed, LanguageModel reference, String format, int expectTables, int vocab) {
     int tables = 0;
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Param p : reference.parameters().list()) {
@@ -59,12 +80,12 @@ class HeldTablesTest {
         if (isTable) tables++;
       }
     }
-    assertThat(tables).isEqualTo(tied ? 1 : 2);
+    assertThat(tables).isEqualTo(expectTables);
     Random r = new Random(3);
     long[] ids = new long[2 * SEQ], ys = new long[2 * SEQ];
     for (int i = 0; i < ids.length; i++) {
-      ids[i] = r.nextInt(VOCAB);
-      ys[i] = r.nextInt(5) == 0 ? Batches.IGNORE : r.nextInt(VOCAB);
+      ids[i] = r.nextInt(vocab);
+      ys[i] = r.nextInt(5) == 0 ? Batches.IGNORE : r.nextInt(vocab);
     }
     Tensor tokens = Tensors.ofLongs(ids).view(2, SEQ), targets = Tensors.ofLongs(ys).view(2, SEQ);
     for (int step = 0; step < 3; step++) {
