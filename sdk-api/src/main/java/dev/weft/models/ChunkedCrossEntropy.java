@@ -2,6 +2,7 @@ package dev.weft.models;
 
 import static org.bytedeco.pytorch.global.torch.ScalarType.Float;
 
+import dev.weft.util.Tensors;
 import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.GradMode;
 import org.bytedeco.pytorch.NoGradGuard;
@@ -59,24 +60,93 @@ public final class ChunkedCrossEntropy {
     return chunk > 0 && tokens > chunk && !DeferredWeightGrads.recording();
   }
 
+  /**
+   * A frozen head weight [vocab, dim] held in another format than fp32 (a LoRA run's 16-bit embedding/head): its rows
+   * made in fp32 a block at a time, so the whole fp32 weight never exists. It takes no gradient.
+   */
+  public interface MadeRows {
+    /** The vocabulary: the weight's rows. */
+    long rows();
+
+    /** Rows made per call. */
+    long blockRows();
+
+    /** Rows [from, from + n) in fp32, [n, dim]; valid until the next call. */
+    Tensor rows(long from, long n);
+  }
+
   /** The cross-entropy of {@code hidden} [..., dim] · {@code w}ᵀ [vocab (this rank's), dim] against {@code targets} [...], summed over the targets. */
   public static Tensor lossSum(Tensor hidden, Tensor w, Tensor targets, long chunk, Vocab vocab) {
+    boolean wGrad = GradMode.is_enabled() && w.requires_grad();
+    Tensor wd = w.detach();
+    Product whole = new Product() {
+      @Override public Tensor logits(Tensor hc) {
+        Tensor logits = torch.linear(hc, wd, new org.bytedeco.pytorch.TensorOptional());
+        return logits.scalar_type() != Float ? logits.to(Float) : logits;
+      }
+      @Override public Tensor inputGrad(Tensor dLogits) { return dLogits.to(wd.scalar_type()).matmul(wd); }
+    };
+    return lossSum(hidden, whole, wGrad ? w : null, targets, chunk, vocab);
+  }
+
+  /**
+   * As above over a frozen head made a block of rows at a time ({@code chunk} tokens per chunk; 0: all at once): each
+   * chunk's logits filled block by block, its input gradient summed block by block; the whole vocabulary here.
+   */
+  public static Tensor lossSum(Tensor hidden, MadeRows w, Tensor targets, long chunk) {
+    Product made = new Product() {
+      @Override public Tensor logits(Tensor hc) { return ChunkedCrossEntropy.logits(hc, w); }
+      @Override public Tensor inputGrad(Tensor dLogits) {
+        Tensor g = null;
+        for (long v0 = 0; v0 < w.rows(); v0 += w.blockRows()) {
+          long n = Math.min(w.blockRows(), w.rows() - v0);
+          Tensor rows = w.rows(v0, n), part = dLogits.narrow(1, v0, n);
+          g = g == null ? part.matmul(rows) : g.addmm_(part, rows);
+        }
+        return g;
+      }
+    };
+    long tokens = Math.max(1, targets.numel());
+    return lossSum(hidden, made, null, targets, chunk > 0 ? chunk : tokens, Vocab.whole());
+  }
+
+  /** The logits [tokens, vocab] (fp32) of {@code hc} [tokens, dim] over {@code w}, filled a block of vocabulary rows at a time; no gradient. */
+  public static Tensor logits(Tensor hc, MadeRows w) {
+    Tensor logits = Tensors.empty(Float, hc.size(0), w.rows());
+    try (NoGradGuard off = new NoGradGuard()) {
+      for (long v0 = 0; v0 < w.rows(); v0 += w.blockRows()) {
+        long n = Math.min(w.blockRows(), w.rows() - v0);
+        Tensor rows = w.rows(v0, n);
+        if (rows.scalar_type() != hc.scalar_type()) rows = rows.to(hc.scalar_type()); // 16-bit autocast hidden states
+        logits.narrow(1, v0, n).copy_(hc.detach().matmul(rows.t()));
+      }
+    }
+    return logits;
+  }
+
+  /** The head's two products with the weight: a chunk's logits (fp32) and its input gradient. */
+  private interface Product {
+    Tensor logits(Tensor hc);
+
+    Tensor inputGrad(Tensor dLogits);
+  }
+
+  private static Tensor lossSum(Tensor hidden, Product head, Tensor w, Tensor targets, long chunk, Vocab vocab) {
     Tensor h = hidden.reshape(-1, hidden.size(-1));
     Tensor tg = targets.reshape(-1);
     long n = h.size(0);
     boolean hGrad = GradMode.is_enabled() && hidden.requires_grad();
-    boolean wGrad = GradMode.is_enabled() && w.requires_grad();
+    boolean wGrad = w != null;
     Tensor perToken = torch.zeros(new long[] {n}, new org.bytedeco.pytorch.TensorOptions(Float));
     Tensor gH = hGrad ? torch.zeros_like(h) : null;
     Tensor gW = wGrad ? torch.zeros_like(w) : null;
     try (NoGradGuard off = new NoGradGuard()) {
-      Tensor hd = h.detach(), wd = w.detach();
+      Tensor hd = h.detach(), wd = wGrad ? w.detach() : null;
       for (long r0 = 0; r0 < n; r0 += chunk) {
         try (PointerScope scope = new PointerScope()) {
           long len = Math.min(chunk, n - r0);
           Tensor hc = hd.narrow(0, r0, len), y = tg.narrow(0, r0, len);
-          Tensor logits = torch.linear(hc, wd, new org.bytedeco.pytorch.TensorOptional());
-          if (logits.scalar_type() != Float) logits = logits.to(Float);
+          Tensor logits = head.logits(hc);
           Tensor max = logits.amax(new long[] {-1}, true);
           vocab.max(max);
           logits.sub_(max);
@@ -93,9 +163,8 @@ public final class ChunkedCrossEntropy {
           Tensor dLogits = e.div_(sums.select(0, 0).unsqueeze(1)); // the softmax, in the exponentials' place
           dLogits.scatter_add_(1, ids, ownedF.neg().unsqueeze(1));
           dLogits.mul_(mask.unsqueeze(1));
-          Tensor d = dLogits.to(wd.scalar_type());
-          if (hGrad) gH.narrow(0, r0, len).copy_(d.matmul(wd));
-          if (wGrad) gW.add_(d.t().matmul(hc.to(wd.scalar_type())));
+          if (hGrad) gH.narrow(0, r0, len).copy_(head.inputGrad(dLogits));
+          if (wGrad) gW.add_(dLogits.to(wd.scalar_type()).t().matmul(hc.to(wd.scalar_type())));
         }
       }
     }

@@ -116,8 +116,16 @@ public final class MemoryPlan {
     double backward = act * tokens * c.backwardPerLayer() / tp * layers;
     int chunkLayers = 0;
     for (int k = 0; k < part.chunks(); k++) chunkLayers = Math.max(chunkLayers, part.counts().get(part.virtualStage(stage, k)));
-    double activations = inFlight * (layers * heldPerLayer + ends) + (spec.train().recompute() ? 2 * chunkLayers * layerAct : 0)
-        + (last ? lossHeld(tokens, v / tp, h, chunk) : 0) + Math.max(last ? lossTransient(tokens, v / tp, chunk) : 0, backward)
+    // recomputed: on one unsplit rank each layer is checkpointed (ModelBuilder: LayerCheckpoint), so one layer's set is
+    // made again in the backward; split, the stage's chunk is recomputed whole
+    // the loss; a 16-bit held head (tables) always runs over chunks, the hidden states' gradient held and one chunk's
+    // logits (made a block of vocabulary rows at a time) for a moment
+    boolean tables = tables(spec);
+    double lossHeld = tables ? 4 * tokens * h : lossHeld(tokens, v / tp, h, chunk);
+    double lossTransient = tables ? 4 * Math.min(tokens, chunk > 0 ? chunk : tokens) * v : lossTransient(tokens, v / tp, chunk);
+    double recomputed = !spec.train().recompute() ? 0 : 2 * (checkpointsLayers(spec) ? 1 : chunkLayers) * layerAct;
+    double activations = inFlight * (layers * heldPerLayer + ends) + recomputed
+        + (last ? lossHeld : 0) + Math.max(last ? lossTransient : 0, backward)
         + (spec.train().optimizer().toLowerCase(java.util.Locale.ROOT).startsWith("adam")
             ? optimizerTemporaries(largestUnit(c.lora(), perLayer, c.adapterSplitPerLayer() / tp + c.adapterReplicatedPerLayer(),
                 first ? c.embedding() / tp : 0, last ? head : 0, params), zero >= 1 ? dp : 1) : 0);
@@ -179,11 +187,28 @@ public final class MemoryPlan {
   }
 
   /**
-   * Bytes per weight of a frozen (LoRA) base's token embedding and output head: fp32 as loaded, whatever {@code
-   * train.lora.quantize} (only the projections are compressed). The one place the plan says so.
+   * Bytes per weight of a frozen (LoRA) base's token embedding and output head: 16 bits where {@link #tables} (a
+   * compressed base on one unsplit rank: FrozenBase.table), else fp32 as loaded. The one place the plan says so.
    */
   static double frozenEmbeddingBytesPerWeight(TrainingSpec spec) {
-    return 4;
+    return tables(spec) ? 2 : 4;
+  }
+
+  /**
+   * Whether a LoRA run's frozen embedding and head are held in 16 bits (ModelBuilder's rule): a compressed base
+   * ({@code train.lora.quantize} not none) where one rank holds them whole (no tp, cp or pp); its head's loss then runs
+   * over chunks of {@code train.lossChunk} tokens (0: the whole sequence as one chunk).
+   */
+  static boolean tables(TrainingSpec spec) {
+    var p = spec.parallel();
+    String q = spec.train().lora().quantize();
+    return spec.train().lora().enabled() && q != null && !q.isBlank() && !"none".equals(q) && p.tp() == 1 && p.cp() == 1 && p.pp() == 1;
+  }
+
+  /** Whether {@code train.recompute} checkpoints each decoder layer (ModelBuilder's rule: one unsplit rank, ZeRO < 3, dense). */
+  static boolean checkpointsLayers(TrainingSpec spec) {
+    var p = spec.parallel();
+    return spec.train().recompute() && p.pp() == 1 && p.tp() == 1 && p.cp() == 1 && p.zero() < 3;
   }
 
   /** Bytes per frozen projection weight under {@code train.lora.quantize}: NF4's 4 bits and an fp32 absmax per 64. */

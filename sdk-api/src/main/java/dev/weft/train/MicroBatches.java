@@ -29,7 +29,10 @@ interface MicroBatches {
   /** The language-model loss's way: sequential, or pipelined for pipeline stages and recomputation. */
   static MicroBatches forLoss(TrainingSpec spec, LanguageModel model, ShardedOptimizer opt, StepData data, Distributed dist) {
     var p = spec.parallel();
-    if (p.pp() == 1 && !spec.train().recompute()) return new SequentialMicroBatches(model, opt, data, spec.precision().dtype());
+    boolean layersCheckpointed = model instanceof dev.weft.models.decoder.Decoder d && d.checkpointsLayers();
+    if (p.pp() == 1 && (!spec.train().recompute() || layersCheckpointed)) {
+      return new SequentialMicroBatches(model, opt, data, spec.precision().dtype()); // recompute: per layer, in the model
+    }
     if (!(model instanceof StagedModel staged)) {
       throw new SpecException(p.pp() > 1 ? "parallel.pp" : "train.recompute", "model.factory="
           + spec.model().factory() + " builds a model that does not implement dev.weft.models.StagedModel;"

@@ -69,7 +69,10 @@ public final class ModelBuilder {
     Layers layers = plainLayers(spec, tpOps);
     ContextLayers context = cp != null && cp.size() > 1 ? new ContextLayers(layers, cp, p.cpMethod()) : null;
     if (context != null) layers = context;
-    LoraLayers adapters = spec.train().lora().enabled() ? new LoraLayers(layers, spec.train().lora(), spec.train().seed()) : null; // a LoRA linear is one ZeRO unit
+    // a compressed base holds the embedding and head in 16 bits too where one rank holds them whole and no stage copies them
+    boolean tables = tpOps == null && context == null && p.pp() == 1;
+    LoraLayers adapters = spec.train().lora().enabled()
+        ? new LoraLayers(layers, spec.train().lora(), spec.train().seed(), tables, spec.train().lossChunk()) : null; // a LoRA linear is one ZeRO unit
     if (adapters != null) layers = adapters;
     Zero3Layers zeroUnits = zero >= 1 ? new Zero3Layers(layers, zero == 3) : null;
     if (zeroUnits != null) layers = zeroUnits;
@@ -132,13 +135,19 @@ public final class ModelBuilder {
           + String.join(", ", spec.train().lora().targets()) + (ppRank > 0 ? " on pipeline stage " + ppRank : "")
           + "; LoRA adapts the Hugging Face projections (llama-family models); name targets the model has");
     }
+    var par = spec.parallel();
+    // train.recompute on one unsplit rank: each layer checkpointed (its input kept), not the whole model recomputed
+    if (spec.train().recompute() && par.pp() == 1 && par.tp() == 1 && par.cp() == 1 && par.zero() < 3
+        && model instanceof dev.weft.models.decoder.Decoder d && d.config().moe() == null) {
+      d.checkpointLayers();
+    }
     FrozenBase frozenBase = stack.adapters() == null ? null : stack.adapters().frozenBase();
     if (spec.model().hasPretrained()) {
       Parameters ps = model.parameters();
       List<Param> base = spec.train().lora().enabled() ? ps.list().stream().filter(q -> ps.isFrozen(q.name())).toList() : ps.list();
-      // a compressed base: each weight compressed right after its copy, so the fp32 base never exists whole
+      // a compressed base: each weight compressed from the file's tensor as read, so no fp32 copy of it ever exists
       PretrainedWeights.loadInto(base, HuggingFaceFormat.of(f), Path.of(spec.model().pretrained()),
-          frozenBase == null ? p -> {} : frozenBase::compress);
+          frozenBase == null ? (p, v) -> false : frozenBase::compressFrom);
     }
     if (frozenBase != null) frozenBase.compressAll(); // drawn, not loaded
     if (spec.train().lora().hasAdapter()) {

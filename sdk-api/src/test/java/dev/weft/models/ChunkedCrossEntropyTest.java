@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The head's cross-entropy over chunks of tokens equals the whole-logits loss and its gradients (the hidden states',
  * the head weight's) within 1e-6, with targets masked out, under a scaled output gradient, for a tied head, and
- * through a decoder with packed documents and DPO's per-row log-probabilities.
+ * through a decoder with packed documents and DPO's per-row log-probabilities; a frozen head made a block of rows at a
+ * time equals the whole weight.
  */
 class ChunkedCrossEntropyTest {
   private static final long DIM = 16, VOCAB = 40;
@@ -86,6 +87,41 @@ class ChunkedCrossEntropyTest {
       assertThat(c.requires_grad()).isFalse();
       assertThat(Math.abs(c.item_double() - plain)).isLessThanOrEqualTo(1e-6 * plain);
     }
+  }
+
+  /** A frozen weight served {@code block} rows at a time from a copy (each call overwrites the previous rows' buffer). */
+  private static ChunkedCrossEntropy.MadeRows made(Tensor w, long block) {
+    Tensor buffer = Tensors.empty(org.bytedeco.pytorch.global.torch.ScalarType.Float, block, w.size(1));
+    return new ChunkedCrossEntropy.MadeRows() {
+      @Override public long rows() { return w.size(0); }
+      @Override public long blockRows() { return block; }
+      @Override public Tensor rows(long from, long n) {
+        buffer.fill_(new Scalar(Double.NaN)); // a block read after the next call would poison the result
+        return buffer.narrow(0, 0, n).copy_(w.narrow(0, from, n));
+      }
+    };
+  }
+
+  @ParameterizedTest
+  @ValueSource(longs = {1, 7, 40})
+  void aHeadMadeABlockOfRowsAtATimeEqualsTheWholeWeight(long block) {
+    Tensor y = targets(3, 11, block);
+    Tensor w = Init.normalFull(5, "w", 0.5, VOCAB, DIM);
+    for (long chunk : new long[] {0, 4}) {
+      Tensor h1 = Init.normalFull(3, "hidden", 1.0, 3, 11, DIM).requires_grad_(true);
+      Tensor h2 = Init.normalFull(3, "hidden", 1.0, 3, 11, DIM).requires_grad_(true);
+      Tensor plain = ChunkedCrossEntropy.lossSum(h1, w, y, 33, ChunkedCrossEntropy.Vocab.whole());
+      Tensor chunked = ChunkedCrossEntropy.lossSum(h2, made(w, block), y, chunk);
+      plain.mul(new Scalar(2.5)).backward();
+      chunked.mul(new Scalar(2.5)).backward();
+      assertThat(plain.item_double()).isGreaterThan(10);
+      assertThat(Math.abs(chunked.item_double() - plain.item_double())).isLessThanOrEqualTo(1e-6 * plain.item_double());
+      double scale = h1.grad().abs().max().item_double();
+      assertThat(scale).isGreaterThan(1e-2);
+      assertThat(maxDiff(h2.grad(), h1.grad())).as("dHidden, chunk " + chunk).isLessThanOrEqualTo(1e-6 * scale);
+    }
+    Tensor h = Init.normalFull(4, "h", 1.0, 5, DIM);
+    assertThat(maxDiff(ChunkedCrossEntropy.logits(h, made(w, block)), h.matmul(w.t()))).isLessThanOrEqualTo(1e-5);
   }
 
   private static Trainer llama(int chunk) {

@@ -16,8 +16,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code weft plan} for a compressed LoRA base counts the projections at the bytes the built base really holds (plus
- * one layer made in fp32); the chunked loss holds one chunk's logits; the emergency checkpoint of a LoRA run is its
+ * {@code weft plan} for a compressed LoRA base counts the projections and the 16-bit embedding and head at the bytes the
+ * built base really holds (plus one layer made in fp32); the chunked loss holds one chunk's logits; the emergency checkpoint of a LoRA run is its
  * adapters and their optimizer state.
  */
 class PlanCompressedBaseTest {
@@ -32,17 +32,22 @@ class PlanCompressedBaseTest {
   @ValueSource(strings = {"nf4", "int8", "bf16"})
   void theFrozenBaseIsCountedAtTheBytesItHolds(String format) {
     TrainingSpec none = llama().toSpec(), q = llama().set("train.lora.quantize", format).toSpec();
-    double projections = 0, held;
+    double projections = 0, tables = 0, held;
     try (PointerScope scope = new PointerScope()) {
-      LoraLayers layers = new LoraLayers(new DenseLayers(1), q.train().lora(), 1);
+      LoraLayers layers = new LoraLayers(new DenseLayers(1), q.train().lora(), 1, true, q.train().lossChunk());
       ModelFactories.lookup(q.model().factory()).create(q, new ModelContext(1, layers, q.parallel(), 0));
-      for (Param p : layers.parameters().list()) if (layers.frozenBase().holds(p.name())) projections += p.numel();
+      for (Param p : layers.parameters().list()) {
+        if (!layers.frozenBase().holds(p.name())) continue;
+        if (p.name().contains("embed_tokens") || p.name().startsWith("lm_head")) tables += p.numel();
+        else projections += p.numel();
+      }
       layers.frozenBase().compressAll();
       held = layers.frozenBase().bytes();
     }
+    assertThat(tables).as("the embedding and the untied head are held by the base").isEqualTo(2 * 1000 * 128);
     double plain = MemoryPlan.ranks(none).orElseThrow().get(0).parameters();
     double planned = MemoryPlan.ranks(q).orElseThrow().get(0).parameters();
-    double expected = plain - 4 * projections + held + 4 * projections / 2; // one of the 2 layers made in fp32
+    double expected = plain - 4 * (projections + tables) + held + 4 * projections / 2; // one of the 2 layers made in fp32
     assertThat(planned).isCloseTo(expected, within(0.01 * expected));
     assertThat(planned).isLessThanOrEqualTo(plain); // bf16 over 2 layers: the layer made in fp32 eats the saving
   }

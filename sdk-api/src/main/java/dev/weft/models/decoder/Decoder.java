@@ -77,6 +77,20 @@ public final class Decoder implements StagedModel, CausalLm {
         : layers.lmHead(names.head(), cfg.hidden(), cfg.vocab(), std);
   }
 
+  private dev.weft.models.LayerCheckpoint checkpoint; // null: layers keep their activations (or the executor recomputes)
+
+  /**
+   * Checkpoints every layer ({@code train.recompute} on one unsplit rank, {@link dev.weft.models.LayerCheckpoint}): the
+   * step then keeps each layer's input and one layer's internals. Dense decoders only (a MoE router counts per call).
+   */
+  public void checkpointLayers() {
+    if (router != null) throw new IllegalStateException("a MoE decoder's router counts each call; its layers are not checkpointed");
+    checkpoint = new dev.weft.models.LayerCheckpoint();
+  }
+
+  /** Whether {@link #checkpointLayers} was called. */
+  public boolean checkpointsLayers() { return checkpoint != null; }
+
   /** Embedding on the first virtual stage; the last virtual stage ends with the final norm. */
   @Override
   public Tensor forwardChunk(int chunk, Tensor input) { return forward(chunk, input, null, null); }
@@ -89,7 +103,10 @@ public final class Decoder implements StagedModel, CausalLm {
     int k = partition.virtualStage(stage, chunk);
     if (router != null) router.clear(); // per chunk: a pipeline action's PointerScope frees the tensors of the one before
     Tensor x = k == 0 ? embed(input, cache == null ? 0 : cache.length(), docs) : input;
-    for (DecoderLayer layer : chunks.get(chunk)) x = layer.forward(x, cache, docs);
+    for (DecoderLayer layer : chunks.get(chunk)) {
+      if (checkpoint != null && cache == null) x = checkpoint.run(x, in -> layer.forward(in, null, docs));
+      else x = layer.forward(x, cache, docs);
+    }
     // this chunk's own routing, before a pipeline link or a cp pool adds other ranks' counts to the router's
     if (router != null && cache == null && GradMode.is_enabled()) addLoad(router.counts());
     if (k == partition.virtualStages() - 1) return norm.forward(x);

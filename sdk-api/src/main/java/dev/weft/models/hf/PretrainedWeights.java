@@ -45,13 +45,22 @@ public final class PretrainedWeights {
    * {@code dir}, each tensor named as {@code format} reads it. A parameter left unset by its layers ({@code Init.Draws.unset})
    * is written exactly once here; one of the file's own 16-bit dtype takes the file's memory map and is not written at all.
    */
-  public static void loadInto(List<Param> params, HuggingFaceFormat format, Path dir) { loadInto(params, format, dir, p -> {}); }
+  public static void loadInto(List<Param> params, HuggingFaceFormat format, Path dir) { loadInto(params, format, dir, (p, v) -> false); }
 
-  /** As above, handing each parameter to {@code loaded} as soon as it holds its value (a compressed LoRA base). */
-  public static void loadInto(List<Param> params, HuggingFaceFormat format, Path dir, java.util.function.Consumer<Param> loaded) {
+  /**
+   * Takes a parameter's value as read (its slice, in the file's dtype, checked) in place of the copy into it: a
+   * compressed LoRA base compresses it from there, so the parameter's fp32 storage is never written (never touched: a
+   * fresh page costs a fault) and no fp32 copy of the weight exists. False: the value is copied in as usual.
+   */
+  public interface Taker {
+    boolean take(Param p, Tensor value);
+  }
+
+  /** As above, offering each value to {@code taker} first (a compressed LoRA base). */
+  public static void loadInto(List<Param> params, HuggingFaceFormat format, Path dir, Taker taker) {
     long t0 = System.nanoTime();
     HfCheckpoint hf = HfCheckpoint.open(dir, FIELD);
-    copyInto(params, (name, shape) -> format.read(name, shape, hf), FIELD, loaded);
+    copyInto(params, (name, shape) -> format.read(name, shape, hf), FIELD, taker);
     log.debug("{}: {} tensors loaded from {} in {} ms", FIELD, params.size(), dir, (System.nanoTime() - t0) / 1_000_000);
   }
 
@@ -62,24 +71,22 @@ public final class PretrainedWeights {
 
   /** As {@link #copyInto(Parameters, BiFunction, String)}, into {@code params} only (a LoRA base: the frozen ones). */
   public static void copyInto(List<Param> params, BiFunction<String, long[], Tensor> whole, String field) {
-    copyInto(params, whole, field, p -> {});
+    copyInto(params, whole, field, (p, v) -> false);
   }
 
-  private static void copyInto(List<Param> params, BiFunction<String, long[], Tensor> whole, String field,
-                               java.util.function.Consumer<Param> loaded) {
+  private static void copyInto(List<Param> params, BiFunction<String, long[], Tensor> whole, String field, Taker taker) {
     try (NoGradGuard ng = new NoGradGuard()) {
       for (Param p : params) {
         // the tensor read (in the file's dtype) and its views are freed as soon as this parameter holds its copy
         try (PointerScope scope = new PointerScope()) {
-          copyOne(p, read(whole, p, field), field);
-          loaded.accept(p);
+          copyOne(p, read(whole, p, field), field, taker);
         }
       }
     }
   }
 
-  /** Copies {@code full}'s slice for {@code p} into it, converting to the parameter's dtype. */
-  private static void copyOne(Param p, Tensor full, String field) {
+  /** Copies {@code full}'s slice for {@code p} into it, converting to the parameter's dtype (unless {@code taker} takes it). */
+  private static void copyOne(Param p, Tensor full, String field, Taker taker) {
     long[] shape = full.sizes().vec().get();
     if (!Arrays.equals(shape, p.globalShape())) {
       throw new SpecException(field, "tensor " + p.name() + " has shape " + Arrays.toString(shape) + " but the model needs "
@@ -88,6 +95,7 @@ public final class PretrainedWeights {
     Tensor mine = p.isSharded() ? full.narrow(p.shardDim(), p.shardIndex() * (shape[p.shardDim()] / p.shardCount()),
         shape[p.shardDim()] / p.shardCount()) : full;
     requireSound(p, full, mine, field);
+    if (taker.take(p, mine)) return;
     if (adopts(p.tensor(), mine)) p.tensor().set_(mine);
     else p.tensor().copy_(mine);
   }
@@ -119,7 +127,10 @@ public final class PretrainedWeights {
   }
 
   private static void requireFinite(String name, Tensor t, String field) {
-    if (t.is_floating_point() && !org.bytedeco.pytorch.global.torch.isfinite(t).all().item_bool()) {
+    // the sum is finite when every element is (weights never sum past fp32's range): one pass without a bool tensor
+    // (isfinite(t).all() took as long as a quantisation at 8B); only a non-finite sum is looked at element by element
+    if (t.is_floating_point() && !Double.isFinite(t.sum().item_double())
+        && !org.bytedeco.pytorch.global.torch.isfinite(t).all().item_bool()) {
       long bad = org.bytedeco.pytorch.global.torch.isfinite(t).logical_not().sum().item_long();
       throw new SpecException(field, "tensor " + name + " holds " + bad + " non-finite value(s) (NaN or infinity); the weights"
           + " are damaged or came from a diverged run: use another copy");

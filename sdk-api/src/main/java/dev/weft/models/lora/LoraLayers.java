@@ -1,5 +1,6 @@
 package dev.weft.models.lora;
 
+import dev.weft.models.ChunkedCrossEntropy;
 import dev.weft.models.Layers;
 import dev.weft.models.Parameters;
 import dev.weft.models.Parameters.Param;
@@ -29,10 +30,21 @@ public final class LoraLayers implements Layers {
   private final Scalar scale;
   private final LoraDropout dropout;
   private final FrozenBase frozenBase;
+  private final boolean tables;
+  private final long lossChunk;
   private boolean off; // adapters switched off: every target gives its base's output (DPO's reference policy)
 
-  public LoraLayers(Layers inner, LoraSpec lora, long seed) {
+  public LoraLayers(Layers inner, LoraSpec lora, long seed) { this(inner, lora, seed, false, ChunkedCrossEntropy.DEFAULT_TOKENS); }
+
+  /**
+   * As above; {@code tables}: under a compressed base ({@code train.lora.quantize}) the token embedding and the head are
+   * held in 16 bits too ({@link FrozenBase#table}), the head's loss made over chunks of {@code lossChunk} tokens (0: one
+   * chunk). Only where one rank holds them whole and nothing copies them (no tensor, context or pipeline split).
+   */
+  public LoraLayers(Layers inner, LoraSpec lora, long seed, boolean tables, long lossChunk) {
     this.inner = inner;
+    this.tables = tables;
+    this.lossChunk = lossChunk;
     this.lora = lora;
     this.seed = seed;
     this.scale = new Scalar(lora.scale());
@@ -160,7 +172,22 @@ public final class LoraLayers implements Layers {
 
   @Override
   public Embedding embedding(String name, long vocab, long dim, double std) {
-    return frozen(() -> inner.embedding(name, vocab, dim, std));
+    Embedding plain = frozen(() -> inner.embedding(name, vocab, dim, std));
+    if (!heldTables()) return plain;
+    return frozenBase.table(inner.parameters().get(name + ".weight"))::gather;
+  }
+
+  /** Whether the embedding and head are held in the compressed base's 16 bits (see the constructor). */
+  private boolean heldTables() { return tables && frozenBase.format() != FrozenBase.Format.NONE && inner.splits() == 1; }
+
+  /** The head over {@code weight}'s table when {@link #heldTables}: its loss over chunks of tokens, its weight made per block. */
+  private LmHead held(LmHead plain, String weight) {
+    if (!heldTables()) return plain;
+    FrozenBase.Table t = frozenBase.table(inner.parameters().get(weight));
+    return new LmHead() {
+      @Override public Tensor lossSum(Tensor h, Tensor targets) { return ChunkedCrossEntropy.lossSum(h, t, targets, lossChunk); }
+      @Override public Tensor logits(Tensor h) { return t.logits(h); }
+    };
   }
 
   @Override
@@ -179,11 +206,13 @@ public final class LoraLayers implements Layers {
   public Tensor attention(Tensor q, Tensor k, Tensor v, dev.weft.models.AttentionMask mask) { return inner.attention(q, k, v, mask); }
 
   @Override
-  public LmHead lmHead(String name, long dim, long vocab, double std) { return frozen(() -> inner.lmHead(name, dim, vocab, std)); }
+  public LmHead lmHead(String name, long dim, long vocab, double std) {
+    return held(frozen(() -> inner.lmHead(name, dim, vocab, std)), name + ".weight");
+  }
 
   @Override
   public LmHead tiedLmHead(String embeddingName, long dim, long vocab) {
-    return frozen(() -> inner.tiedLmHead(embeddingName, dim, vocab));
+    return held(frozen(() -> inner.tiedLmHead(embeddingName, dim, vocab)), embeddingName + ".weight");
   }
 
   @Override public int splits() { return inner.splits(); }

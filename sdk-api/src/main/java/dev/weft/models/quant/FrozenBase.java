@@ -12,11 +12,12 @@ import org.bytedeco.pytorch.global.torch;
 import org.bytedeco.pytorch.global.torch.ScalarType;
 
 /**
- * A LoRA run's frozen projection weights held compressed ({@code train.lora.quantize}): NF4, int8 or 16-bit. Each
- * weight is compressed once it holds its value ({@link #compress}, called by the load right after its copy, so the
- * fp32 model never exists whole; {@link #compressAll} for what was drawn, not loaded) and its fp32 tensor released
- * (the parameter keeps its name and shape, holding no elements). The projection then multiplies by the weight made
- * again in fp32 per call, in the forward and in the backward ({@link RecomputedLinear}).
+ * A LoRA run's frozen weights held compressed ({@code train.lora.quantize}): the projections in NF4, int8 or 16 bits,
+ * the token embedding and head in 16 bits ({@link #table}). Each weight is compressed from the file's tensor as the
+ * load reads it ({@link #compressFrom}: no fp32 copy of it ever exists; {@link #compressAll} for what was drawn, not
+ * loaded) and its fp32 parameter released (it keeps its name and shape, holding no elements). A projection then
+ * multiplies by its weight made again in fp32 per call, in the forward and in the backward ({@link RecomputedLinear});
+ * a table's rows are gathered or made in fp32 a block at a time.
  */
 public final class FrozenBase {
   /** How the frozen weights are held. */
@@ -36,25 +37,31 @@ public final class FrozenBase {
 
   public Format format() { return format; }
 
-  /** One frozen weight: its parameter until compressed, then its compressed form. */
+  /** One frozen weight: its parameter until compressed, then its compressed form ({@code held}). */
   private final class Slot {
     final Param param;
+    final Format held;
     Nf4.Quantized nf4;
     Int8.Quantized int8;
     Tensor half;
     long[] shape;
 
-    Slot(Param param) { this.param = param; }
+    Slot(Param param, Format held) {
+      this.param = param;
+      this.held = held;
+    }
 
     boolean compressed() { return nf4 != null || int8 != null || half != null; }
 
-    void compress() {
-      if (compressed()) return;
+    void compress() { compress(param.tensor()); }
+
+    /** Compresses {@code w} (this weight's value: the parameter's own, or the file's tensor as read) and releases the fp32 parameter. */
+    void compress(Tensor w) {
+      if (compressed() || held == Format.NONE) return;
       try (NoGradGuard ng = new NoGradGuard()) {
-        Tensor w = param.tensor();
         shape = w.sizes().vec().get();
-        // kept out of the PointerScope around the load's copy: they outlive it
-        switch (format) {
+        // kept out of the PointerScope around the load's read: they outlive it
+        switch (held) {
           case NF4 -> {
             Nf4.Quantized q = Nf4.quantize(w, param.name());
             nf4 = new Nf4.Quantized(kept(q.codes()), kept(q.absmax()), q.shape());
@@ -63,13 +70,16 @@ public final class FrozenBase {
             Int8.Quantized q = Int8.quantize(w, param.name());
             int8 = new Int8.Quantized(kept(q.q()), kept(q.scale()), q.shape());
           }
-          case BF16 -> half = kept(w.to(ScalarType.BFloat16).clone());
-          case FP16 -> half = kept(w.to(ScalarType.Half).clone());
-          case NONE -> { return; }
+          default -> half = kept(converted(w, held == Format.FP16 ? ScalarType.Half : ScalarType.BFloat16));
         }
-        w.set_(); // the fp32 copy is released: the parameter stays registered, with no elements
+        param.tensor().set_(); // the fp32 storage released (never written when loaded): the parameter stays registered, with no elements
         org.bytedeco.javacpp.Pointer.trimMemory(); // and its pages handed back, not kept in malloc's free lists
       }
+    }
+
+    /** {@code w} in {@code type}, a copy of its own (a file's tensor of that type is its memory map: copied, not kept). */
+    private Tensor converted(Tensor w, ScalarType type) {
+      return w.scalar_type().value == type.value ? w.contiguous().clone() : w.to(type).contiguous();
     }
 
     /**
@@ -108,7 +118,7 @@ public final class FrozenBase {
 
   /** The projection over the frozen weights {@code ws} (outputs side by side) and biases {@code bs} (none, or one each). */
   public Layers.Linear linear(List<Param> ws, List<Tensor> bs) {
-    List<Slot> mine = ws.stream().map(p -> slots.computeIfAbsent(p.name(), n -> new Slot(p))).toList();
+    List<Slot> mine = ws.stream().map(p -> slots.computeIfAbsent(p.name(), n -> new Slot(p, format))).toList();
     // biases stay fp32 parameters (loaded in place after this is built): concatenated per call
     java.util.function.Supplier<Tensor> bias = bs.isEmpty() ? null : bs.size() == 1 ? () -> bs.get(0)
         : () -> torch.cat(new TensorVector(bs.toArray(new Tensor[0])));
@@ -159,6 +169,61 @@ public final class FrozenBase {
     return buffer;
   }
 
+  /**
+   * The frozen table {@code p} [rows, dim] (the token embedding, an untied head, or both when tied): held in 16 bits
+   * under every compressed base (fp16 under {@code fp16}, else bf16, as QLoRA keeps them), its rows gathered or made in
+   * fp32 a block at a time, never the whole fp32 table. At Llama-3.1-8B's vocabulary an fp32 table is 2.1 GB, more than
+   * half its NF4 projections.
+   */
+  public Table table(Param p) {
+    if (format == Format.NONE) throw new IllegalStateException("an fp32 base holds its tables as parameters");
+    return new Table(slots.computeIfAbsent(p.name(), n -> new Slot(p, format == Format.FP16 ? Format.FP16 : Format.BF16)));
+  }
+
+  /** Rows of a table made in fp32 per call: at most this many elements (32 MiB), within the projections' buffer at scale. */
+  static final long TABLE_BLOCK_ELEMENTS = 1L << 23;
+
+  /** A frozen table: the embedding's row gather and the head's weight, made a block of rows at a time. */
+  public final class Table implements dev.weft.models.ChunkedCrossEntropy.MadeRows {
+    private final Slot slot;
+
+    private Table(Slot slot) { this.slot = slot; }
+
+    private Tensor held() { return slot.compressed() ? slot.half : slot.param.tensor(); }
+
+    @Override public long rows() { return slot.shape()[0]; }
+
+    private long dim() { return slot.shape()[1]; }
+
+    @Override public long blockRows() { return Math.max(1, Math.min(rows(), TABLE_BLOCK_ELEMENTS / dim())); }
+
+    /** The rows of {@code ids} in fp32: the embedding's lookup (each row converted, exactly, from its 16 bits). */
+    public Tensor gather(Tensor ids) {
+      Tensor rows = torch.embedding(held(), ids);
+      return rows.scalar_type() == ScalarType.Float ? rows : rows.to(ScalarType.Float);
+    }
+
+    @Override
+    public Tensor rows(long from, long n) {
+      if (!slot.compressed()) return slot.param.tensor().narrow(0, from, n);
+      Tensor out = buffer(n * dim()).narrow(0, 0, n * dim()).view(n, dim());
+      return out.copy_(slot.half.narrow(0, from, n));
+    }
+
+    /**
+     * Full logits of {@code h} [..., dim]: made a block at a time without a gradient; with one (GRPO's policy
+     * log-probabilities) over the whole table made in fp32 for this call (correct; as large as an fp32 head).
+     */
+    public Tensor logits(Tensor h) {
+      long[] shape = h.sizes().vec().get();
+      shape[shape.length - 1] = rows();
+      if (org.bytedeco.pytorch.GradMode.is_enabled() && h.requires_grad()) {
+        return torch.linear(h, held().to(ScalarType.Float), new org.bytedeco.pytorch.TensorOptional());
+      }
+      return dev.weft.models.ChunkedCrossEntropy.logits(h.reshape(-1, dim()), this).view(shape);
+    }
+  }
+
   /** Whether {@code name} is one of the weights held here. */
   public boolean holds(String name) { return slots.containsKey(name); }
 
@@ -166,6 +231,14 @@ public final class FrozenBase {
   public void compress(Param p) {
     Slot s = slots.get(p.name());
     if (s != null) s.compress();
+  }
+
+  /** {@link dev.weft.models.hf.PretrainedWeights.Taker}: compresses {@code p} from {@code value} (the file's tensor as read) if it is held here. */
+  public boolean compressFrom(Param p, Tensor value) {
+    Slot s = slots.get(p.name());
+    if (s == null || s.held == Format.NONE) return false;
+    s.compress(value);
+    return true;
   }
 
   /** Compresses every weight not yet compressed. */

@@ -22,10 +22,10 @@ public final class Int8 {
   }
 
   public static Quantized quantize(Tensor w, String name) {
-    Quant.requireFinite(w, name, "int8");
     long[] shape = w.sizes().vec().get();
     Tensor rows = w.reshape(shape.length == 0 ? 1 : shape[0], -1).to(Float);
     Tensor absmax = rows.abs().amax(new long[] {1}, false);
+    Quant.requireFinite(absmax, name, "int8"); // amax keeps NaN and inf: a pass over the rows, not the weight
     Tensor inv = Quant.reciprocalOrZero(absmax).mul(new Scalar(127.0f)); // 127 / absmax as one fp32 division
     Tensor q = rows.mul(inv.unsqueeze(1)).round().to(Char);
     return new Quantized(q.contiguous(), absmax.div(new Scalar(127.0f)).contiguous(), shape);

@@ -60,11 +60,11 @@ public final class Nf4 {
 
   /** {@code w} (any float dtype, any shape) in NF4; {@code name} names it when it holds a non-finite value. */
   public static Quantized quantize(Tensor w, String name) {
-    Quant.requireFinite(w, name, "NF4");
     long n = w.numel();
     long blocks = (n + BLOCK - 1) / BLOCK;
     Tensor flat = Quant.padded(w.reshape(-1).to(Float), blocks * BLOCK).view(blocks, BLOCK);
     Tensor absmax = flat.abs().amax(new long[] {1}, false);
+    Quant.requireFinite(absmax, name, "NF4"); // amax keeps NaN and inf: a pass over the blocks, not the weight
     Tensor inv = Quant.reciprocalOrZero(absmax);
     Tensor scaled = flat.mul(inv.unsqueeze(1));
     Tensor codes = torch.bucketize(scaled, Tensors.ofFloats(thresholds()), true, false) // int32 codes, not int64

@@ -10,7 +10,7 @@ import org.bytedeco.pytorch.global.torch;
 final class Quant {
   private Quant() {}
 
-  /** Refuses a tensor holding ±inf or NaN, naming it. */
+  /** Refuses a tensor holding ±inf or NaN (given its absmax per block or row: amax propagates both), naming it. */
   static void requireFinite(Tensor w, String name, String format) {
     if (!torch.isfinite(w).all().item_bool()) {
       throw new IllegalArgumentException(name + " holds ±inf or NaN; " + format + " quantises finite weights only: fix or "

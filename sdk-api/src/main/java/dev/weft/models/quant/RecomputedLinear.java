@@ -25,6 +25,9 @@ final class RecomputedLinear implements Layers.Linear {
   private final Supplier<Tensor> weight;
   private final Supplier<Tensor> bias; // null: none
   private final Queue<Pass> done = new ConcurrentLinkedQueue<>();
+  // calls whose backward has not run: their hooks strongly reachable from here (a hook no PointerScope owns is otherwise
+  // garbage to the JVM while libtorch still holds it, and calling a collected hook threw a NullPointerException)
+  private final java.util.Set<Pass> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   RecomputedLinear(Supplier<Tensor> weight, Supplier<Tensor> bias) {
     this.weight = weight;
@@ -60,6 +63,7 @@ final class RecomputedLinear implements Layers.Linear {
     Tensor out = y.add(first.sub(first.detach()));
     out.register_hook(pass.outputHook);
     pass.hold();
+    pending.add(pass);
     return out;
   }
 
@@ -108,6 +112,7 @@ final class RecomputedLinear implements Layers.Linear {
           dy.close(); // the output's gradient is autograd's to keep or free now, not the step scope's
         }
         outputGrad = null;
+        pending.remove(Pass.this);
         done.add(Pass.this);
         return adopt(dx);
       }

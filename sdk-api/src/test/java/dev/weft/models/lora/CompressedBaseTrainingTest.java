@@ -35,6 +35,19 @@ class CompressedBaseTrainingTest {
     assertThat(one.losses().get(0)).isNotEqualTo(fp32.losses().get(0)); // the base really is the 4-bit one
   }
 
+  /** train.recompute on one rank checkpoints each layer (LayerCheckpoint): the same steps, over the 16-bit embedding/head. */
+  @Test
+  void checkpointedLayersTakeTheSameSteps() throws Exception {
+    Path hf = dir.resolve("hf");
+    TinyHfLlama.write(hf, 11, true, false);
+    RunResult plain = LoraTrainingTest.loraTune(hf).set("train.lora.quantize", "nf4").set("train.lossChunk", 8)
+        .runDir(dir.resolve("plain")).fit();
+    RunResult re = LoraTrainingTest.loraTune(hf).set("train.lora.quantize", "nf4").set("train.lossChunk", 8).recompute()
+        .runDir(dir.resolve("re")).fit();
+    assertClose(re.losses(), plain.losses(), 1e-5);
+    assertThat(plain.losses().get(3)).isLessThan(plain.losses().get(0));
+  }
+
   @Test
   void tensorParallelismIsRefusedInOneLine() {
     assertThatThrownBy(() -> LoraTrainingTest.loraTune(dir).set("train.lora.quantize", "nf4").tensorParallel(2).toSpec())

@@ -1,0 +1,126 @@
+package dev.weft.models;
+
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.UnaryOperator;
+import org.bytedeco.javacpp.Pointer;
+import org.bytedeco.javacpp.PointerScope;
+import org.bytedeco.pytorch.AutoGradMode;
+import org.bytedeco.pytorch.BoolOptional;
+import org.bytedeco.pytorch.GradMode;
+import org.bytedeco.pytorch.NoGradGuard;
+import org.bytedeco.pytorch.Tensor;
+import org.bytedeco.pytorch.TensorArrayRefOptional;
+import org.bytedeco.pytorch.TensorBase;
+import org.bytedeco.pytorch.TensorTensorHook;
+import org.bytedeco.pytorch.global.torch;
+
+/**
+ * Activation checkpointing of one layer (train.recompute on one unsplit rank): the forward runs the layer without a
+ * graph, in a PointerScope of its own, and keeps only its input; the backward runs it again on that input with a graph
+ * and back-propagates the output's gradient through it, which accumulates the layer's parameter gradients and gives the
+ * input's. So a step holds the layer inputs and one layer's internals, not every layer's. Wired as {@code
+ * RecomputedLinear} is: the output carries a zero-valued link to the input (or, when the input needs no gradient — a
+ * frozen embedding's output — to a one-element anchor), a hook on the output keeps dY and a hook on the link runs the
+ * recomputation (a reentrant backward, as PyTorch's reentrant checkpoint) and returns dX. The layer must compute the
+ * same function twice: no state across calls (no MoE router counts, no KV cache; dropout off or reseeded).
+ */
+public final class LayerCheckpoint {
+  private final Queue<Pass> done = new ConcurrentLinkedQueue<>();
+  private final java.util.Set<Pass> pending = java.util.concurrent.ConcurrentHashMap.newKeySet(); // hooks kept reachable until their backward
+
+  /** {@code layer(x)}, checkpointed when gradients are on; its recomputation's graph is freed as its backward ends. */
+  public Tensor run(Tensor x, UnaryOperator<Tensor> layer) {
+    for (Pass p = done.poll(); p != null; p = done.poll()) p.release();
+    if (!GradMode.is_enabled()) return layer.apply(x);
+    Tensor y;
+    try (PointerScope call = new PointerScope(); NoGradGuard ng = new NoGradGuard()) {
+      y = outlive(layer.apply(x.detach()));
+    }
+    y = adopt(y);
+    Pass pass = new Pass(layer, x);
+    Tensor link;
+    if (x.requires_grad()) {
+      Tensor xv = x.view_as(x);
+      xv.register_hook(pass.inputHook);
+      link = xv.narrow(-1, 0, 1);
+    } else {
+      link = torch.zeros(new long[] {1}, new org.bytedeco.pytorch.TensorOptions(x.scalar_type())).requires_grad_(true);
+      link.register_hook(pass.inputHook);
+      pass.anchor = outlive(link);
+    }
+    Tensor out = y.add(link.sub(link.detach()));
+    out.register_hook(pass.outputHook);
+    pass.hold();
+    pending.add(pass);
+    return out;
+  }
+
+  private static Tensor outlive(Tensor t) {
+    t.retainReference();
+    return t;
+  }
+
+  private static Tensor adopt(Tensor t) {
+    PointerScope outer = PointerScope.getInnerScope();
+    if (outer != null) {
+      outer.attach(t);
+      t.releaseReference();
+    }
+    return t;
+  }
+
+  /** One call's backward state: the kept input, dY once it arrives. */
+  private final class Pass {
+    final UnaryOperator<Tensor> layer;
+    final boolean inputGrad;
+    Tensor input; // the checkpoint: the layer's input, detached, held until the backward ran
+    Tensor anchor;
+    Tensor outputGrad;
+    final TensorTensorHook outputHook = new TensorTensorHook() {
+      @Override
+      public TensorBase call(TensorBase g) {
+        outputGrad = new Tensor(g);
+        return new TensorBase();
+      }
+    };
+    final TensorTensorHook inputHook = new TensorTensorHook() {
+      @Override
+      public TensorBase call(TensorBase link) {
+        Tensor dx;
+        try (PointerScope call = new PointerScope(); AutoGradMode on = new AutoGradMode(true)) {
+          Tensor xr = input.detach().requires_grad_(inputGrad);
+          Tensor yr = layer.apply(xr);
+          yr.backward(outputGrad, new BoolOptional(), false, new TensorArrayRefOptional());
+          // grad() is a reference into xr, freed with it as this scope closes: an owning copy of the handle
+          dx = outlive(inputGrad ? new Tensor(xr.grad()) : torch.zeros_like(new Tensor(link)));
+          outputGrad.close();
+        }
+        outputGrad = null;
+        pending.remove(Pass.this);
+        done.add(Pass.this);
+        return adopt(dx);
+      }
+    };
+    private Pointer[] retained = new Pointer[0];
+
+    Pass(UnaryOperator<Tensor> layer, Tensor x) {
+      this.layer = layer;
+      this.inputGrad = x.requires_grad();
+      this.input = outlive(x.detach());
+    }
+
+    void hold() {
+      retained = java.util.stream.Stream.of(outputHook, inputHook).filter(p -> p.referenceCount() > 0).toArray(Pointer[]::new);
+      for (Pointer p : retained) p.retainReference();
+    }
+
+    void release() {
+      for (Pointer p : retained) p.releaseReference();
+      retained = new Pointer[0];
+      if (input != null) input.releaseReference();
+      if (anchor != null) anchor.releaseReference();
+      input = anchor = null;
+    }
+  }
+}
