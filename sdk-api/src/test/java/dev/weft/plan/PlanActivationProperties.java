@@ -38,9 +38,9 @@ class PlanActivationProperties {
     assertThat(total(llama(layers, seq, batch + 1, rank, q, recompute, chunk))).isGreaterThan(at);
     assertThat(total(llama(layers + 1, seq, batch, rank, q, recompute, chunk))).isGreaterThan(at);
     if (rank > 0) assertThat(total(llama(layers, seq, batch, rank + 1, q, recompute, chunk))).isGreaterThan(at);
-    // at pp = 1 recompute's chunk is the whole model: it holds the layers again beside its no-grad forward's leavings,
-    // so it never plans less (measured, docs/performance.md round 4); a loss over chunks no more than the whole logits
-    if (!recompute) assertThat(total(llama(layers, seq, batch, rank, q, true, chunk))).isGreaterThan(at);
+    // on one unsplit rank recompute checkpoints each layer: the layers' inputs and one layer's set made again, less than
+    // every layer's set from three layers on (round 5, docs/performance.md); a loss over chunks no more than the whole logits
+    if (!recompute && layers >= 3) assertThat(total(llama(layers, seq, batch, rank, q, true, chunk))).isLessThan(at);
     assertThat(total(llama(layers, seq, batch, rank, q, recompute, 0))).isGreaterThanOrEqualTo(at);
   }
 
