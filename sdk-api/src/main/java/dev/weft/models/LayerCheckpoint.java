@@ -14,6 +14,8 @@ import org.bytedeco.pytorch.TensorArrayRefOptional;
 import org.bytedeco.pytorch.TensorBase;
 import org.bytedeco.pytorch.TensorTensorHook;
 import org.bytedeco.pytorch.global.torch;
+import static dev.weft.util.Tensors.adopt;
+import static dev.weft.util.Tensors.outlive;
 
 /**
  * Activation checkpointing of one layer (train.recompute on one unsplit rank): the forward runs the layer without a
@@ -56,19 +58,7 @@ public final class LayerCheckpoint {
     return out;
   }
 
-  private static Tensor outlive(Tensor t) {
-    t.retainReference();
-    return t;
-  }
 
-  private static Tensor adopt(Tensor t) {
-    PointerScope outer = PointerScope.getInnerScope();
-    if (outer != null) {
-      outer.attach(t);
-      t.releaseReference();
-    }
-    return t;
-  }
 
   /** One call's backward state: the kept input, dY once it arrives. */
   private final class Pass {
@@ -111,13 +101,11 @@ public final class LayerCheckpoint {
     }
 
     void hold() {
-      retained = java.util.stream.Stream.of(outputHook, inputHook).filter(p -> p.referenceCount() > 0).toArray(Pointer[]::new);
-      for (Pointer p : retained) p.retainReference();
+      retained = dev.weft.util.Retained.hold(outputHook, inputHook);
     }
 
     void release() {
-      for (Pointer p : retained) p.releaseReference();
-      retained = new Pointer[0];
+      retained = dev.weft.util.Retained.release(retained);
       if (input != null) input.releaseReference();
       if (anchor != null) anchor.releaseReference();
       input = anchor = null;

@@ -10,6 +10,22 @@ import org.bytedeco.pytorch.global.torch.ScalarType;
 public final class Tensors {
   private Tensors() {}
 
+  /** {@code t}, made inside a PointerScope about to close, kept past it (a reference of its own). */
+  public static Tensor outlive(Tensor t) {
+    t.retainReference();
+    return t;
+  }
+
+  /** {@code t} (kept by {@link #outlive}) handed to the caller's PointerScope, if any, in place of that reference. */
+  public static Tensor adopt(Tensor t) {
+    org.bytedeco.javacpp.PointerScope outer = org.bytedeco.javacpp.PointerScope.getInnerScope();
+    if (outer != null) {
+      outer.attach(t);
+      t.releaseReference();
+    }
+    return t;
+  }
+
   public static Tensor zeros(ScalarType type, long... shape) {
     return torch.zeros(shape, new TensorOptions(type));
   }

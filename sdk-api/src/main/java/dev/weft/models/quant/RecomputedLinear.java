@@ -13,6 +13,8 @@ import org.bytedeco.pytorch.TensorBase;
 import org.bytedeco.pytorch.TensorOptional;
 import org.bytedeco.pytorch.TensorTensorHook;
 import org.bytedeco.pytorch.global.torch;
+import static dev.weft.util.Tensors.adopt;
+import static dev.weft.util.Tensors.outlive;
 
 /**
  * A frozen linear y = x·Wᵀ + b whose weight exists only while it is used: {@code weight} makes it (dequantises a
@@ -67,21 +69,7 @@ final class RecomputedLinear implements Layers.Linear {
     return out;
   }
 
-  /** {@code t}, made inside a PointerScope about to close, kept past it (a reference of its own). */
-  private static Tensor outlive(Tensor t) {
-    t.retainReference();
-    return t;
-  }
 
-  /** {@code t} (kept by {@link #outlive}) handed to the caller's PointerScope, if any, in place of that reference. */
-  private static Tensor adopt(Tensor t) {
-    PointerScope outer = PointerScope.getInnerScope();
-    if (outer != null) {
-      outer.attach(t);
-      t.releaseReference();
-    }
-    return t;
-  }
 
   /**
    * The weight on {@code like}'s device: the compressed form stays in host memory (placement moves parameters only), so
@@ -120,13 +108,11 @@ final class RecomputedLinear implements Layers.Linear {
     private Pointer[] retained = new Pointer[0];
 
     void hold() {
-      retained = java.util.stream.Stream.of(outputHook, inputHook).filter(p -> p.referenceCount() > 0).toArray(Pointer[]::new);
-      for (Pointer p : retained) p.retainReference();
+      retained = dev.weft.util.Retained.hold(outputHook, inputHook);
     }
 
     void release() {
-      for (Pointer p : retained) p.releaseReference();
-      retained = new Pointer[0];
+      retained = dev.weft.util.Retained.release(retained);
     }
   }
 }
