@@ -113,7 +113,9 @@ public final class MemoryPlan {
     // backward's end a compressed base's hooks have left their gradients (held until the step ends), and the larger of
     // the two is the step's peak
     int chunk = spec.train().lossChunk();
-    double backward = act * tokens * c.backwardPerLayer() / tp * layers;
+    // a compressed base's backward hooks' handles: held until the step ends, except under per-layer checkpointing, where
+    // each layer's backward runs inside its recomputation's scope and leaves nothing behind but dX
+    double backward = act * tokens * c.backwardPerLayer() / tp * (checkpointsLayers(spec) ? 1 : layers);
     int chunkLayers = 0;
     for (int k = 0; k < part.chunks(); k++) chunkLayers = Math.max(chunkLayers, part.counts().get(part.virtualStage(stage, k)));
     // recomputed: on one unsplit rank each layer is checkpointed (ModelBuilder: LayerCheckpoint), so one layer's set is
