@@ -12,8 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
  * dominate (2 layers, h=128, GQA 4/2, sequence 512) trained at cp=1 and at cp=2 with the default method (all-gather),
  * ranks as processes, ActivationProbe on; each run's figure is the median of its steps 2-4 (metrics.jsonl's {@code activation_mib}, see
  * ActivationProbe). The plan must agree: its cp=2/cp=1 ratio within 0.1 of the measured one, and each measured
- * figure between 1× and 1.75× the plan's — the plan counts what autograd saves, the measurement also the
- * framework's temporaries whose Java handles live until the step ends (about 1.5× here, alike at both sizes).
+ * figure within 0.8–1.2× the plan's — the plan counts every tensor a layer's forward holds until the step ends
+ * (LayerActivations: autograd's saved tensors and the framework's temporaries whose Java handles live that long; a
+ * plan of autograd's saved tensors alone measured about 1.5× here, which these bounds refuse).
  */
 class CpActivationMemoryTest {
   @TempDir Path dir;
@@ -32,8 +33,10 @@ class CpActivationMemoryTest {
     assertThat(measured2).as("cp=2 measured MiB vs cp=1's %.2f (plans %.2f and %.2f)", measured1, plan2, plan1)
         .isLessThanOrEqualTo(0.6 * measured1);
     assertThat(measured2 / measured1).as("measured ratio vs planned %.3f", plan2 / plan1).isCloseTo(plan2 / plan1, org.assertj.core.data.Offset.offset(0.1));
-    assertThat(measured1 / plan1).as("cp=1 measured %.2f vs plan %.2f MiB", measured1, plan1).isBetween(1.0, 1.75);
-    assertThat(measured2 / plan2).as("cp=2 measured %.2f vs plan %.2f MiB", measured2, plan2).isBetween(1.0, 1.75);
+    System.out.printf("cp activation memory: cp=1 measured %.2f plan %.2f MiB (%.3f), cp=2 measured %.2f plan %.2f MiB (%.3f)%n",
+        measured1, plan1, measured1 / plan1, measured2, plan2, measured2 / plan2);
+    assertThat(measured1 / plan1).as("cp=1 measured %.2f vs plan %.2f MiB", measured1, plan1).isBetween(0.8, 1.2);
+    assertThat(measured2 / plan2).as("cp=2 measured %.2f vs plan %.2f MiB", measured2, plan2).isBetween(0.8, 1.2);
   }
 
   /**
