@@ -33,8 +33,8 @@ class CpActivationMemoryTest {
     assertThat(measured2).as("cp=2 measured MiB vs cp=1's %.2f (plans %.2f and %.2f)", measured1, plan2, plan1)
         .isLessThanOrEqualTo(0.6 * measured1);
     assertThat(measured2 / measured1).as("measured ratio vs planned %.3f", plan2 / plan1).isCloseTo(plan2 / plan1, org.assertj.core.data.Offset.offset(0.1));
-    System.out.printf("cp activation memory: cp=1 measured %.2f plan %.2f MiB (%.3f), cp=2 measured %.2f plan %.2f MiB (%.3f)%n",
-        measured1, plan1, measured1 / plan1, measured2, plan2, measured2 / plan2);
+    org.slf4j.LoggerFactory.getLogger(CpActivationMemoryTest.class).info(String.format("cp activation memory: cp=1 measured %.2f plan %.2f MiB (%.3f), cp=2 measured %.2f plan %.2f MiB (%.3f)",
+        measured1, plan1, measured1 / plan1, measured2, plan2, measured2 / plan2));
     assertThat(measured1 / plan1).as("cp=1 measured %.2f vs plan %.2f MiB", measured1, plan1).isBetween(0.8, 1.2);
     assertThat(measured2 / plan2).as("cp=2 measured %.2f vs plan %.2f MiB", measured2, plan2).isBetween(0.8, 1.2);
   }

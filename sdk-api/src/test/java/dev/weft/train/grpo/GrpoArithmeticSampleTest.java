@@ -68,10 +68,10 @@ class GrpoArithmeticSampleTest {
       if (n.has("step_ms")) ms += n.get("step_ms").asDouble();
       if (n.has("eval_reward")) curve.add(String.format("%d:%.1f%%@%.0fs", n.get("step").asLong(), 100 * n.get("eval_reward").asDouble(), ms / 1e3));
     }
-    System.out.printf("GRPO sample: SFT %s in %.0f s (load %s): held-out greedy %.1f%%, sampled at T=1 %.1f%%, pass@8 %.1f%%; "
-        + "GRPO %s in %.0f s (load %s -> %s): held-out greedy %.1f%%, sampled %.1f%%, pass@8 %.1f%%; held-out curve (step:accuracy@train seconds) %s%n",
+    org.slf4j.LoggerFactory.getLogger(GrpoArithmeticSampleTest.class).info(String.format("GRPO sample: SFT %s in %.0f s (load %s): held-out greedy %.1f%%, sampled at T=1 %.1f%%, pass@8 %.1f%%; "
+        + "GRPO %s in %.0f s (load %s -> %s): held-out greedy %.1f%%, sampled %.1f%%, pass@8 %.1f%%; held-out curve (step:accuracy@train seconds) %s",
         sftSteps == null ? "as the yaml" : sftSteps + " steps", sftS, load0, 100 * start[0], 100 * start[1], 100 * start[2],
-        grpoSteps == null ? "as the yaml" : grpoSteps + " steps", grpoS, load1, loadAverage(), 100 * end[0], 100 * end[1], 100 * end[2], curve);
+        grpoSteps == null ? "as the yaml" : grpoSteps + " steps", grpoS, load1, loadAverage(), 100 * end[0], 100 * end[1], 100 * end[2], curve));
     assertThat(end[0] - start[0]).as("held-out accuracy rise").isGreaterThanOrEqualTo(0.20);
     assertThat(grpoS).as("GRPO wall seconds").isLessThan(600);
   }
