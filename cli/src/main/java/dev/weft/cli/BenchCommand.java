@@ -1,6 +1,7 @@
 package dev.weft.cli;
 
 import dev.weft.launch.UserPaths;
+import dev.weft.launch.JavaCommand;
 import dev.weft.bench.BenchRow;
 import dev.weft.bench.BenchSuite;
 import java.io.IOException;
@@ -57,15 +58,7 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private int inChildWithPassiveOmp() throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("--enable-native-access=ALL-UNNAMED");
-    cmd.add("-XX:+UseSerialGC");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    String cache = System.getProperty("org.bytedeco.javacpp.cachedir");
-    if (cache != null) cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + cache);
-    cmd.addAll(List.of(WeftMain.class.getName(), "bench", which));
+    List<String> cmd = new ArrayList<>(JavaCommand.of(List.of(WeftMain.class.getName(), "bench", which)));
     if (quick) cmd.add("--quick");
     if (out != null) cmd.addAll(List.of("--out", out.toString()));
     ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();

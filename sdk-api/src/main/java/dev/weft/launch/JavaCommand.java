@@ -12,6 +12,13 @@ public final class JavaCommand {
    */
   public static final String CHILD_JAVA_OPTS = "WEFT_CHILD_JAVA_OPTS";
 
+  /**
+   * The young generation of every Weft JVM: tensors live off the heap, so the Java objects a step makes are handles and
+   * metrics; the default (a third of a 1/64-of-RAM initial heap, ~100 MiB here) is touched whole before the first
+   * collection and stays resident: it was a quarter of a worker's runtime memory (370 → 273 MiB on a tiny model).
+   */
+  public static final String YOUNG_GENERATION = "-Xmn16m";
+
   private JavaCommand() {}
 
   /** {@code java [flags] -cp CLASSPATH MAIN_AND_ARGS...}. */
@@ -20,6 +27,7 @@ public final class JavaCommand {
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("--enable-native-access=ALL-UNNAMED"); // accepted by 17, needed quiet on 22+
     cmd.add("-XX:+UseSerialGC");
+    cmd.add(YOUNG_GENERATION);
     String extra = System.getenv(CHILD_JAVA_OPTS);
     if (extra != null && !extra.isBlank()) cmd.addAll(List.of(extra.trim().split("\\s+")));
     cmd.add("-cp");

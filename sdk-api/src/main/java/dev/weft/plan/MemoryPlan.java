@@ -30,10 +30,10 @@ import java.util.Optional;
  */
 public final class MemoryPlan {
   /**
-   * A worker JVM with libtorch loaded, before the model: gpt-tiny's measured peak RSS (419 MiB per
-   * rank, 2026-12) less its planned model state and activations.
+   * A worker JVM with libtorch loaded, before the model: gpt-tiny's measured peak RSS at dp = 2 (320 MiB per rank,
+   * 2026-12-07, with {@code JavaCommand.YOUNG_GENERATION}; 419 MiB before it) less its planned model state and activations.
    */
-  public static final double RUNTIME_BYTES = 384.0 * (1 << 20);
+  public static final double RUNTIME_BYTES = 288.0 * (1 << 20);
 
   private MemoryPlan() {}
 
