@@ -52,13 +52,20 @@ public final class MemoryPlan {
     ParallelSpec p = spec.parallel();
     List<RankPlan> out = new ArrayList<>();
     DeviceMesh mesh = new DeviceMesh(p.dp(), p.pp(), p.cp(), p.tp());
-    double[] routed = p.ep() > 1 ? ExpertPlan.routedPerLayer(spec) : new double[0]; // read once, not per rank
-    for (int r = 0; r < p.worldSize(); r++) out.add(rank(spec, c, part, routed, r, mesh.coord(r).pp()));
+    double[] routed = ExpertPlan.routedPerLayer(spec); // read once, not per rank
+    boolean layerCheckpoints = spec.checkpointsEachLayer(java.util.Arrays.stream(routed).anyMatch(x -> x > 0));
+    for (int r = 0; r < p.worldSize(); r++) {
+      out.add(rank(spec, c, part, p.ep() > 1 ? routed : new double[0], layerCheckpoints, r, mesh.coord(r).pp()));
+    }
     return out;
   }
 
-  /** @param routedPerLayer expert parallelism: each layer's routed experts' parameters (empty at ep = 1) */
-  private static RankPlan rank(TrainingSpec spec, ModelShape c, LayerPartition part, double[] routedPerLayer, int rank, int stage) {
+  /**
+   * @param routedPerLayer expert parallelism: each layer's routed experts' parameters (empty at ep = 1)
+   * @param layerCheckpoints {@link TrainingSpec#checkpointsEachLayer}
+   */
+  private static RankPlan rank(TrainingSpec spec, ModelShape c, LayerPartition part, double[] routedPerLayer, boolean layerCheckpoints,
+                               int rank, int stage) {
     ParallelSpec p = spec.parallel();
     double h = c.hidden(), v = c.vocab(), s = spec.data().seqLen(), tp = p.tp();
     double dp = p.zeroShardSize() > 0 ? p.zeroShardSize() : p.dp(); // what ZeRO shards over: HSDP's shard group
@@ -115,7 +122,7 @@ public final class MemoryPlan {
     int chunk = spec.train().lossChunk();
     // a compressed base's backward hooks' handles: held until the step ends, except under per-layer checkpointing, where
     // each layer's backward runs inside its recomputation's scope and leaves nothing behind but dX
-    double backward = act * tokens * c.backwardPerLayer() / tp * (checkpointsLayers(spec) ? 1 : layers);
+    double backward = act * tokens * c.backwardPerLayer() / tp * (layerCheckpoints ? 1 : layers);
     int chunkLayers = 0;
     for (int k = 0; k < part.chunks(); k++) chunkLayers = Math.max(chunkLayers, part.counts().get(part.virtualStage(stage, k)));
     // recomputed: on one unsplit rank each layer is checkpointed (ModelBuilder: LayerCheckpoint), so one layer's set is
@@ -124,11 +131,11 @@ public final class MemoryPlan {
     // logits (made a block of vocabulary rows at a time) for a moment; a chunk's logits and log-softmax are held as the
     // whole sequence's are on the plain path (measured: without them Qwen2.5-0.5B nf4/bf16 at dp=2 planned 11-12 % under,
     // the 8B 14 %)
-    boolean tables = tables(spec);
+    boolean tables = spec.holdsTablesIn16Bits();
     double tableChunk = Math.min(tokens, chunk > 0 ? chunk : tokens);
     double lossHeld = tables ? 4 * tokens * h + 2 * 4 * tableChunk * v : lossHeld(tokens, v / tp, h, chunk);
     double lossTransient = tables ? 4 * tableChunk * v : lossTransient(tokens, v / tp, chunk);
-    double recomputed = !spec.train().recompute() ? 0 : 2 * (checkpointsLayers(spec) ? 1 : chunkLayers) * layerAct;
+    double recomputed = !spec.train().recompute() ? 0 : 2 * (layerCheckpoints ? 1 : chunkLayers) * layerAct;
     double activations = inFlight * (layers * heldPerLayer + ends) + recomputed
         + (last ? lossHeld : 0) + Math.max(last ? lossTransient : 0, backward)
         + (spec.train().optimizer().toLowerCase(java.util.Locale.ROOT).startsWith("adam")
@@ -192,28 +199,11 @@ public final class MemoryPlan {
   }
 
   /**
-   * Bytes per weight of a frozen (LoRA) base's token embedding and output head: 16 bits where {@link #tables} (a
+   * Bytes per weight of a frozen (LoRA) base's token embedding and output head: 16 bits where {@link TrainingSpec#holdsTablesIn16Bits} (a
    * compressed base on one unsplit rank: FrozenBase.table), else fp32 as loaded. The one place the plan says so.
    */
   static double frozenEmbeddingBytesPerWeight(TrainingSpec spec) {
-    return tables(spec) ? 2 : 4;
-  }
-
-  /**
-   * Whether a LoRA run's frozen embedding and head are held in 16 bits (ModelBuilder's rule): a compressed base
-   * ({@code train.lora.quantize} not none) where one rank holds them whole (no tp, cp or pp); its head's loss then runs
-   * over chunks of {@code train.lossChunk} tokens (0: the whole sequence as one chunk).
-   */
-  static boolean tables(TrainingSpec spec) {
-    var p = spec.parallel();
-    String q = spec.train().lora().quantize();
-    return spec.train().lora().enabled() && q != null && !q.isBlank() && !"none".equals(q) && p.tp() == 1 && p.cp() == 1 && p.pp() == 1;
-  }
-
-  /** Whether {@code train.recompute} checkpoints each decoder layer (ModelBuilder's rule: one unsplit rank, ZeRO < 3, dense). */
-  static boolean checkpointsLayers(TrainingSpec spec) {
-    var p = spec.parallel();
-    return spec.train().recompute() && p.pp() == 1 && p.tp() == 1 && p.cp() == 1 && p.zero() < 3;
+    return spec.holdsTablesIn16Bits() ? 2 : 4;
   }
 
   /** Bytes per frozen projection weight under {@code train.lora.quantize}: NF4's 4 bits and an fp32 absmax per 64. */

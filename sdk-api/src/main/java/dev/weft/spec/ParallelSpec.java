@@ -34,6 +34,9 @@ public record ParallelSpec(int dp, int tp, int pp, int microBatches, String sche
 
   public int worldSize() { return dp * cp * tp * pp; }
 
+  /** One rank holds every layer whole: no tensor, context or pipeline split (a 16-bit frozen embedding/head and per-layer checkpointing need it). */
+  public boolean unsplit() { return tp == 1 && cp == 1 && pp == 1; }
+
   /** Model chunks per pipeline rank under the chosen schedule. */
   public int chunksPerStage() {
     if (PipelineSchedule.ZBV.spelling().equals(schedule)) return 2; // the two arms of the V

@@ -70,7 +70,7 @@ public final class ModelBuilder {
     ContextLayers context = cp != null && cp.size() > 1 ? new ContextLayers(layers, cp, p.cpMethod()) : null;
     if (context != null) layers = context;
     // a compressed base holds the embedding and head in 16 bits too where one rank holds them whole and no stage copies them
-    boolean tables = tpOps == null && context == null && p.pp() == 1;
+    boolean tables = p.unsplit();
     LoraLayers adapters = spec.train().lora().enabled()
         ? new LoraLayers(layers, spec.train().lora(), spec.train().seed(), tables, spec.train().lossChunk()) : null; // a LoRA linear is one ZeRO unit
     if (adapters != null) layers = adapters;
@@ -135,10 +135,8 @@ public final class ModelBuilder {
           + String.join(", ", spec.train().lora().targets()) + (ppRank > 0 ? " on pipeline stage " + ppRank : "")
           + "; LoRA adapts the Hugging Face projections (llama-family models); name targets the model has");
     }
-    var par = spec.parallel();
     // train.recompute on one unsplit rank: each layer checkpointed (its input kept), not the whole model recomputed
-    if (spec.train().recompute() && par.pp() == 1 && par.tp() == 1 && par.cp() == 1 && par.zero() < 3
-        && model instanceof dev.weft.models.decoder.Decoder d && d.config().moe() == null) {
+    if (model instanceof dev.weft.models.decoder.Decoder d && spec.checkpointsEachLayer(d.config().moe() != null)) {
       d.checkpointLayers();
     }
     FrozenBase frozenBase = stack.adapters() == null ? null : stack.adapters().frozenBase();
