@@ -52,4 +52,33 @@ class ColumnLinearOverlapTest {
       assertThat(r[1]).as("nanoseconds waited on the tp group").isPositive();
     }
   }
+
+  /**
+   * A forward outside any PointerScope (as a test or a user's own loop runs it) leaves its hooks reachable only through
+   * the holds: collections between the forward and the backward must not free them. Before the holds kept every hook
+   * (not only scoped ones) this backward failed with a bare NullPointerException from Tensor.backward.
+   */
+  @org.junit.jupiter.api.Test
+  void hooksOfAnUnscopedForwardSurviveCollectionsBeforeTheBackward() {
+    GptConfig cfg = new GptConfig(2, 32, 4, 4, 64, 16);
+    List<Double> losses = GroupRanks.run(2, "tp", T, c -> {
+      TpOps ops = new TpOps(c);
+      Gpt model = new Gpt(cfg, new TensorParallelLayers(5, ops, false));
+      Batches.Batch b = Batches.make(new ArithmeticCorpus(5), 0, 2, cfg.seqLen());
+      Tensor loss = model.loss(b.tokens(), b.targets());
+      for (int i = 0; i < 5; i++) {
+        System.gc();
+        try {
+          Thread.sleep(50); // JavaCPP frees collected objects on its deallocator thread
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+      loss.backward();
+      double l = loss.item_double();
+      ops.dropPendingHooks();
+      return l;
+    });
+    assertThat(losses.get(0)).isEqualTo(losses.get(1));
+  }
 }
