@@ -95,8 +95,8 @@ public final class MemoryBench {
    * over the preset cut to {@link #LOSS_LAYERS} layers (its vocabulary and width kept): the logits (whole: the logits and
    * log-softmax's output held, their two gradients at the backward's start, [seq, vocab] fp32 each) are then most of
    * the peak, as they are of a long-sequence step, and the pair fits the machine (all 24 layers' activations at 2,048
-   * tokens are ~11 GiB at Qwen2.5-0.5B's width; `train.recompute` at pp = 1 recomputes the whole model at once and
-   * does not lower the peak, docs/performance.md round 4).
+   * tokens are ~11 GiB at Qwen2.5-0.5B's width without recompute; cutting the layers, not recomputing them, keeps the
+   * rows about the loss alone).
    */
   static Loss loss(Config c, Path dir) throws IOException {
     Path hf = dir.resolve("hf");
