@@ -91,7 +91,7 @@ final class TrainCommand implements Callable<Integer> {
   @Option(names = "--rdzv-id", paramLabel = "ID", description = "Elastic: the run's id, the same on every node (default: the spec name).")
   String rdzvId;
 
-  @Option(names = "--join-window", paramLabel = "SECONDS", description = "Elastic: how long a rendezvous round waits for more nodes (default 2).")
+  @Option(names = "--join-window", paramLabel = "SECONDS", description = "Elastic: how long a rendezvous round waits for more nodes (default: elastic.joinWindowSeconds, 2).")
   Double joinWindowS;
 
   /** The memory check of this host's ranks, before any starts. */
@@ -210,7 +210,7 @@ final class TrainCommand implements Callable<Integer> {
     RendezvousBackend backend = ElasticOptions.backend(spec, rdzvBackend, "--rdzv-backend");
     ElasticOptions o = ElasticOptions.of(spec, nodes, nprocPerNode == null ? 1 : nprocPerNode, backend,
         ElasticOptions.endpoint(spec, backend, rdzvEndpoint), rdzvId == null ? spec.name() : rdzvId,
-        joinWindowS == null ? ElasticOptions.DEFAULT_JOIN_WINDOW : Duration.ofMillis((long) (joinWindowS * 1000)));
+        joinWindowS == null ? null : Duration.ofMillis((long) (joinWindowS * 1000)));
     return ElasticTrain.run(spec, o, runDir != null ? runDir : Path.of("runs", spec.name() + "-" + o.runId()), true);
   }
 }

@@ -136,6 +136,7 @@ class ImagePodsHostsTest {
     int steps = 24;
     try (NetHosts hosts = NetHosts.create(3)) {
       Pods pods = startPods(Target.PYTORCHJOB, dir, hosts, List.of("deployment.nodes=2:3", "parallel.dp=3", "elastic.standby=0", "elastic.failureTimeoutSeconds=20",
+          "elastic.joinWindowSeconds=30",
           "train.globalBatch=24", "parallel.microBatches=2", "train.steps=" + steps, "checkpoint.every=1000", "train.logEvery=1"));
       int at = ThreadLocalRandom.current().nextInt(3, 7);
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(6);

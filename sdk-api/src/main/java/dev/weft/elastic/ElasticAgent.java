@@ -76,7 +76,7 @@ public final class ElasticAgent {
     var e = spec.elastic();
     RendezvousBackend backend = ElasticOptions.backend(spec, null, "elastic.rdzvBackend");
     ElasticOptions o = ElasticOptions.of(spec, new int[] {e.minNodes(), e.maxNodes()}, 1, backend,
-        ElasticOptions.endpoint(spec, backend, null), spec.name(), ElasticOptions.DEFAULT_JOIN_WINDOW);
+        ElasticOptions.endpoint(spec, backend, null), spec.name(), null);
     Outcome out = new ElasticAgent(o, console).run(spec, runDir);
     return new LocalLauncher.Outcome(out.exitCode(), -1, out.message());
   }

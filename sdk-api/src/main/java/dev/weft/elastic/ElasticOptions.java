@@ -11,7 +11,6 @@ import java.time.Duration;
 public record ElasticOptions(int minNodes, int maxNodes, int procsPerNode, Endpoint endpoint, String runId,
                              Duration joinWindow, Duration failureTimeout, Duration heartbeat, int maxRestarts,
                              Duration rendezvousTimeout, RendezvousBackend backend) {
-  public static final Duration DEFAULT_JOIN_WINDOW = Duration.ofSeconds(2);
   public static final Duration RENDEZVOUS_TIMEOUT = Duration.ofMinutes(10);
   private static final Duration MIN_STEP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -25,11 +24,15 @@ public record ElasticOptions(int minNodes, int maxNodes, int procsPerNode, Endpo
     }
   }
 
-  /** Options from the command line (or the operator's env) with the spec's {@code elastic.*} detection settings. */
+  /**
+   * Options from the command line (or the operator's env) with the spec's {@code elastic.*} detection settings;
+   * {@code joinWindow} null: the spec's {@code elastic.joinWindowSeconds}.
+   */
   public static ElasticOptions of(dev.weft.spec.TrainingSpec spec, int[] nodes, int procsPerNode, RendezvousBackend backend,
                                   Endpoint endpoint, String runId, Duration joinWindow) {
     var e = spec.elastic();
-    return new ElasticOptions(nodes[0], nodes[1], procsPerNode, endpoint, runId, joinWindow,
+    Duration window = joinWindow != null ? joinWindow : Duration.ofMillis(Math.round(e.joinWindowSeconds() * 1000));
+    return new ElasticOptions(nodes[0], nodes[1], procsPerNode, endpoint, runId, window,
         Duration.ofSeconds(e.failureTimeoutSeconds()), heartbeat(e), e.maxRestarts(),
         RENDEZVOUS_TIMEOUT, backend);
   }

@@ -164,6 +164,8 @@ public final class SpecValidator {
     require(e.failureTimeoutSeconds() >= 2 * e.heartbeatSeconds(), "elastic.failureTimeoutSeconds", e.failureTimeoutSeconds()
         + " must be at least twice elastic.heartbeatSeconds=" + e.heartbeatSeconds() + " or a single late beat looks like a failure");
     ElasticSpec.rdzvBackendName(e.rdzvBackend(), "elastic.rdzvBackend");
+    require(e.joinWindowSeconds() >= 0, "elastic.joinWindowSeconds", e.joinWindowSeconds()
+        + " must be 0 (seal as soon as minNodes joined) or more");
     require(e.standby() >= 0, "elastic.standby", e.standby() + " must be 0 (no warm standby worker) or more");
     if (e.rdzvEndpoint() != null && !e.rdzvEndpoint().isBlank()) Endpoint.parse(e.rdzvEndpoint(), "elastic.rdzvEndpoint");
     require(s.metrics().port() >= 0 && s.metrics().port() < 65536, "metrics.port", s.metrics().port() + " is not a port");

@@ -47,7 +47,7 @@ public final class ElasticTrain {
     RendezvousBackend backend = ElasticOptions.backend(spec, env.get(RDZV_BACKEND), RDZV_BACKEND + " (elasticPolicy.rdzvBackend)");
     ElasticOptions o = ElasticOptions.of(spec, ElasticOptions.parseNodes(env.get(NNODES)), procs, backend,
         dev.weft.spec.Endpoint.parse(env.get(RDZV_ENDPOINT), RDZV_ENDPOINT), present(env, RDZV_ID) ? env.get(RDZV_ID).trim() : spec.name(),
-        ElasticOptions.DEFAULT_JOIN_WINDOW);
+        null);
     if (present(env, MAX_RESTARTS)) o = o.withMaxRestarts(Integer.parseInt(env.get(MAX_RESTARTS).trim()));
     return run(spec, o, runDir, false); // pods get their token from a Secret (deployment.secretEnv), or none
   }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.weft.Trainer;
 import dev.weft.spec.SpecException;
 import dev.weft.spec.TrainingSpec;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** Which backend and endpoint an agent uses: flag over spec over the backend's default. */
@@ -32,6 +33,20 @@ class RendezvousBackendTest {
     assertThat(etcd).isEqualTo(RendezvousBackend.ETCD);
     assertThat(ElasticOptions.endpoint(s, etcd, null)).isEqualTo(new Endpoint("127.0.0.1", 2379));
     assertThat(ElasticOptions.endpoint(s, RendezvousBackend.C10D, null)).isEqualTo(new Endpoint("127.0.0.1", 29400));
+  }
+
+  @Test
+  void theJoinWindowComesFromTheSpecUnlessTheFlagGivesOne() {
+    TrainingSpec s = spec(tiny().elastic(2, 3).set("elastic.joinWindowSeconds", 30));
+    int[] nodes = {2, 3};
+    Endpoint at = new Endpoint("127.0.0.1", 29400);
+    assertThat(ElasticOptions.of(s, nodes, 1, RendezvousBackend.C10D, at, "rb", null).joinWindow()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(ElasticOptions.of(s, nodes, 1, RendezvousBackend.C10D, at, "rb", Duration.ofSeconds(1)).joinWindow())
+        .isEqualTo(Duration.ofSeconds(1));
+    assertThat(ElasticOptions.of(spec(tiny()), nodes, 1, RendezvousBackend.C10D, at, "rb", null).joinWindow())
+        .as("the default").isEqualTo(Duration.ofSeconds(2));
+    assertThatThrownBy(() -> spec(tiny().set("elastic.joinWindowSeconds", -1))).isInstanceOf(SpecException.class)
+        .hasMessageContaining("elastic.joinWindowSeconds");
   }
 
   @Test
