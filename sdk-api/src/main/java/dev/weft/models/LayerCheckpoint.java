@@ -1,5 +1,6 @@
 package dev.weft.models;
 
+import dev.weft.precision.Autocast;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.UnaryOperator;
@@ -24,7 +25,8 @@ import static dev.weft.util.Tensors.outlive;
  * input's. So a step holds the layer inputs and one layer's internals, not every layer's. Wired as {@code
  * RecomputedLinear} is: the output carries a zero-valued link to the input (or, when the input needs no gradient — a
  * frozen embedding's output — to a one-element anchor), a hook on the output keeps dY and a hook on the link runs the
- * recomputation (a reentrant backward, as PyTorch's reentrant checkpoint) and returns dX. The layer must compute the
+ * recomputation (a reentrant backward, as PyTorch's reentrant checkpoint) under the autocast the forward ran under (the
+ * training loop's backward runs after its autocast closed) and returns dX. The layer must compute the
  * same function twice: no state across calls (no MoE router counts, no KV cache; dropout off or reseeded).
  */
 public final class LayerCheckpoint {
@@ -40,7 +42,7 @@ public final class LayerCheckpoint {
       y = outlive(layer.apply(x.detach()));
     }
     y = adopt(y);
-    Pass pass = new Pass(layer, x);
+    Pass pass = new Pass(layer, x, Autocast.current());
     Tensor link;
     if (x.requires_grad()) {
       Tensor xv = x.view_as(x);
@@ -51,7 +53,8 @@ public final class LayerCheckpoint {
       link.register_hook(pass.inputHook);
       pass.anchor = outlive(link);
     }
-    Tensor out = y.add(link.sub(link.detach()));
+    // in y's dtype: an fp32 link would promote a 16-bit output (autocast) and change what the next layer computes
+    Tensor out = y.add(link.sub(link.detach()).to(y.scalar_type()));
     out.register_hook(pass.outputHook);
     pass.hold();
     pending.add(pass);
@@ -64,6 +67,7 @@ public final class LayerCheckpoint {
   private final class Pass {
     final UnaryOperator<Tensor> layer;
     final boolean inputGrad;
+    final Autocast.Mode autocast; // the forward's
     Tensor input; // the checkpoint: the layer's input, detached, held until the backward ran
     Tensor anchor;
     Tensor outputGrad;
@@ -78,7 +82,7 @@ public final class LayerCheckpoint {
       @Override
       public TensorBase call(TensorBase link) {
         Tensor dx;
-        try (PointerScope call = new PointerScope(); AutoGradMode on = new AutoGradMode(true)) {
+        try (PointerScope call = new PointerScope(); AutoGradMode on = new AutoGradMode(true); Autocast ac = autocast.enter()) {
           Tensor xr = input.detach().requires_grad_(inputGrad);
           Tensor yr = layer.apply(xr);
           yr.backward(outputGrad, new BoolOptional(), false, new TensorArrayRefOptional());
@@ -94,8 +98,9 @@ public final class LayerCheckpoint {
     };
     private Pointer[] retained = new Pointer[0];
 
-    Pass(UnaryOperator<Tensor> layer, Tensor x) {
+    Pass(UnaryOperator<Tensor> layer, Tensor x, Autocast.Mode autocast) {
       this.layer = layer;
+      this.autocast = autocast;
       this.inputGrad = x.requires_grad();
       this.input = outlive(x.detach());
     }
