@@ -28,7 +28,6 @@ import dev.weft.spec.SpecValidator;
 import dev.weft.spec.TrainingSpec;
 import dev.weft.util.NativeThreads;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -210,7 +209,7 @@ final class TrainCommand implements Callable<Integer> {
     RendezvousBackend backend = ElasticOptions.backend(spec, rdzvBackend, "--rdzv-backend");
     ElasticOptions o = ElasticOptions.of(spec, nodes, nprocPerNode == null ? 1 : nprocPerNode, backend,
         ElasticOptions.endpoint(spec, backend, rdzvEndpoint), rdzvId == null ? spec.name() : rdzvId,
-        joinWindowS == null ? null : Duration.ofMillis((long) (joinWindowS * 1000)));
+        joinWindowS == null ? null : ElasticOptions.seconds(joinWindowS));
     return ElasticTrain.run(spec, o, runDir != null ? runDir : Path.of("runs", spec.name() + "-" + o.runId()), true);
   }
 }

@@ -31,14 +31,17 @@ public record ElasticOptions(int minNodes, int maxNodes, int procsPerNode, Endpo
   public static ElasticOptions of(dev.weft.spec.TrainingSpec spec, int[] nodes, int procsPerNode, RendezvousBackend backend,
                                   Endpoint endpoint, String runId, Duration joinWindow) {
     var e = spec.elastic();
-    Duration window = joinWindow != null ? joinWindow : Duration.ofMillis(Math.round(e.joinWindowSeconds() * 1000));
+    Duration window = joinWindow != null ? joinWindow : seconds(e.joinWindowSeconds());
     return new ElasticOptions(nodes[0], nodes[1], procsPerNode, endpoint, runId, window,
         Duration.ofSeconds(e.failureTimeoutSeconds()), heartbeat(e), e.maxRestarts(),
         RENDEZVOUS_TIMEOUT, backend);
   }
 
   /** How often agents and workers beat ({@code elastic.heartbeatSeconds}). */
-  static Duration heartbeat(dev.weft.spec.ElasticSpec e) { return Duration.ofMillis(Math.round(e.heartbeatSeconds() * 1000)); }
+  static Duration heartbeat(dev.weft.spec.ElasticSpec e) { return seconds(e.heartbeatSeconds()); }
+
+  /** A setting in (fractional) seconds, to the millisecond. */
+  public static Duration seconds(double s) { return Duration.ofMillis(Math.round(s * 1000)); }
 
   /**
    * The backend and endpoint: the flag (or the operator's variable) when given, else {@code elastic.rdzvBackend} /
