@@ -150,7 +150,9 @@ public final class MemoryPlan {
     double tpRing = 2 * (tp - 1) / tp;
     double tpBytes = p.microBatches() * layers * 4 * tpRing * tokens * h * act; // 2 all-reduces forward, 2 backward per layer
     double ppBytes = p.pp() == 1 ? 0 : p.microBatches() * tokens * h * act * ((last ? 0 : 1) + (first ? 0 : 1));
-    double pending = p.dp() == 1 ? fp32 : 0; // dp > 1: a bucket at a time, which the plan neglects
+    // autograd's own gradients beside the flat buffer: the whole model's at dp = 1 under ZeRO-2/3 (copied after backward);
+    // none where they are views of the buffer; at dp > 1 a bucket at a time, which the plan neglects
+    double pending = p.dp() == 1 && !ParallelSpec.gradientsInFlatBuffer(p.dp(), zero) ? fp32 : 0;
     // ring attention: K and V (at most as wide as the hidden size; grouped-query heads send less) passed cp − 1 times
     // per layer and micro-batch, their gradients as many times back (all-gather: the same bytes, gathered once and
     // reduce-scattered once); then the owned gradients summed over cp

@@ -16,7 +16,8 @@ public record RankPlan(int rank, int dp, int tp, int pp, double parameterCount, 
                        double dpReplicateBytes, double pendingGradients, int cp, double cpBytes) {
   /**
    * {@code pendingGradients}: autograd's own gradients still alive beside the optimizer's flat gradient buffer. At dp = 1
-   * no hook copies a bucket as it fills, so every one of them lives until backward ends (the whole model's again).
+   * under ZeRO-2/3 no hook copies a bucket as it fills, so every one of them lives until backward ends (the whole
+   * model's again); at ZeRO-0/1 they are views of the buffer ({@link dev.weft.spec.ParallelSpec#gradientsInFlatBuffer}).
    */
   public double total() { return parameters + gradients + pendingGradients + optimizerState + activations + runtime; }
   public double communication() { return dpBytes + tpBytes + ppBytes + dpReplicateBytes + cpBytes; }

@@ -37,6 +37,14 @@ public record ParallelSpec(int dp, int tp, int pp, int microBatches, String sche
   /** One rank holds every layer whole: no tensor, context or pipeline split (a 16-bit frozen embedding/head and per-layer checkpointing need it). */
   public boolean unsplit() { return tp == 1 && cp == 1 && pp == 1; }
 
+  /**
+   * Whether each parameter's gradient is a view of the optimizer's flat gradient buffer, so that backward accumulates
+   * straight into it: one data-parallel rank ({@code dp}, the group ZeRO works over) at ZeRO stage 0-1, where nothing is
+   * reduced or sharded. Otherwise autograd's own gradients live beside the buffer until they are reduced or copied.
+   * The one rule: ShardedOptimizer binds the views by it, and the plan counts autograd's gradients by it.
+   */
+  public static boolean gradientsInFlatBuffer(int dp, int zero) { return dp == 1 && zero <= 1; }
+
   /** Model chunks per pipeline rank under the chosen schedule. */
   public int chunksPerStage() {
     if (PipelineSchedule.ZBV.spelling().equals(schedule)) return 2; // the two arms of the V

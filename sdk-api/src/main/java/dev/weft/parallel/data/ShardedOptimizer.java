@@ -113,7 +113,7 @@ public final class ShardedOptimizer implements AutoCloseable {
         states.add(s);
         gathering.add(groupOfParam[b.slots().get(0).param()], s);
         if (hooks != null) for (Slot slot : b.slots()) hooks.add(slot.param(), s);
-        if (dp.size() == 1 && stage <= 1) s.bindGrads(); // nothing to reduce: no copy into the buffer after backward
+        if (dev.weft.spec.ParallelSpec.gradientsInFlatBuffer(dp.size(), stage)) s.bindGrads(); // no copy into the buffer after backward
       }
     }
   }
