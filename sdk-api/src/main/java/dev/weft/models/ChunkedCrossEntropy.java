@@ -100,8 +100,9 @@ public final class ChunkedCrossEntropy {
         Tensor g = null;
         for (long v0 = 0; v0 < w.rows(); v0 += w.blockRows()) {
           long n = Math.min(w.blockRows(), w.rows() - v0);
-          Tensor rows = w.rows(v0, n), part = dLogits.narrow(1, v0, n);
-          g = g == null ? part.matmul(rows) : g.addmm_(part, rows);
+          // a block's product is 16-bit under autocast (in-place addmm_ is not autocast): summed in fp32
+          Tensor block = dLogits.narrow(1, v0, n).matmul(w.rows(v0, n));
+          g = g == null ? block.to(Float) : g.add_(block);
         }
         return g;
       }

@@ -124,6 +124,31 @@ class ChunkedCrossEntropyTest {
     assertThat(maxDiff(ChunkedCrossEntropy.logits(h, made(w, block)), h.matmul(w.t()))).isLessThanOrEqualTo(1e-5);
   }
 
+  /**
+   * Under bf16 autocast each block's product is 16-bit; the blocks' sum into dHidden refused the mix (in-place addmm_
+   * is not autocast), so every LoRA run over a compressed base at {@code precision: bf16} failed in its first backward
+   * once the vocabulary spanned more than one block (Qwen2.5-0.5B's: 17). Blocks now sum in fp32: the same gradient as
+   * one block, to bf16's rounding, and the fp32 one to bf16's precision.
+   */
+  @Test
+  void underBf16AutocastAHeadMadeInBlocksGivesTheGradientOfOneBlock() {
+    Tensor y = targets(3, 11, 9);
+    Tensor w = Init.normalFull(5, "w", 0.5, VOCAB, DIM);
+    Tensor[] grads = new Tensor[3];
+    long[] blocks = {VOCAB, 7, VOCAB};
+    for (int i = 0; i < 3; i++) {
+      Tensor h = Init.normalFull(3, "hidden", 1.0, 3, 11, DIM).requires_grad_(true);
+      try (dev.weft.precision.Autocast on = i < 2 ? dev.weft.precision.Autocast.of("bf16") : null) {
+        ChunkedCrossEntropy.lossSum(h, made(w, blocks[i]), y, 4).backward();
+      }
+      grads[i] = h.grad();
+    }
+    double scale = grads[2].abs().max().item_double();
+    assertThat(scale).isGreaterThan(1e-2);
+    assertThat(maxDiff(grads[1], grads[0])).as("7-row blocks vs one block, both bf16").isLessThanOrEqualTo(1e-2 * scale);
+    assertThat(maxDiff(grads[1], grads[2])).as("bf16 blocks vs fp32").isLessThanOrEqualTo(3e-2 * scale);
+  }
+
   private static Trainer llama(int chunk) {
     return Trainer.model("llama").set("model.config.num_hidden_layers", 1).set("model.config.hidden_size", 32)
         .set("model.config.intermediate_size", 64).set("model.config.num_attention_heads", 4)
