@@ -59,7 +59,14 @@ final class BucketState {
     shardStart = sharded ? b.shardStart(rank) : 0;
     shardLen = sharded ? b.shard() : b.padded();
     Tensor full = Tensors.zerosLike(params.get(b.slots().get(0).param()).tensor(), b.padded());
-    for (Slot s : b.slots()) full.narrow(0, s.offset(), s.numel()).copy_(params.get(s.param()).tensor().detach().reshape(-1));
+    // the source views are closed at once: each shares the parameter's old storage, which set_data below would
+    // otherwise leave alive until the garbage collector ran (a whole second copy of the model through setup and step 1)
+    for (Slot s : b.slots()) {
+      try (Tensor src = params.get(s.param()).tensor().detach(); Tensor row = src.reshape(-1);
+           Tensor dst = full.narrow(0, s.offset(), s.numel())) {
+        dst.copy_(row);
+      }
+    }
     if (stage == 3) {
       master = full.narrow(0, shardStart, shardLen).clone();
       full.close();
