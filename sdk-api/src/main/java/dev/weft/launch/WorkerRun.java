@@ -61,7 +61,7 @@ public final class WorkerRun {
     backend.useDevice(placement);
     try (Distributed dist = Distributed.start(id, new DeviceMesh(p.dp(), p.pp(), p.cp(), p.tp()), backend, placement, timeout)) {
       if (processExits) dist.leaveToProcessExit();
-      return TrainingLoop.run(spec, dist, runDir, listener);
+      return TrainingLoop.run(spec, dist, runDir, listener, !processExits); // an exiting worker keeps no copy of the weights
     }
   }
 }

@@ -39,6 +39,15 @@ public final class TrainingLoop {
   private TrainingLoop() {}
 
   public static RunResult run(TrainingSpec spec, Distributed dist, Path runDir, StepListener listener) {
+    return run(spec, dist, runDir, listener, true);
+  }
+
+  /**
+   * @param keepWeights whether the result carries a copy of the trained weights ({@link RunResult#slices}) for a JVM that
+   *     goes on (fit()); a worker process that exits after the run leaves it out: the copy was a whole second model
+   *     at the run's end (a 1B full fine-tune's 4.6 GiB, past what a 24 GiB machine had left)
+   */
+  public static RunResult run(TrainingSpec spec, Distributed dist, Path runDir, StepListener listener, boolean keepWeights) {
     long wallStart = System.nanoTime();
     boolean leader = dist.rank() == 0;
     var t = spec.train();
@@ -108,7 +117,7 @@ public final class TrainingLoop {
           prevEnd = System.nanoTime();
         }
       }
-      return finish(spec, dist, runDir, built, opt, record, lastStep, wallStart, out, checkpoints);
+      return finish(spec, dist, runDir, built, opt, record, lastStep, wallStart, out, checkpoints, keepWeights);
     }
   }
 
@@ -191,12 +200,13 @@ public final class TrainingLoop {
    * slices taken, and (rank 0) the summary written and the checkpoint record published.
    */
   private static RunResult finish(TrainingSpec spec, Distributed dist, Path runDir, BuiltModel built, ShardedOptimizer opt,
-                                  RunRecord record, long lastStep, long wallStart, MetricsJson out, TrainingCheckpoints checkpoints) {
+                                  RunRecord record, long lastStep, long wallStart, MetricsJson out, TrainingCheckpoints checkpoints,
+                                  boolean keepWeights) {
     LanguageModel model = built.model();
     ShardedOptimizer.Memory mem = opt.memory();
     opt.gatherAll();
     boolean consistent = ReplicaCheck.consistent(model.parameters().list(), dist.dp(), dist.world(), built.experts());
-    List<Weights.Slice> trained = Weights.snapshot(model.parameters());
+    List<Weights.Slice> trained = keepWeights ? Weights.snapshot(model.parameters()) : List.of();
     opt.releaseAll();
     double medianMs = record.medianStepMs();
     double tps = (long) spec.train().globalBatch() * spec.data().seqLen() / (medianMs / 1000);
