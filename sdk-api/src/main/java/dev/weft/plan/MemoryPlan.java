@@ -91,7 +91,8 @@ public final class MemoryPlan {
     // head in frozenEmbeddingBytesPerWeight's, the rest (norms, biases) fp32; compressed, plus the one fp32 buffer the
     // projections are made again in for a multiplication (at most one layer's projections)
     double bpw = baseBytesPerWeight(spec.train().lora().quantize()), projections = layers * c.splitPerLayer() / tp;
-    double embeddingHead = (first ? c.embedding() / tp : 0) + (last ? head : 0);
+    double embeddingHere = first ? c.embedding() / tp : 0, headHere = last ? head : 0; // a tied head on the first stage is the embedding
+    double embeddingHead = embeddingHere + headHere;
     double frozenBytes = !c.lora() ? 0 : bpw * projections + frozenEmbeddingBytesPerWeight(spec) * embeddingHead
         + 4 * (model - projections - embeddingHead) + (bpw < 4 ? 4 * c.splitPerLayer() / tp : 0);
     double params = c.lora() ? adapters : model; // what trains: gradients, optimizer state, dp reduction
@@ -140,9 +141,8 @@ public final class MemoryPlan {
     // gradients at its end; then Adam's denominators (counted on top, as a bound)
     double adam = spec.train().optimizer().toLowerCase(java.util.Locale.ROOT).startsWith("adam")
         ? optimizerTemporaries(largestUnit(c.lora(), perLayer, c.adapterSplitPerLayer() / tp + c.adapterReplicatedPerLayer(),
-            first ? c.embedding() / tp : 0, last ? head : 0, params), zero >= 1 ? dp : 1) : 0;
-    double tableGrads = c.lora() ? 0 : tableGradients(first ? c.embedding() / tp : 0, last ? (head > 0 ? head : c.embedding() / tp) : 0,
-        c.tied() && first && last);
+            embeddingHere, headHere, params), zero >= 1 ? dp : 1) : 0;
+    double tableGrads = c.lora() ? 0 : tableGradients(embeddingHere, headHere, c.tied() && first && last);
     double activations = inFlight * (layers * heldPerLayer + ends) + recomputed
         + (last ? lossHeld : 0) + Math.max(Math.max(last ? lossTransient : 0, backward), tableGrads) + adam;
 

@@ -38,10 +38,6 @@ public final class TrainingLoop {
 
   private TrainingLoop() {}
 
-  public static RunResult run(TrainingSpec spec, Distributed dist, Path runDir, StepListener listener) {
-    return run(spec, dist, runDir, listener, true);
-  }
-
   /**
    * @param keepWeights whether the result carries a copy of the trained weights ({@link RunResult#slices}) for a JVM that
    *     goes on (fit()); a worker process that exits after the run leaves it out: the copy was a whole second model
