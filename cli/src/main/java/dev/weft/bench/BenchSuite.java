@@ -84,11 +84,12 @@ public final class BenchSuite {
     return sb.toString();
   }
 
-  /** A header line: machine, threads, OMP_WAIT_POLICY. */
+  /** A header line: machine, threads, OMP_WAIT_POLICY, the workers' allocator. */
   public static String environment() {
-    return String.format(Locale.ROOT, "%d cores, %d intra-op threads for one rank, OMP_WAIT_POLICY=%s, Java %s",
+    String preload = dev.weft.launch.Allocator.workerEnv().get("LD_PRELOAD");
+    return String.format(Locale.ROOT, "%d cores, %d intra-op threads for one rank, OMP_WAIT_POLICY=%s, workers' malloc %s, Java %s",
         Runtime.getRuntime().availableProcessors(), NativeThreads.perRank(1),
-        System.getenv().getOrDefault("OMP_WAIT_POLICY", "unset"), Runtime.version());
+        System.getenv().getOrDefault("OMP_WAIT_POLICY", "unset"), preload == null ? "glibc" : preload, Runtime.version());
   }
 
   private static String ratio(double v) {

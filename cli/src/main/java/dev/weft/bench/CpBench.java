@@ -59,7 +59,7 @@ public final class CpBench {
           Path run = dir.resolve("r" + r + "-" + name);
           Trainer t = c.model().steps(c.steps()).contextParallel(which == 0 ? 1 : 2).runDir(run);
           if (which > 0) t = t.set("parallel.cpMethod", name);
-          ZeroStepBench.launch(t.toSpec(), run, Map.of("WEFT_ACTIVATION_PROBE", "1"));
+          ZeroStepBench.launch(t.toSpec(), run, dev.weft.train.ActivationProbe.WORKER_ENV);
           ZeroStepBench.Breakdown b = ZeroStepBench.breakdown(run.resolve("metrics.jsonl"), c.warmSteps());
           double act = activationMib(run.resolve("metrics.jsonl"));
           if (which == 0) {

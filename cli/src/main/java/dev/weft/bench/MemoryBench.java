@@ -30,7 +30,7 @@ public final class MemoryBench {
   public record Config(String like, int seq, int lossSeq, int chunk, int rank, String label, String mergeLike) {
     public static Config of(boolean quick) {
       return quick ? new Config("smollm2-135m", 64, 512, 128, 8, "SmolLM2-135M shape, LoRA r8, dp=1, 1 process", "smollm2-135m")
-          : new Config("qwen2.5-0.5b", 1024, 2048, 1024, 16, "Qwen2.5-0.5B shape, LoRA r16, dp=1, 1 process", "llama-3.2-1b");
+          : new Config("qwen2.5-0.5b", 1024, 2048, 256, 16, "Qwen2.5-0.5B shape, LoRA r16, dp=1, 1 process", "llama-3.2-1b");
     }
   }
 
@@ -68,9 +68,14 @@ public final class MemoryBench {
       HfModelInit.write(c.like(), hf, DType.BF16, 7, HfShards.DEFAULT_MAX_BYTES);
       Map<String, Trainer> runs = new LinkedHashMap<>();
       // the base comparison as a memory-minded run is set: each layer checkpointed (one unsplit rank: its input kept,
-      // one layer's internals made again) and the loss over 128-token chunks, so that the step adds as little as it can
+      // one layer's internals made again) and the loss over 128-token chunks, so that the step adds as little as it can;
+      // the compressed bases under fp32 compute and under bf16 compute (QLoRA's recipe: products in bf16)
       for (String q : List.of("none", "bf16", "nf4")) {
         runs.put("base-" + q, lora(c, hf, q, c.seq()).set("train.lossChunk", BASE_CHUNK).set("train.recompute", true));
+      }
+      for (String q : List.of("bf16", "nf4")) {
+        runs.put("base-" + q + "-bf16", lora(c, hf, q, c.seq()).set("train.lossChunk", BASE_CHUNK).set("train.recompute", true)
+            .set("precision.dtype", "bf16"));
       }
       Map<String, Run> out = new LinkedHashMap<>();
       for (var e : runs.entrySet()) out.put(e.getKey(), run(e.getValue(), dir.resolve(e.getKey())));
@@ -96,13 +101,14 @@ public final class MemoryBench {
    * log-softmax's output held, their two gradients at the backward's start, [seq, vocab] fp32 each) are then most of
    * the peak, as they are of a long-sequence step, and the pair fits the machine (all 24 layers' activations at 2,048
    * tokens are ~11 GiB at Qwen2.5-0.5B's width without recompute; cutting the layers, not recomputing them, keeps the
-   * rows about the loss alone).
+   * rows about the loss alone). The base is the default fp32 one, the head an ordinary parameter (a 16-bit held head
+   * under fp32 compute makes its rows again per chunk: docs/performance.md rounds 8 and 9 measure that pair too).
    */
   static Loss loss(Config c, Path dir) throws IOException {
     Path hf = dir.resolve("hf");
     HfModelInit.write(c.like(), List.of("num_hidden_layers=" + LOSS_LAYERS), null, hf, DType.BF16, 7, HfShards.DEFAULT_MAX_BYTES);
     var pairs = Interleaved.rounds(LOSS_ROUNDS, dir, "chunked", "whole", (chunkedSide, run) ->
-        run(lora(c, hf, "nf4", c.lossSeq()).set("train.lossChunk", chunkedSide ? c.chunk() : 0), run));
+        run(lora(c, hf, "none", c.lossSeq()).set("train.lossChunk", chunkedSide ? c.chunk() : 0), run));
     return new Loss(pairs.second(), pairs.first());
   }
 
@@ -150,14 +156,15 @@ public final class MemoryBench {
     String l = r.config().label();
     Run fp32 = m.get("base-none");
     List<BenchRow> rows = new ArrayList<>();
-    for (String q : List.of("bf16", "nf4")) {
+    for (String q : List.of("bf16", "nf4", "bf16-bf16", "nf4-bf16")) {
       Run run = m.get("base-" + q);
-      rows.add(BenchRow.of("memory", "peak RSS: " + q + " vs fp32 frozen base, seq " + r.config().seq() + ", recompute, loss chunk " + BASE_CHUNK + ", " + l, run.peakRss(),
-          fp32.peakRss(), "B", "bf16".equals(q) ? "≤ 0.6" : "≤ 0.4", mib(run.peakRss()) + " vs " + mib(fp32.peakRss())));
+      String base = q.replace("-bf16", "") + " base, " + (q.endsWith("-bf16") ? "bf16" : "fp32") + " compute";
+      rows.add(BenchRow.of("memory", "peak RSS: " + base + " vs fp32 base, fp32 compute; seq " + r.config().seq() + ", recompute, loss chunk " + BASE_CHUNK + ", " + l, run.peakRss(),
+          fp32.peakRss(), "B", q.startsWith("bf16") ? "≤ 0.6" : "≤ 0.4", mib(run.peakRss()) + " vs " + mib(fp32.peakRss())));
     }
     Loss loss = r.loss();
     rows.add(BenchRow.paired("memory", "peak RSS: loss over " + r.config().chunk() + "-token chunks vs whole logits, seq " + r.config().lossSeq()
-        + ", nf4 base, " + LOSS_LAYERS + " of its layers, " + l, Stats.median(peaks(loss.chunked())), Stats.median(peaks(loss.whole())), "B",
+        + ", fp32 base, " + LOSS_LAYERS + " of its layers, " + l, Stats.median(peaks(loss.chunked())), Stats.median(peaks(loss.whole())), "B",
         Stats.ratios(peaks(loss.chunked()), peaks(loss.whole())), "≤ 0.6", "separate processes"));
     rows.add(BenchRow.paired("memory", "step_ms: loss over chunks vs whole logits, seq " + r.config().lossSeq() + ", " + LOSS_LAYERS + " of its layers, " + l,
         Stats.median(steps(loss.chunked())), Stats.median(steps(loss.whole())), "ms", Stats.ratios(steps(loss.chunked()), steps(loss.whole())),

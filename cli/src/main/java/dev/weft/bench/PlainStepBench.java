@@ -94,6 +94,7 @@ public final class PlainStepBench {
         out.toString()));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().put("OMP_WAIT_POLICY", "PASSIVE");
+    pb.environment().putAll(dev.weft.launch.Allocator.workerEnv()); // the allocator Weft's workers get: a like-for-like pair
     Path log = out.resolveSibling(out.getFileName() + ".log");
     pb.redirectOutput(log.toFile());
     try {

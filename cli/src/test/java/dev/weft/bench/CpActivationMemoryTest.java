@@ -45,7 +45,7 @@ class CpActivationMemoryTest {
    */
   private double measure(Trainer t, String name) {
     Path run = dir.resolve(name);
-    ZeroStepBench.launch(t.runDir(run).toSpec(), run, java.util.Map.of("WEFT_ACTIVATION_PROBE", "1"));
+    ZeroStepBench.launch(t.runDir(run).toSpec(), run, dev.weft.train.ActivationProbe.WORKER_ENV);
     return CpBench.activationMib(run.resolve("metrics.jsonl"));
   }
 }

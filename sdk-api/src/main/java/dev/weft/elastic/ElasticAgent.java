@@ -268,14 +268,10 @@ public final class ElasticAgent {
     return env;
   }
 
-  /** What every worker of this node gets, whatever its rank: thread counts, the OpenMP policy, the log format. */
+  /** What every worker of this node gets, whatever its rank: thread counts, the OpenMP policy, the allocator, the log format. */
   private Map<String, String> nodeEnv() {
     int threads = NativeThreads.perRank(o.procsPerNode());
-    Map<String, String> env = new HashMap<>();
-    env.put("WEFT_THREADS", String.valueOf(threads));
-    env.put("OMP_WAIT_POLICY", "PASSIVE");
-    env.put("OMP_NUM_THREADS", String.valueOf(threads));
-    env.put("OPENBLAS_NUM_THREADS", String.valueOf(threads));
+    Map<String, String> env = new HashMap<>(LocalLauncher.nativeEnv(threads));
     env.putAll(LogFormat.childEnv()); // the worker writes the agent's format from its first line
     if (!token.isEmpty()) env.put(RunToken.ENV, token); // given or made here: the workers' keys live under it too
     return env;

@@ -87,11 +87,8 @@ public final class LocalLauncher {
         env.putAll(extraEnv);
         env.putAll(id.toEnv());
         if (token != null) env.put(RunToken.ENV, token);
-        env.put("WEFT_THREADS", String.valueOf(threadsPerWorker));
+        env.putAll(nativeEnv(threadsPerWorker));
         env.put(ParentWatch.ENV, "1");
-        env.put("OMP_WAIT_POLICY", "PASSIVE");
-        env.put("OMP_NUM_THREADS", String.valueOf(threadsPerWorker));
-        env.put("OPENBLAS_NUM_THREADS", String.valueOf(threadsPerWorker));
         Process p;
         try {
           p = pb.start();
@@ -113,6 +110,21 @@ public final class LocalLauncher {
         // already shutting down: the hook is running
       }
     }
+  }
+
+  /**
+   * What a worker process's native code reads as it loads, whoever starts it (this launcher, an elastic agent): its
+   * intra-op threads, OpenMP's wait policy (PASSIVE: a spinning idle team costs other ranks on shared cores up to 5×),
+   * and its C allocator ({@link Allocator}).
+   */
+  public static Map<String, String> nativeEnv(int threads) {
+    Map<String, String> env = new java.util.LinkedHashMap<>();
+    env.put("WEFT_THREADS", String.valueOf(threads));
+    env.put("OMP_WAIT_POLICY", "PASSIVE");
+    env.put("OMP_NUM_THREADS", String.valueOf(threads));
+    env.put("OPENBLAS_NUM_THREADS", String.valueOf(threads));
+    env.putAll(Allocator.workerEnv());
+    return env;
   }
 
   /** The worker processes started so far, in rank order (for supervision and tests). */

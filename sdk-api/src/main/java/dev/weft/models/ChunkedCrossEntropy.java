@@ -73,6 +73,12 @@ public final class ChunkedCrossEntropy {
 
     /** Rows [from, from + n) in fp32, [n, dim]; valid until the next call. */
     Tensor rows(long from, long n);
+
+    /** The same rows in {@code type} (a 16-bit product's), valid until the next call. */
+    default Tensor rows(long from, long n, org.bytedeco.pytorch.global.torch.ScalarType type) {
+      Tensor r = rows(from, n);
+      return r.scalar_type().value == type.value ? r : r.to(type);
+    }
   }
 
   /** The cross-entropy of {@code hidden} [..., dim] · {@code w}ᵀ [vocab (this rank's), dim] against {@code targets} [...], summed over the targets. */
@@ -117,8 +123,7 @@ public final class ChunkedCrossEntropy {
     try (NoGradGuard off = new NoGradGuard()) {
       for (long v0 = 0; v0 < w.rows(); v0 += w.blockRows()) {
         long n = Math.min(w.blockRows(), w.rows() - v0);
-        Tensor rows = w.rows(v0, n);
-        if (rows.scalar_type() != hc.scalar_type()) rows = rows.to(hc.scalar_type()); // 16-bit autocast hidden states
+        Tensor rows = w.rows(v0, n, hc.scalar_type()); // 16-bit autocast hidden states: the rows in 16 bits
         logits.narrow(1, v0, n).copy_(hc.detach().matmul(rows.t()));
       }
     }

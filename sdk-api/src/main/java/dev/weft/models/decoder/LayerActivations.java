@@ -9,8 +9,9 @@ import dev.weft.spec.LoraSpec;
  * only a statistic per row beside it; the attention's output is laid out so that turning its heads back is a view). {@code whole}: what every tensor-parallel rank holds whole (norms, residuals, the row
  * projections' outputs); {@code split}: what lives inside the split attention and MLP. Measured against a worker's
  * resident bytes over one forward ({@code WEFT_ACTIVATION_PROBE}, docs/performance.md, issue 43). {@code backward}: what
- * the backward of a compressed base's projections makes through Java handles, which the step's scope keeps too (per
- * call: the output's gradient its hook is handed, the zero-padded gradient of the link to the input, and dX = dY·W).
+ * the backward of a compressed base's projections hands the step's scope, which keeps it to the step's end: each
+ * call's dX = dY·W, as wide as its input (the output's gradient is closed once dX is made, and the link's zero-padded
+ * gradient lives in the hook's own scope).
  */
 record LayerActivations(double whole, double split, double backward) {
   /** Per token and layer for config {@code c}, with LoRA's adapters beside its targets when {@code lora} is enabled. */
@@ -34,9 +35,8 @@ record LayerActivations(double whole, double split, double backward) {
     } else {
       mlp = columns(new double[] {f}, r, targets(lora, n, n.up()), compressed) + f + dropout * (h + f); // GELU
     }
-    // compressed: per projection call (q/k/v fused, o, gate/up fused or up, down) its output's width and twice its input's
-    double backward = !compressed ? 0 : (q + 2 * kv + 2 * h) + (h + 2 * q)
-        + (c.moe() != null ? 0 : (c.mlp() == DecoderConfig.Mlp.SWIGLU ? 2 * f : f) + 2 * h + (h + 2 * f));
+    // compressed: per projection call (q/k/v fused, o, gate/up fused or up, down) its dX, its input's width
+    double backward = !compressed ? 0 : h + q + (c.moe() != null ? 0 : h + f);
     return new LayerActivations(whole, attention + mlp, backward);
   }
 

@@ -122,7 +122,7 @@ public final class FrozenBase {
     // biases stay fp32 parameters (loaded in place after this is built): concatenated per call
     java.util.function.Supplier<Tensor> bias = bs.isEmpty() ? null : bs.size() == 1 ? () -> bs.get(0)
         : () -> torch.cat(new TensorVector(bs.toArray(new Tensor[0])));
-    return new RecomputedLinear(() -> made(mine), bias);
+    return new RecomputedLinear(type -> made(mine, type), bias);
   }
 
   /**
@@ -133,7 +133,7 @@ public final class FrozenBase {
    * never overlap on one rank, so one buffer serves them all; the rows of each slot follow the previous one's, which
    * an NF4 slot's block padding may overwrite before that next slot is written.
    */
-  private Tensor made(List<Slot> mine) {
+  private Tensor made(List<Slot> mine, ScalarType type) {
     if (mine.size() == 1 && !mine.get(0).compressed()) return mine.get(0).param.tensor();
     long room = 0, rows = 0, numel = 0;
     for (Slot s : mine) {
@@ -141,15 +141,30 @@ public final class FrozenBase {
       numel += s.numel();
       rows += s.shape()[0];
     }
+    long[] shape = mine.get(0).shape().clone();
+    shape[0] = rows;
+    boolean half = type.value == ScalarType.BFloat16.value || type.value == ScalarType.Half.value;
+    // a 16-bit product over weights held in that very dtype: the held weights themselves (one), or side by side (fused)
+    if (half && mine.stream().allMatch(s -> s.half != null && s.half.scalar_type().value == type.value)) {
+      if (mine.size() == 1) return mine.get(0).half;
+      Tensor out = buffer16(type, numel);
+      long at = 0;
+      for (Slot s : mine) {
+        out.narrow(0, at, s.numel()).copy_(s.half.reshape(-1));
+        at += s.numel();
+      }
+      return out.narrow(0, 0, numel).view(shape);
+    }
     Tensor out = buffer(room);
     long at = 0;
     for (Slot s : mine) {
       s.weightInto(out.narrow(0, at, out.numel() - at));
       at += s.numel();
     }
-    long[] shape = mine.get(0).shape().clone();
-    shape[0] = rows;
-    return out.narrow(0, 0, numel).view(shape);
+    Tensor fp32 = out.narrow(0, 0, numel).view(shape);
+    if (!half) return fp32;
+    // rounded once, as autocast would round the fp32 weight, into a buffer of its own rather than a new tensor per call
+    return buffer16(type, numel).narrow(0, 0, numel).view(shape).copy_(fp32);
   }
 
   private static long product(long[] shape) {
@@ -159,6 +174,16 @@ public final class FrozenBase {
   }
 
   private Tensor buffer; // the made weights' room, grown to the largest projection's
+  private Tensor buffer16; // the same in the 16-bit dtype products run in under autocast
+
+  private Tensor buffer16(ScalarType type, long room) {
+    if (buffer16 == null || buffer16.numel() < room || buffer16.scalar_type().value != type.value) {
+      if (buffer16 != null) buffer16.releaseReference();
+      buffer16 = dev.weft.util.Tensors.empty(type, room);
+      buffer16.retainReference(); // held for the model's life, as the fp32 buffer
+    }
+    return buffer16;
+  }
 
   private Tensor buffer(long room) {
     if (buffer == null || buffer.numel() < room) {
@@ -201,6 +226,14 @@ public final class FrozenBase {
     public Tensor gather(Tensor ids) {
       Tensor rows = torch.embedding(held(), ids);
       return rows.scalar_type() == ScalarType.Float ? rows : rows.to(ScalarType.Float);
+    }
+
+    @Override
+    public Tensor rows(long from, long n, ScalarType type) {
+      // held in the product's dtype: the rows themselves, not made in fp32 and rounded back
+      if (slot.compressed() && slot.half.scalar_type().value == type.value) return slot.half.narrow(0, from, n);
+      Tensor r = rows(from, n);
+      return r.scalar_type().value == type.value ? r : r.to(type);
     }
 
     @Override

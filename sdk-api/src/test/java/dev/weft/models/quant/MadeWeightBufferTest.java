@@ -38,6 +38,35 @@ class MadeWeightBufferTest {
     }
   }
 
+  /**
+   * Under a 16-bit autocast the weight is made in that dtype (once, not made in fp32 and cast per call; a bf16-held
+   * weight used as held): the output and the input's gradient are exactly autocast's over the dequantised fp32 weight.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"nf4", "int8", "bf16", "fp16"})
+  void underBf16AutocastTheProductIsAutocastsOverTheDequantisedWeight(String format) {
+    Param q = param("q.weight", 3), k = param("k.weight", 5);
+    Tensor w = torch.cat(new TensorVector(dequantised(q.tensor(), format), dequantised(k.tensor(), format)));
+    FrozenBase base = new FrozenBase(FrozenBase.Format.of(format));
+    Layers.Linear qk = base.linear(List.of(q, k), List.of()), k1 = base.linear(List.of(k), List.of());
+    base.compressAll();
+    for (Layers.Linear layer : List.of(qk, k1)) {
+      Tensor ref = layer == qk ? w : w.narrow(0, 3, 5);
+      Tensor x = Init.normalFull(5, "x", 1.0, 4, 7).requires_grad_(true), xr = x.detach().clone().requires_grad_(true);
+      Tensor y, yr;
+      try (dev.weft.precision.Autocast ac = dev.weft.precision.Autocast.of("bf16")) {
+        y = layer.forward(x);
+        yr = torch.linear(xr, ref, new org.bytedeco.pytorch.TensorOptional());
+      }
+      assertThat(y.scalar_type().value).as("a 16-bit output, as a plain linear's").isEqualTo(torch.ScalarType.BFloat16.value);
+      assertThat(torch.equal(y, yr)).as("output").isTrue();
+      Tensor dy = Init.normalFull(6, "dy", 1.0, 4, y.size(1)).to(torch.ScalarType.BFloat16);
+      y.backward(dy, new org.bytedeco.pytorch.BoolOptional(), false, new org.bytedeco.pytorch.TensorArrayRefOptional());
+      yr.backward(dy, new org.bytedeco.pytorch.BoolOptional(), false, new org.bytedeco.pytorch.TensorArrayRefOptional());
+      assertThat(torch.equal(x.grad(), xr.grad())).as("dX").isTrue();
+    }
+  }
+
   private static Param param(String name, long rows) {
     return new Param(name, Init.normalFull(rows, name, 1.0, rows, 7), new long[] {rows, 7}, -1, 0, 1);
   }
@@ -46,6 +75,7 @@ class MadeWeightBufferTest {
     return switch (format) {
       case "nf4" -> Nf4.dequantize(Nf4.quantize(w, "w"));
       case "int8" -> Int8.dequantize(Int8.quantize(w, "w"));
+      case "fp16" -> w.to(torch.ScalarType.Half).to(torch.ScalarType.Float);
       default -> w.to(torch.ScalarType.BFloat16).to(torch.ScalarType.Float);
     };
   }
