@@ -30,7 +30,10 @@ public final class Allocator {
   private Allocator() {}
 
   /** What the workers of this process get: LD_PRELOAD where jemalloc is chosen and found; nothing for glibc's. */
-  public static Map<String, String> workerEnv() { return workerEnv(System.getenv(), p -> Files.isReadable(Path.of(p))); }
+  public static Map<String, String> workerEnv() { return workerEnv(System.getenv()); }
+
+  /** As {@link #workerEnv()} for a process whose environment is otherwise {@code env}. */
+  public static Map<String, String> workerEnv(Map<String, String> env) { return workerEnv(env, p -> Files.isReadable(Path.of(p))); }
 
   /** As {@link #workerEnv()}, over {@code env} and the files {@code exists} says are there. */
   static Map<String, String> workerEnv(Map<String, String> env, Predicate<String> exists) {
@@ -57,8 +60,17 @@ public final class Allocator {
     // an allocator the user preloads already wins: ours would only be a second one, never called
     if (!preload.isEmpty() && choice.equalsIgnoreCase("auto") && preload.matches(".*(jemalloc|tcmalloc|mimalloc).*")) return out;
     out.put("LD_PRELOAD", preload.isEmpty() ? lib : preload + ":" + lib);
+    if (!env.containsKey("MALLOC_CONF")) out.put("MALLOC_CONF", JEMALLOC_CONF);
     return out;
   }
+
+  /**
+   * jemalloc's settings for a worker unless the user gives {@code MALLOC_CONF}: no separate arena for blocks of 8 MiB
+   * and more. That arena hands such blocks back to the kernel as soon as they are freed, so a step's large tensors
+   * faulted in their pages afresh at every allocation: a Qwen2.5-0.5B LoRA step over an NF4 base took 15.8 s under
+   * jemalloc's defaults against 6.5 s under glibc, 6.6–7.8 s with this (peak 1,147 / 1,420 / 1,183 MiB).
+   */
+  static final String JEMALLOC_CONF = "oversize_threshold:0";
 
   /** The allocator this process runs with, from its mapped libraries: jemalloc, tcmalloc, mimalloc or glibc. */
   public static String inThisProcess() {

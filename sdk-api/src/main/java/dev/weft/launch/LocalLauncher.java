@@ -87,7 +87,7 @@ public final class LocalLauncher {
         env.putAll(extraEnv);
         env.putAll(id.toEnv());
         if (token != null) env.put(RunToken.ENV, token);
-        env.putAll(nativeEnv(threadsPerWorker));
+        env.putAll(nativeEnv(threadsPerWorker, env)); // the allocator as this worker's own environment asks (a caller's MALLOC_CONF stays)
         env.put(ParentWatch.ENV, "1");
         Process p;
         try {
@@ -117,13 +117,16 @@ public final class LocalLauncher {
    * intra-op threads, OpenMP's wait policy (PASSIVE: a spinning idle team costs other ranks on shared cores up to 5×),
    * and its C allocator ({@link Allocator}).
    */
-  public static Map<String, String> nativeEnv(int threads) {
+  public static Map<String, String> nativeEnv(int threads) { return nativeEnv(threads, System.getenv()); }
+
+  /** As {@link #nativeEnv(int)} for a worker whose environment is otherwise {@code given}. */
+  public static Map<String, String> nativeEnv(int threads, Map<String, String> given) {
     Map<String, String> env = new java.util.LinkedHashMap<>();
     env.put("WEFT_THREADS", String.valueOf(threads));
     env.put("OMP_WAIT_POLICY", "PASSIVE");
     env.put("OMP_NUM_THREADS", String.valueOf(threads));
     env.put("OPENBLAS_NUM_THREADS", String.valueOf(threads));
-    env.putAll(Allocator.workerEnv());
+    env.putAll(Allocator.workerEnv(given));
     return env;
   }
 

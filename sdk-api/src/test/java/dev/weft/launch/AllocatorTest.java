@@ -22,7 +22,8 @@ class AllocatorTest {
 
   @Test
   void autoPreloadsAnInstalledJemallocAndKeepsGlibcWithout() {
-    assertThat(env(Map.of(), DEBIAN)).containsExactly(Map.entry("LD_PRELOAD", DEBIAN));
+    assertThat(env(Map.of(), DEBIAN)).containsExactly(Map.entry("LD_PRELOAD", DEBIAN), Map.entry("MALLOC_CONF", Allocator.JEMALLOC_CONF));
+    assertThat(env(Map.of("MALLOC_CONF", "narenas:2"), DEBIAN)).containsOnlyKeys("LD_PRELOAD"); // the user's settings stay
     assertThat(env(Map.of(), "/usr/lib64/libjemalloc.so.2")).containsEntry("LD_PRELOAD", "/usr/lib64/libjemalloc.so.2");
     assertThat(env(Map.of())).isEmpty();
     assertThat(env(Map.of("WEFT_ALLOCATOR", "system"), DEBIAN)).isEmpty();
