@@ -67,11 +67,10 @@ class AllocatorTest {
     }
   }
 
-  /** Writes the allocator its process runs with, from its mapped libraries, to its argument. */
+  /** Writes {@link Allocator#inThisProcess} to its argument. */
   public static final class Probe {
     public static void main(String[] args) throws Exception {
-      String maps = Files.readString(Path.of("/proc/self/maps"));
-      Files.writeString(Path.of(args[0]), maps.contains("libjemalloc") ? "jemalloc" : "glibc");
+      Files.writeString(Path.of(args[0]), Allocator.inThisProcess());
     }
   }
 }
