@@ -71,17 +71,4 @@ public final class Allocator {
    * jemalloc's defaults against 6.5 s under glibc, 6.6–7.8 s with this (peak 1,147 / 1,420 / 1,183 MiB).
    */
   static final String JEMALLOC_CONF = "oversize_threshold:0";
-
-  /** The allocator this process runs with, from its mapped libraries: jemalloc, tcmalloc, mimalloc or glibc. */
-  public static String inThisProcess() {
-    try {
-      String maps = Files.readString(Path.of("/proc/self/maps"));
-      for (String name : List.of("jemalloc", "tcmalloc", "mimalloc")) {
-        if (maps.contains("lib" + name)) return name;
-      }
-      return "glibc";
-    } catch (java.io.IOException | RuntimeException e) {
-      return "unknown";
-    }
-  }
 }
