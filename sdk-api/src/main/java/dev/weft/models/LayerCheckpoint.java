@@ -36,25 +36,31 @@ public final class LayerCheckpoint {
   /** {@code layer(x)}, checkpointed when gradients are on; its recomputation's graph is freed as its backward ends. */
   public Tensor run(Tensor x, UnaryOperator<Tensor> layer) {
     for (Pass p = done.poll(); p != null; p = done.poll()) p.release();
+    dev.weft.util.HandedToAutograd.releaseEarlier();
     if (!GradMode.is_enabled()) return layer.apply(x);
     Tensor y;
     try (PointerScope call = new PointerScope(); NoGradGuard ng = new NoGradGuard()) {
       y = outlive(layer.apply(x.detach()));
     }
-    y = adopt(y);
     Pass pass = new Pass(layer, x, Autocast.current());
-    Tensor link;
-    if (x.requires_grad()) {
-      Tensor xv = x.view_as(x);
-      xv.register_hook(pass.inputHook);
-      link = xv.narrow(-1, 0, 1);
-    } else {
-      link = torch.zeros(new long[] {1}, new org.bytedeco.pytorch.TensorOptions(x.scalar_type())).requires_grad_(true);
-      link.register_hook(pass.inputHook);
-      pass.anchor = outlive(link);
+    Tensor out;
+    // the link's views of x are closed with this scope: x's memory is the checkpoint's (Pass.input) to keep and free
+    try (PointerScope call = new PointerScope()) {
+      Tensor link;
+      if (x.requires_grad()) {
+        Tensor xv = x.view_as(x);
+        xv.register_hook(pass.inputHook); // on the graph: it outlives this handle
+        link = xv.narrow(-1, 0, 1);
+      } else {
+        link = torch.zeros(new long[] {1}, new org.bytedeco.pytorch.TensorOptions(x.scalar_type())).requires_grad_(true);
+        link.register_hook(pass.inputHook);
+        pass.anchor = outlive(link);
+      }
+      // in y's dtype: an fp32 link would promote a 16-bit output (autocast) and change what the next layer computes
+      out = outlive(y.add(link.sub(link.detach()).to(y.scalar_type())));
     }
-    // in y's dtype: an fp32 link would promote a 16-bit output (autocast) and change what the next layer computes
-    Tensor out = y.add(link.sub(link.detach()).to(y.scalar_type()));
+    y.releaseReference(); // the sum holds the output: y itself freed now, not with the step's scope
+    out = adopt(out);
     out.register_hook(pass.outputHook);
     pass.hold();
     pending.add(pass);
@@ -81,19 +87,28 @@ public final class LayerCheckpoint {
     final TensorTensorHook inputHook = new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase link) {
+        dev.weft.util.HandedToAutograd.releaseEarlier();
         Tensor dx;
         try (PointerScope call = new PointerScope(); AutoGradMode on = new AutoGradMode(true); Autocast ac = autocast.enter()) {
           Tensor xr = input.detach().requires_grad_(inputGrad);
-          Tensor yr = layer.apply(xr);
+          Tensor yr;
+          // the recomputed forward's own handles are closed before its backward: what stays is what autograd saved,
+          // which it frees node by node as the backward passes (held to this scope's end, every op's output stayed)
+          try (PointerScope forward = new PointerScope()) {
+            yr = outlive(layer.apply(xr));
+          }
+          yr = adopt(yr);
           yr.backward(outputGrad, new BoolOptional(), false, new TensorArrayRefOptional());
           // grad() is a reference into xr, freed with it as this scope closes: an owning copy of the handle
           dx = outlive(inputGrad ? new Tensor(xr.grad()) : torch.zeros_like(new Tensor(link)));
           outputGrad.close();
         }
         outputGrad = null;
+        input.deallocate(); // the checkpoint is used: freed as the backward passes, not when the next step begins
+        input = null;
         pending.remove(Pass.this);
         done.add(Pass.this);
-        return adopt(dx);
+        return dev.weft.util.HandedToAutograd.hand(dx);
       }
     };
     private Pointer[] retained = new Pointer[0];

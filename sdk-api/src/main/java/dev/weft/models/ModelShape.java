@@ -22,8 +22,8 @@ package dev.weft.models;
  * @param adapterSplitPerLayer LoRA: adapter parameters of one layer that tensor parallelism divides (B beside a column
  *     base, A beside a row base); 0 without LoRA. Adapters are the only trainable parameters; the rest is frozen.
  * @param adapterReplicatedPerLayer LoRA: adapter parameters of one layer every tp rank keeps whole; 0 without LoRA
- * @param backwardPerLayer elements per token one layer's backward makes and holds until the step ends (a compressed
- *     LoRA base's hooks), beyond what its forward holds; divided over tp
+ * @param backwardPerLayer elements per token a backward holds beside autograd's own gradients for a moment (a
+ *     compressed LoRA base's hooks: one projection's dX), beyond what the forward holds; divided over tp
  */
 public record ModelShape(double vocab, double hidden, int layers, double splitPerLayer, double replicatedPerLayer,
                          double embedding, double positions, double finalNorm, double head, boolean tied,

@@ -110,7 +110,8 @@ public final class MemoryPlan {
     // every tensor a layer's forward makes lives until the step ends (LayerActivations); recomputed, a layer keeps its
     // input, and the stage's chunk being recomputed (recompute works per pipeline chunk: at pp = 1 the whole model) holds
     // its whole set again during the backward, beside what its no-grad forward left resident (measured: a SmolLM2-135M
-    // nf4 run peaked at 2,776 MiB recomputed vs 2,126 MiB not, docs/performance.md round 4)
+    // nf4 run peaked at 2,776 MiB recomputed vs 2,126 MiB not, docs/performance.md round 4); checkpointed per layer, the
+    // rerun's handles are closed before its backward, and twice its set stays an upper bound (round 10: 4-6 % over)
     double layerAct = act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * micro * keptScores(p, s)
         + gatheredKv(p, micro * s * h / tp * act);
     double heldPerLayer = spec.train().recompute() ? tokens * h * act : layerAct;
@@ -121,9 +122,8 @@ public final class MemoryPlan {
     // backward's end a compressed base's hooks have left their gradients (held until the step ends), and the larger of
     // the two is the step's peak
     int chunk = spec.train().lossChunk();
-    // a compressed base's backward hooks' handles: held until the step ends, except under per-layer checkpointing, where
-    // each layer's backward runs inside its recomputation's scope and leaves nothing behind but dX
-    double backward = act * tokens * c.backwardPerLayer() / tp * (layerCheckpoints ? 1 : layers);
+    // a compressed base's backward hooks: one call's dX held beside autograd's gradients at a time
+    double backward = act * tokens * c.backwardPerLayer() / tp;
     int chunkLayers = 0;
     for (int k = 0; k < part.chunks(); k++) chunkLayers = Math.max(chunkLayers, part.counts().get(part.virtualStage(stage, k)));
     // recomputed: on one unsplit rank each layer is checkpointed (ModelBuilder: LayerCheckpoint), so one layer's set is

@@ -104,8 +104,13 @@ public final class Decoder implements StagedModel, CausalLm {
     if (router != null) router.clear(); // per chunk: a pipeline action's PointerScope frees the tensors of the one before
     Tensor x = k == 0 ? embed(input, cache == null ? 0 : cache.length(), docs) : input;
     for (DecoderLayer layer : chunks.get(chunk)) {
-      if (checkpoint != null && cache == null) x = checkpoint.run(x, in -> layer.forward(in, null, docs));
-      else x = layer.forward(x, cache, docs);
+      if (checkpoint != null && cache == null) {
+        Tensor next = checkpoint.run(x, in -> layer.forward(in, null, docs));
+        if (x != input) x.close(); // the checkpoint keeps its own alias, freed as its backward passes
+        x = next;
+      } else {
+        x = layer.forward(x, cache, docs);
+      }
     }
     // this chunk's own routing, before a pipeline link or a cp pool adds other ranks' counts to the router's
     if (router != null && cache == null && GradMode.is_enabled()) addLoad(router.counts());

@@ -42,6 +42,7 @@ final class RecomputedLinear implements Layers.Linear {
   @Override
   public Tensor forward(Tensor x) {
     for (Pass p = done.poll(); p != null; p = done.poll()) p.release();
+    dev.weft.util.HandedToAutograd.releaseEarlier();
     Tensor out;
     // the made weight and its temporaries are freed when this call ends, not with the step's scope (which would
     // keep every layer's fp32 weight alive until the step ends)
@@ -104,6 +105,7 @@ final class RecomputedLinear implements Layers.Linear {
     final TensorTensorHook inputHook = new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase link) {
+        dev.weft.util.HandedToAutograd.releaseEarlier();
         Tensor dx;
         try (NoGradGuard ng = new NoGradGuard(); PointerScope call = new PointerScope()) {
           Tensor dy = outputGrad;
@@ -113,7 +115,7 @@ final class RecomputedLinear implements Layers.Linear {
         outputGrad = null;
         pending.remove(Pass.this);
         done.add(Pass.this);
-        return adopt(dx);
+        return dev.weft.util.HandedToAutograd.hand(dx);
       }
     };
     private Pointer[] retained = new Pointer[0];
