@@ -22,7 +22,7 @@ import static dev.weft.util.Tensors.outlive;
  * A frozen linear y = x·Wᵀ + b whose weight exists only while it is used: {@code weight} makes it (dequantises a
  * compressed base) for the forward and again for the backward's dX = dY·W, so autograd never keeps it, in the dtype the
  * product runs in (bf16 under a bf16 autocast: what autocast would cast it to, made once instead of twice). The output
- * carries a zero-valued link to the input (x₀ − x₀.detach() on one feature); a hook on the output keeps dY and a hook
+ * carries a zero-valued link to the input (Σx − (Σx).detach()); a hook on the output keeps dY and a hook
  * on the input replaces the link's gradient by dY·W. The hooks of a call are kept (a PointerScope may own them) until
  * its backward ran, and released at a later forward.
  */
@@ -65,9 +65,11 @@ final class RecomputedLinear implements Layers.Linear {
     Pass pass = new Pass();
     Tensor xv = x.view_as(x);
     xv.register_hook(pass.inputHook);
-    Tensor first = xv.narrow(-1, 0, 1);
-    // in y's dtype: an fp32 link would promote a 16-bit product (autocast) to fp32, unlike a plain linear's output
-    Tensor out = y.add(first.sub(first.detach()).to(y.scalar_type()));
+    // the link is the input's sum less itself, one zero: its backward hands the hook one value expanded to the input's
+    // shape (a view), where a slice of the input handed it a zero-filled tensor of the input's size to throw away.
+    // In y's dtype: an fp32 link would promote a 16-bit product (autocast) to fp32, unlike a plain linear's output
+    Tensor sum = xv.sum();
+    Tensor out = y.add(sum.sub(sum.detach()).to(y.scalar_type()));
     out.register_hook(pass.outputHook);
     pass.hold();
     pending.add(pass);
