@@ -15,7 +15,6 @@ import org.bytedeco.pytorch.TensorArrayRefOptional;
 import org.bytedeco.pytorch.TensorBase;
 import org.bytedeco.pytorch.TensorTensorHook;
 import org.bytedeco.pytorch.global.torch;
-import static dev.weft.util.Tensors.adopt;
 import static dev.weft.util.Tensors.outlive;
 
 /**
@@ -43,9 +42,8 @@ public final class LayerCheckpoint {
       y = outlive(layer.apply(x.detach()));
     }
     Pass pass = new Pass(layer, x, Autocast.current());
-    Tensor out;
-    // the link's views of x are closed with this scope: x's memory is the checkpoint's (Pass.input) to keep and free
-    try (PointerScope call = new PointerScope()) {
+    // the link's views of x are closed with this call's scope: x's memory is the checkpoint's (Pass.input) to keep and free
+    Tensor out = dev.weft.util.CallScope.run(() -> {
       Tensor link;
       if (x.requires_grad()) {
         Tensor xv = x.view_as(x);
@@ -57,10 +55,9 @@ public final class LayerCheckpoint {
         pass.anchor = outlive(link);
       }
       // in y's dtype: an fp32 link would promote a 16-bit output (autocast) and change what the next layer computes
-      out = outlive(y.add(link.sub(link.detach()).to(y.scalar_type())));
-    }
+      return y.add(link.sub(link.detach()).to(y.scalar_type()));
+    });
     y.releaseReference(); // the sum holds the output: y itself freed now, not with the step's scope
-    out = adopt(out);
     out.register_hook(pass.outputHook);
     pass.hold();
     pending.add(pass);
@@ -91,13 +88,9 @@ public final class LayerCheckpoint {
         Tensor dx;
         try (PointerScope call = new PointerScope(); AutoGradMode on = new AutoGradMode(true); Autocast ac = autocast.enter()) {
           Tensor xr = input.detach().requires_grad_(inputGrad);
-          Tensor yr;
           // the recomputed forward's own handles are closed before its backward: what stays is what autograd saved,
           // which it frees node by node as the backward passes (held to this scope's end, every op's output stayed)
-          try (PointerScope forward = new PointerScope()) {
-            yr = outlive(layer.apply(xr));
-          }
-          yr = adopt(yr);
+          Tensor yr = dev.weft.util.CallScope.run(() -> layer.apply(xr));
           yr.backward(outputGrad, new BoolOptional(), false, new TensorArrayRefOptional());
           // grad() is a reference into xr, freed with it as this scope closes: an owning copy of the handle
           dx = outlive(inputGrad ? new Tensor(xr.grad()) : torch.zeros_like(new Tensor(link)));

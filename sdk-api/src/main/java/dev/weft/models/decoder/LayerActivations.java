@@ -42,7 +42,7 @@ record LayerActivations(double whole, double split, double backward) {
 
   /**
    * A row projection's output; with an adapter the sum in its place and A's output (B's input, which B's backward
-   * needs). The base's and B's outputs are closed as the sum is made (LoraLayers.alone).
+   * needs). The base's and B's outputs are closed as the sum is made (util.CallScope).
    */
   private static double row(double out, double r, boolean adapted) {
     return adapted ? out + r : out;
@@ -51,7 +51,7 @@ record LayerActivations(double whole, double split, double backward) {
   /**
    * Column projections over one input: their outputs (fused or apart); with adapters the sums in their place and each
    * A's output. The base's output, B's outputs and (compressed, fused) their concatenation are closed as the sum is
-   * made (LoraLayers.alone).
+   * made (util.CallScope).
    */
   static double columns(double[] outs, double r, boolean[] adapted) {
     double all = 0, count = 0;

@@ -6,11 +6,10 @@ import dev.weft.models.Parameters;
 import dev.weft.models.Parameters.Param;
 import dev.weft.models.quant.FrozenBase;
 import dev.weft.spec.LoraSpec;
-import dev.weft.util.Tensors;
+import dev.weft.util.CallScope;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
-import org.bytedeco.javacpp.PointerScope;
 import org.bytedeco.pytorch.Scalar;
 import org.bytedeco.pytorch.Tensor;
 import org.bytedeco.pytorch.TensorVector;
@@ -112,7 +111,7 @@ public final class LoraLayers implements Layers {
     // would cost a full-size zero-padded gradient per slice in the backward
     return x -> {
       if (off) return base.forward(x);
-      return alone(() -> {
+      return CallScope.run(() -> {
         Tensor y = base.forward(x), xd = dropout.apply(x);
         if (adapters.size() == 1) return y.add(adapters.get(0).forward(xd), scale);
         try (TensorVector parts = new TensorVector()) {
@@ -144,7 +143,7 @@ public final class LoraLayers implements Layers {
         if (adapters.get(i) == null) continue;
         Tensor yi = ys[i];
         Linear adapter = adapters.get(i);
-        ys[i] = alone(() -> yi.add(adapter.forward(xd), scale));
+        ys[i] = CallScope.run(() -> yi.add(adapter.forward(xd), scale));
         yi.close(); // the base's own output: the sum replaces it
       }
       return ys;
@@ -174,20 +173,7 @@ public final class LoraLayers implements Layers {
     Linear a = inner.row(name + ".lora_A", in, lora.rank(), 0.0, false);
     LoraInit.fill(inner.parameters().get(name + ".lora_A.weight"), LoraInit.a(seed, name, lora.rank(), in));
     Linear b = inner.replicated(name + ".lora_B", torch.zeros(out, lora.rank()));
-    return x -> off ? base.forward(x) : alone(() -> base.forward(x).add(b.forward(a.forward(dropout.apply(x))), scale));
-  }
-
-  /**
-   * {@code sum}'s result, the handles it made on the way closed as it returns: the base's output, B's, their
-   * concatenation are no input of any backward (what autograd saves it keeps itself), so they are freed here rather
-   * than held with the step's (or a recomputed layer's) scope to its end.
-   */
-  private static Tensor alone(Supplier<Tensor> sum) {
-    Tensor out;
-    try (PointerScope call = new PointerScope()) {
-      out = Tensors.outlive(sum.get());
-    }
-    return Tensors.adopt(out);
+    return x -> off ? base.forward(x) : CallScope.run(() -> base.forward(x).add(b.forward(a.forward(dropout.apply(x))), scale));
   }
 
   @Override

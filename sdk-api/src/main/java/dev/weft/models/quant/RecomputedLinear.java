@@ -15,7 +15,6 @@ import org.bytedeco.pytorch.TensorOptional;
 import org.bytedeco.pytorch.TensorTensorHook;
 import org.bytedeco.pytorch.global.torch;
 import org.bytedeco.pytorch.global.torch.ScalarType;
-import static dev.weft.util.Tensors.adopt;
 import static dev.weft.util.Tensors.outlive;
 
 /**
@@ -43,13 +42,9 @@ final class RecomputedLinear implements Layers.Linear {
   public Tensor forward(Tensor x) {
     for (Pass p = done.poll(); p != null; p = done.poll()) p.release();
     dev.weft.util.HandedToAutograd.releaseEarlier();
-    Tensor out;
     // the made weight and its temporaries are freed when this call ends, not with the step's scope (which would
     // keep every layer's fp32 weight alive until the step ends)
-    try (PointerScope call = new PointerScope()) {
-      out = outlive(compute(x));
-    }
-    return adopt(out);
+    return dev.weft.util.CallScope.run(() -> compute(x));
   }
 
   private Tensor compute(Tensor x) {

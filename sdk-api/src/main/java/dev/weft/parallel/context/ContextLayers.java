@@ -38,7 +38,7 @@ public final class ContextLayers implements Layers {
   public long takeBytes() { return tally.takeBytes(); }
 
   @Override
-  public Tensor attention(Tensor q, Tensor k, Tensor v, AttentionMask mask) { return CallScope.run(() -> attention.apply(q, k, v, mask)); }
+  public Tensor attention(Tensor q, Tensor k, Tensor v, AttentionMask mask) { return dev.weft.util.CallScope.run(() -> attention.apply(q, k, v, mask)); }
 
   @Override
   public Linear columns(List<String> names, long in, long[] outs, double std, boolean bias) { return inner.columns(names, in, outs, std, bias); }
