@@ -69,11 +69,12 @@ public final class MemoryBench {
       Map<String, Trainer> runs = new LinkedHashMap<>();
       // the base comparison as a memory-minded run is set: each layer checkpointed (one unsplit rank: its input kept,
       // one layer's internals made again) and the loss over 128-token chunks, so that the step adds as little as it can;
-      // the compressed bases under fp32 compute and under bf16 compute (QLoRA's recipe: products in bf16)
+      // the compressed bases under fp32 compute and under bf16 compute (QLoRA's recipe: products in bf16; and its double
+      // quantisation of the scales)
       for (String q : List.of("none", "bf16", "nf4")) {
         runs.put("base-" + q, lora(c, hf, q, c.seq()).set("train.lossChunk", BASE_CHUNK).set("train.recompute", true));
       }
-      for (String q : List.of("bf16", "nf4")) {
+      for (String q : List.of("bf16", "nf4", "nf4-dq")) {
         runs.put("base-" + q + "-bf16", lora(c, hf, q, c.seq()).set("train.lossChunk", BASE_CHUNK).set("train.recompute", true)
             .set("precision.dtype", "bf16"));
       }
@@ -156,7 +157,7 @@ public final class MemoryBench {
     String l = r.config().label();
     Run fp32 = m.get("base-none");
     List<BenchRow> rows = new ArrayList<>();
-    for (String q : List.of("bf16", "nf4", "bf16-bf16", "nf4-bf16")) {
+    for (String q : List.of("bf16", "nf4", "bf16-bf16", "nf4-bf16", "nf4-dq-bf16")) {
       Run run = m.get("base-" + q);
       String base = q.replace("-bf16", "") + " base, " + (q.endsWith("-bf16") ? "bf16" : "fp32") + " compute";
       rows.add(BenchRow.of("memory", "peak RSS: " + base + " vs fp32 base, fp32 compute; seq " + r.config().seq() + ", recompute, loss chunk " + BASE_CHUNK + ", " + l, run.peakRss(),

@@ -44,18 +44,16 @@ public final class LayerCheckpoint {
     Pass pass = new Pass(layer, x, Autocast.current());
     // the link's views of x are closed with this call's scope: x's memory is the checkpoint's (Pass.input) to keep and free
     Tensor out = dev.weft.util.CallScope.run(() -> {
-      Tensor link;
+      Tensor linked;
       if (x.requires_grad()) {
-        Tensor xv = x.view_as(x);
-        xv.register_hook(pass.inputHook); // on the graph: it outlives this handle
-        link = xv.narrow(-1, 0, 1);
+        linked = x.view_as(x);
       } else {
-        link = torch.zeros(new long[] {1}, new org.bytedeco.pytorch.TensorOptions(x.scalar_type())).requires_grad_(true);
-        link.register_hook(pass.inputHook);
-        pass.anchor = outlive(link);
+        linked = torch.zeros(new long[] {1}, new org.bytedeco.pytorch.TensorOptions(x.scalar_type())).requires_grad_(true);
+        pass.anchor = outlive(linked);
       }
+      linked.register_hook(pass.inputHook); // on the graph: it outlives this handle
       // in y's dtype: an fp32 link would promote a 16-bit output (autocast) and change what the next layer computes
-      return y.add(link.sub(link.detach()).to(y.scalar_type()));
+      return y.add(dev.weft.util.ZeroLink.of(linked).to(y.scalar_type()));
     });
     y.releaseReference(); // the sum holds the output: y itself freed now, not with the step's scope
     out.register_hook(pass.outputHook);

@@ -24,11 +24,24 @@ package dev.weft.models;
  * @param adapterReplicatedPerLayer LoRA: adapter parameters of one layer every tp rank keeps whole; 0 without LoRA
  * @param backwardPerLayer elements per token a backward holds beside autograd's own gradients for a moment (a
  *     compressed LoRA base's hooks: one projection's dX), beyond what the forward holds; divided over tp
+ * @param largestProjection weights of the largest projection a layer multiplies by at once (fused parts together:
+ *     q, k and v; gate and up), which a compressed LoRA base makes again per call; divided over tp
  */
 public record ModelShape(double vocab, double hidden, int layers, double splitPerLayer, double replicatedPerLayer,
                          double embedding, double positions, double finalNorm, double head, boolean tied,
                          double activationsWhole, double activationsSplit, double heads,
-                         double adapterSplitPerLayer, double adapterReplicatedPerLayer, double backwardPerLayer) {
+                         double adapterSplitPerLayer, double adapterReplicatedPerLayer, double backwardPerLayer,
+                         double largestProjection) {
+  /** The largest projection unknown: bounded by the layer's split weights. */
+  public ModelShape(double vocab, double hidden, int layers, double splitPerLayer, double replicatedPerLayer,
+                    double embedding, double positions, double finalNorm, double head, boolean tied,
+                    double activationsWhole, double activationsSplit, double heads,
+                    double adapterSplitPerLayer, double adapterReplicatedPerLayer, double backwardPerLayer) {
+    this(vocab, hidden, layers, splitPerLayer, replicatedPerLayer, embedding, positions, finalNorm, head, tied,
+        activationsWhole, activationsSplit, heads, adapterSplitPerLayer, adapterReplicatedPerLayer, backwardPerLayer,
+        splitPerLayer);
+  }
+
   /** Nothing held from the backward past its own use. */
   public ModelShape(double vocab, double hidden, int layers, double splitPerLayer, double replicatedPerLayer,
                     double embedding, double positions, double finalNorm, double head, boolean tied,
@@ -49,13 +62,19 @@ public record ModelShape(double vocab, double hidden, int layers, double splitPe
   /** This shape with LoRA adapters of these per-layer sizes beside its frozen weights. */
   public ModelShape withAdapters(double split, double replicated) {
     return new ModelShape(vocab, hidden, layers, splitPerLayer, replicatedPerLayer, embedding, positions, finalNorm, head,
-        tied, activationsWhole, activationsSplit, heads, split, replicated, backwardPerLayer);
+        tied, activationsWhole, activationsSplit, heads, split, replicated, backwardPerLayer, largestProjection);
   }
 
   /** This shape with what one layer holds per token from its forward until its backward counted anew (elements). */
   public ModelShape withActivations(double whole, double split, double backward) {
     return new ModelShape(vocab, hidden, layers, splitPerLayer, replicatedPerLayer, embedding, positions, finalNorm, head,
-        tied, whole, split, heads, adapterSplitPerLayer, adapterReplicatedPerLayer, backward);
+        tied, whole, split, heads, adapterSplitPerLayer, adapterReplicatedPerLayer, backward, largestProjection);
+  }
+
+  /** This shape with its largest projection known (weights). */
+  public ModelShape withLargestProjection(double weights) {
+    return new ModelShape(vocab, hidden, layers, splitPerLayer, replicatedPerLayer, embedding, positions, finalNorm, head,
+        tied, activationsWhole, activationsSplit, heads, adapterSplitPerLayer, adapterReplicatedPerLayer, backwardPerLayer, weights);
   }
 
   /** Whether only LoRA adapters train (the counted parameters are then a frozen base). */

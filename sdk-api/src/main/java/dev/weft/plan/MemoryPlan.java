@@ -87,14 +87,16 @@ public final class MemoryPlan {
     double model = layers * perLayer + (first ? c.embedding() / tp + c.positions() : 0) + (last ? c.finalNorm() + head : 0)
         - experts + experts / p.ep();
     double adapters = layers * (c.adapterSplitPerLayer() / tp + c.adapterReplicatedPerLayer());
+    double act = "fp32".equals(spec.precision().dtype()) ? 4 : 2;
     // the frozen base: its projections (the split weights) in train.lora.quantize's bytes per weight, the embedding and
-    // head in frozenEmbeddingBytesPerWeight's, the rest (norms, biases) fp32; compressed, plus the one fp32 buffer the
-    // projections are made again in for a multiplication (at most one layer's projections)
+    // head in frozenEmbeddingBytesPerWeight's, the rest (norms, biases) fp32; compressed, plus the one buffer the
+    // projections are made again in for a multiplication, in the product's dtype (the largest projection, fused parts
+    // together)
     double bpw = baseBytesPerWeight(spec.train().lora().quantize()), projections = layers * c.splitPerLayer() / tp;
     double embeddingHere = first ? c.embedding() / tp : 0, headHere = last ? head : 0; // a tied head on the first stage is the embedding
     double embeddingHead = embeddingHere + headHere;
     double frozenBytes = !c.lora() ? 0 : bpw * projections + frozenEmbeddingBytesPerWeight(spec) * embeddingHead
-        + 4 * (model - projections - embeddingHead) + (bpw < 4 ? 4 * c.splitPerLayer() / tp : 0);
+        + 4 * (model - projections - embeddingHead) + (bpw < 4 ? act * c.largestProjection() / tp : 0);
     double params = c.lora() ? adapters : model; // what trains: gradients, optimizer state, dp reduction
     double mine = c.lora() ? 0 : experts / p.ep(); // trained experts here (LoRA freezes them with the base)
     double fp32 = 4 * params, sharded = 4 * ((params - mine) / dp + mine / edp);
@@ -106,7 +108,6 @@ public final class MemoryPlan {
     double micro = (double) spec.train().globalBatch() / (p.dp() * p.microBatches());
     double cp = p.cp();
     double tokens = micro * s / cp; // context parallelism: this rank's 1/cp of each sequence
-    double act = "fp32".equals(spec.precision().dtype()) ? 4 : 2;
     // every tensor a layer's forward makes lives until the step ends (LayerActivations); recomputed, a layer keeps its
     // input, and the stage's chunk being recomputed (recompute works per pipeline chunk: at pp = 1 the whole model) holds
     // its whole set again during the backward, beside what its no-grad forward left resident (measured: a SmolLM2-135M
@@ -129,12 +130,14 @@ public final class MemoryPlan {
     // recomputed: on one unsplit rank each layer is checkpointed (ModelBuilder: LayerCheckpoint), so one layer's set is
     // made again in the backward; split, the stage's chunk is recomputed whole
     // the loss; a 16-bit held head (tables) always runs over chunks, the hidden states' gradient held and one chunk's
-    // logits (made a block of vocabulary rows at a time) for a moment; a chunk's logits and log-softmax are held as the
-    // whole sequence's are on the plain path (measured: without them Qwen2.5-0.5B nf4/bf16 at dp=2 planned 11-12 % under,
-    // the 8B 14 %)
+    // logits (made a block of vocabulary rows at a time, each block's product freed as it is used) for a moment; the
+    // chunk's logits are freed with it, but pages of that size stay resident through the backward (jemalloc's decay):
+    // counted as 1.5 chunks held, what the measured rows fit (docs/performance.md round 11: with none Qwen2.5-0.5B
+    // nf4/bf16 at dp = 2 planned 9-17 % under, run to run and rank to rank; with two, as until round 11, the recomputed
+    // seq-1024 nf4-dq row and the 3B row 10 % over)
     boolean tables = spec.holdsTablesIn16Bits();
     double tableChunk = Math.min(tokens, chunk > 0 ? chunk : tokens);
-    double lossHeld = tables ? 4 * tokens * h + 2 * 4 * tableChunk * v : lossHeld(tokens, v / tp, h, chunk);
+    double lossHeld = tables ? 4 * tokens * h + 1.5 * 4 * tableChunk * v : lossHeld(tokens, v / tp, h, chunk);
     double lossTransient = tables ? 4 * tableChunk * v : lossTransient(tokens, v / tp, chunk);
     double recomputed = !spec.train().recompute() ? 0 : 2 * (layerCheckpoints ? 1 : chunkLayers) * layerAct;
     // the backward's moments, one at a time: the loss's start, a compressed base's hooks, the trained tables' whole
@@ -222,10 +225,14 @@ public final class MemoryPlan {
     return spec.holdsTablesIn16Bits() ? 2 : 4;
   }
 
-  /** Bytes per frozen projection weight under {@code train.lora.quantize}: NF4's 4 bits and an fp32 absmax per 64. */
+  /**
+   * Bytes per frozen projection weight under {@code train.lora.quantize}: NF4's 4 bits and an fp32 absmax per 64 (nested:
+   * an 8-bit absmax per 64 and an fp32 scale per 256 of those).
+   */
   static double baseBytesPerWeight(String quantize) {
     return switch (quantize) {
       case "nf4" -> 0.5 + 4.0 / 64;
+      case "nf4-dq" -> 0.5 + (1 + 4.0 / 256) / 64;
       case "int8" -> 1;
       case "bf16", "fp16" -> 2;
       default -> 4;

@@ -8,11 +8,12 @@ import java.util.List;
  * ({@code q_proj}, ..., {@code down_proj}); the update of a target is scale · B · A with scale
  * alpha / rank, or alpha / √rank under {@code rslora}. {@code dropout} drops the adapter's input while
  * training. {@code adapter}, when set, is a PEFT adapter directory the adapters start from. {@code quantize} holds the
- * frozen projection weights compressed: {@code nf4}, {@code int8}, or 16-bit ({@code bf16}, {@code fp16}); {@code none}: fp32.
+ * frozen projection weights compressed: {@code nf4}, {@code nf4-dq} (NF4 with its scales double-quantised, QLoRA's
+ * "double quant"), {@code int8}, or 16-bit ({@code bf16}, {@code fp16}); {@code none}: fp32.
  */
 public record LoraSpec(int rank, double alpha, double dropout, List<String> targets, boolean rslora, String adapter, String quantize) {
   /** The spellings of {@code quantize}. */
-  public static final List<String> QUANTIZE = List.of("none", "nf4", "int8", "bf16", "fp16");
+  public static final List<String> QUANTIZE = List.of("none", "nf4", "nf4-dq", "int8", "bf16", "fp16");
 
   /** The module names a target may be (the attention and MLP projections of the decoder families). */
   public static final List<String> MODULES = List.of("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj");

@@ -51,8 +51,13 @@ final class DecoderShape {
     double positions = t.containsKey(n.positions() + ".weight") ? numel(t.get(n.positions() + ".weight")) : 0;
     double finalNorm = numel(t.get(n.finalNorm() + ".weight")) + (t.containsKey(n.finalNorm() + ".bias") ? h : 0);
     LayerActivations acts = LayerActivations.of(c, n, LoraSpec.off());
+    // what DecoderLayer multiplies by at once: q, k and v fused; gate and up fused (SwiGLU); o; down (experts: bounded
+    // by the layer)
+    double f = c.intermediate(), qkv = h * (c.qDim() + 2.0 * c.kvDim());
+    double largest = c.moe() != null ? split
+        : Math.max(Math.max(qkv, h * c.qDim()), (c.mlp() == DecoderConfig.Mlp.SWIGLU ? 2 : 1) * h * f);
     return new ModelShape(v, h, c.layers(), split, replicated, v * h, positions, finalNorm, v * h, c.tied(), acts.whole(),
-        acts.split(), c.heads());
+        acts.split(), c.heads()).withLargestProjection(largest);
   }
 
   static String leaf(String module) { return module.substring(module.lastIndexOf('.') + 1); }

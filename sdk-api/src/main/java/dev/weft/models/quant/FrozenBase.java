@@ -16,17 +16,18 @@ import org.bytedeco.pytorch.global.torch.ScalarType;
  * the token embedding and head in 16 bits ({@link #table}). Each weight is compressed from the file's tensor as the
  * load reads it ({@link #compressFrom}: no fp32 copy of it ever exists; {@link #compressAll} for what was drawn, not
  * loaded) and its fp32 parameter released (it keeps its name and shape, holding no elements). A projection then
- * multiplies by its weight made again in fp32 per call, in the forward and in the backward ({@link RecomputedLinear});
- * a table's rows are gathered or made in fp32 a block at a time.
+ * multiplies by its weight made again per call in the product's dtype (fp32, or under a 16-bit autocast that dtype,
+ * never whole in fp32), in the forward and in the backward ({@link RecomputedLinear}); a table's rows are gathered or
+ * made a block at a time.
  */
 public final class FrozenBase {
   /** How the frozen weights are held. */
   public enum Format {
-    NONE, NF4, INT8, BF16, FP16;
+    NONE, NF4, NF4_DQ, INT8, BF16, FP16;
 
-    /** {@code spelling} of {@code train.lora.quantize} ("" or "none": fp32). */
+    /** {@code spelling} of {@code train.lora.quantize} ("" or "none": fp32; {@code nf4-dq}: NF4 with nested scales). */
     public static Format of(String spelling) {
-      return spelling == null || spelling.isBlank() ? NONE : valueOf(spelling.toUpperCase(java.util.Locale.ROOT));
+      return spelling == null || spelling.isBlank() ? NONE : valueOf(spelling.toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
     }
   }
 
@@ -62,9 +63,9 @@ public final class FrozenBase {
         shape = w.sizes().vec().get();
         // kept out of the PointerScope around the load's read: they outlive it
         switch (held) {
-          case NF4 -> {
+          case NF4, NF4_DQ -> {
             Nf4.Quantized q = Nf4.quantize(w, param.name());
-            nf4 = new Nf4.Quantized(kept(q.codes()), kept(q.absmax()), q.shape());
+            nf4 = (held == Format.NF4_DQ ? Nf4.nest(q) : q).retained();
           }
           case INT8 -> {
             Int8.Quantized q = Int8.quantize(w, param.name());
@@ -108,6 +109,36 @@ public final class FrozenBase {
       return mine;
     }
 
+    /**
+     * The weight, flat, written into {@code out} (exactly its elements, a 16-bit dtype): an NF4 or int8 weight made in
+     * fp32 a piece at a time in {@code scratch} and rounded from there, as a whole fp32 weight would be, element by
+     * element; a 16-bit one copied (another 16-bit dtype: through fp32, as every conversion is).
+     */
+    void halfInto(Tensor out, Tensor scratch) {
+      try (org.bytedeco.javacpp.PointerScope scope = new org.bytedeco.javacpp.PointerScope()) {
+        if (nf4 != null) {
+          long blocks = nf4.blocks(), n = numel();
+          for (long b = 0; b < blocks; b += Nf4.PIECE_BLOCKS) {
+            long count = Math.min(Nf4.PIECE_BLOCKS, blocks - b), len = Math.min(count * Nf4.BLOCK, n - b * Nf4.BLOCK);
+            Nf4.dequantizeBlocksInto(nf4, b, count, scratch);
+            out.narrow(0, b * Nf4.BLOCK, len).copy_(scratch.narrow(0, 0, len));
+          }
+        } else if (int8 != null) {
+          long rows = int8.q().size(0), cols = int8.q().size(1), step = Math.max(1, scratch.numel() / cols);
+          for (long r = 0; r < rows; r += step) {
+            long count = Math.min(step, rows - r);
+            Int8.dequantizeRowsInto(int8, r, count, scratch);
+            out.narrow(0, r * cols, count * cols).copy_(scratch.narrow(0, 0, count * cols));
+          }
+        } else {
+          out.copy_((half != null ? half : param.tensor()).reshape(-1));
+        }
+      }
+    }
+
+    /** fp32 elements {@link #halfInto} needs in its scratch: a piece of NF4 blocks, at least one int8 row. */
+    long scratchRoom() { return int8 != null ? Math.max(PIECE, int8.q().size(1)) : PIECE; }
+
     long bytes() {
       if (nf4 != null) return nf4.bytes();
       if (int8 != null) return int8.bytes();
@@ -126,8 +157,8 @@ public final class FrozenBase {
   }
 
   /**
-   * The fp32 weight of {@code mine} (outputs side by side: their rows one after the other), made in this base's one
-   * buffer. Every call of every projection writes there, so the made weights cost no allocation per call: a new fp32
+   * The weight of {@code mine} (outputs side by side: their rows one after the other) in {@code type}, made in this
+   * base's one buffer of that dtype. Every call of every projection writes there, so the made weights cost no allocation per call: a new fp32
    * weight per forward and per backward, each freed at once, left glibc's heap fragmented and the step's peak as high
    * as an fp32 base's. A projection uses its weight only within its call (forward, or the backward's dX) and calls
    * never overlap on one rank, so one buffer serves them all; the rows of each slot follow the previous one's, which
@@ -144,13 +175,16 @@ public final class FrozenBase {
     long[] shape = mine.get(0).shape().clone();
     shape[0] = rows;
     boolean half = type.value == ScalarType.BFloat16.value || type.value == ScalarType.Half.value;
-    // a 16-bit product over weights held in that very dtype: the held weights themselves (one), or side by side (fused)
-    if (half && mine.stream().allMatch(s -> s.half != null && s.half.scalar_type().value == type.value)) {
-      if (mine.size() == 1) return mine.get(0).half;
+    if (half) {
+      // a 16-bit product: the held weight itself where it is one slot held in that very dtype; else made in that dtype
+      // in a buffer of its own, never whole in fp32 (an fp32 weight of the largest fused projection beside the 16-bit
+      // one was 35 MB at Qwen2.5-0.5B, 470 MB at Llama-3.1-8B)
+      Slot only = mine.size() == 1 ? mine.get(0) : null;
+      if (only != null && only.half != null && only.half.scalar_type().value == type.value) return only.half;
       Tensor out = buffer16(type, numel);
       long at = 0;
       for (Slot s : mine) {
-        out.narrow(0, at, s.numel()).copy_(s.half.reshape(-1));
+        s.halfInto(out.narrow(0, at, s.numel()), scratch(s.scratchRoom()));
         at += s.numel();
       }
       return out.narrow(0, 0, numel).view(shape);
@@ -161,16 +195,27 @@ public final class FrozenBase {
       s.weightInto(out.narrow(0, at, out.numel() - at));
       at += s.numel();
     }
-    Tensor fp32 = out.narrow(0, 0, numel).view(shape);
-    if (!half) return fp32;
-    // rounded once, as autocast would round the fp32 weight, into a buffer of its own rather than a new tensor per call
-    return buffer16(type, numel).narrow(0, 0, numel).view(shape).copy_(fp32);
+    return out.narrow(0, 0, numel).view(shape);
   }
 
   private static long product(long[] shape) {
     long n = 1;
     for (long d : shape) n *= d;
     return n;
+  }
+
+  /** fp32 elements a 16-bit product's weight is made in at a time (4 MB): NF4's piece of blocks. */
+  static final long PIECE = Nf4.PIECE_BLOCKS * Nf4.BLOCK;
+
+  private Tensor scratch; // a piece of a 16-bit product's weight in fp32
+
+  private Tensor scratch(long room) {
+    if (scratch == null || scratch.numel() < room) {
+      if (scratch != null) scratch.releaseReference();
+      scratch = dev.weft.util.Tensors.empty(ScalarType.Float, room);
+      scratch.retainReference(); // held for the model's life, as the buffers
+    }
+    return scratch;
   }
 
   private Tensor buffer; // the made weights' room, grown to the largest projection's
@@ -205,8 +250,11 @@ public final class FrozenBase {
     return new Table(slots.computeIfAbsent(p.name(), n -> new Slot(p, format == Format.FP16 ? Format.FP16 : Format.BF16)));
   }
 
-  /** Rows of a table made in fp32 per call: at most this many elements (32 MiB), within the projections' buffer at scale. */
-  static final long TABLE_BLOCK_ELEMENTS = 1L << 23;
+  /**
+   * Rows of a table made in fp32 per call: at most this many elements (8 MiB; a 16-bit product needs no fp32 buffer
+   * otherwise), within the projections' buffer under fp32 compute.
+   */
+  static final long TABLE_BLOCK_ELEMENTS = 1L << 21;
 
   /** A frozen table: the embedding's row gather and the head's weight, made a block of rows at a time. */
   public final class Table implements dev.weft.models.ChunkedCrossEntropy.MadeRows {

@@ -35,9 +35,17 @@ public final class Int8 {
 
   /** As {@link #dequantize}, written flat into {@code out} (contiguous fp32 of at least q's elements); returns that part. */
   public static Tensor dequantizeInto(Quantized q, Tensor out) {
-    long rows = q.q().size(0), cols = q.q().size(1);
-    Tensor mine = out.narrow(0, 0, rows * cols);
-    mine.view(rows, cols).copy_(q.q()).mul_(q.scale().unsqueeze(1));
+    Tensor mine = out.narrow(0, 0, q.q().numel());
+    dequantizeRowsInto(q, 0, q.q().size(0), mine);
     return mine;
+  }
+
+  /** Rows [{@code from}, {@code from + count}) of {@code q} written flat into the start of {@code out} (contiguous fp32). */
+  public static void dequantizeRowsInto(Quantized q, long from, long count, Tensor out) {
+    long cols = q.q().size(1);
+    try (org.bytedeco.javacpp.PointerScope scope = new org.bytedeco.javacpp.PointerScope()) {
+      out.narrow(0, 0, count * cols).view(count, cols).copy_(q.q().narrow(0, from, count))
+          .mul_(q.scale().narrow(0, from, count).unsqueeze(1));
+    }
   }
 }

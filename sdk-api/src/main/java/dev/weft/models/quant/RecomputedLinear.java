@@ -60,11 +60,8 @@ final class RecomputedLinear implements Layers.Linear {
     Pass pass = new Pass();
     Tensor xv = x.view_as(x);
     xv.register_hook(pass.inputHook);
-    // the link is the input's sum less itself, one zero: its backward hands the hook one value expanded to the input's
-    // shape (a view), where a slice of the input handed it a zero-filled tensor of the input's size to throw away.
-    // In y's dtype: an fp32 link would promote a 16-bit product (autocast) to fp32, unlike a plain linear's output
-    Tensor sum = xv.sum();
-    Tensor out = y.add(sum.sub(sum.detach()).to(y.scalar_type()));
+    // in y's dtype: an fp32 link would promote a 16-bit product (autocast) to fp32, unlike a plain linear's output
+    Tensor out = y.add(dev.weft.util.ZeroLink.of(xv).to(y.scalar_type()));
     out.register_hook(pass.outputHook);
     pass.hold();
     pending.add(pass);

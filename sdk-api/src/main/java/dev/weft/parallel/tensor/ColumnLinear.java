@@ -21,7 +21,7 @@ import org.bytedeco.pytorch.TensorTensorHook;
  * input computes the weight gradient from the saved input and the output gradient between starting
  * the collective and waiting for it. The weight still receives it through autograd — its
  * accumulation and the data-parallel bucket hooks stay as they are — along a zero-valued link
- * (one weight element minus itself, added to the bias) whose hook substitutes it. The link is built
+ * (the weight's sum minus itself, util.ZeroLink, added to the bias) whose hook substitutes it. The link is built
  * before the input's view: the CPU engine runs ready nodes latest-created first, so the link's
  * backward comes after the input's hook. Should it ever come first, the weight gradient is computed
  * there instead (correct, not overlapped).
@@ -44,8 +44,7 @@ final class ColumnLinear {
     Pass pass = new Pass(w.scalar_type());
     Tensor wv = w.view_as(w);
     wv.register_hook(pass.weightHook);
-    Tensor first = wv.view(-1).narrow(0, 0, 1);
-    Tensor link = first.sub(first.detach());
+    Tensor link = dev.weft.util.ZeroLink.of(wv).to(w.scalar_type()).reshape(1);
     Tensor bias = b == null ? link : b.add(link);
     Tensor in = sequenceParallel ? ops.gatherSequenceUnhooked(x) : x;
     Tensor xin = in.view_as(in);

@@ -48,13 +48,14 @@ class CompressedBaseTest {
   private static Tensor roundTrip(Tensor w, String format) {
     return switch (format) {
       case "nf4" -> Nf4.dequantize(Nf4.quantize(w, "w"));
+      case "nf4-dq" -> Nf4.dequantize(Nf4.nest(Nf4.quantize(w, "w")));
       case "int8" -> Int8.dequantize(Int8.quantize(w, "w"));
       default -> w.to(ScalarType.BFloat16).to(ScalarType.Float);
     };
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"nf4", "int8", "bf16"})
+  @ValueSource(strings = {"nf4", "nf4-dq", "int8", "bf16"})
   void trainsAsTheDequantisedBaseInFp32(String format) {
     Net compressed = net(format), reference = net("none");
     FrozenBase base = compressed.layers().frozenBase();

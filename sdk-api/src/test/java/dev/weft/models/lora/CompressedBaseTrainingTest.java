@@ -48,11 +48,23 @@ class CompressedBaseTrainingTest {
     assertThat(plain.losses().get(3)).isLessThan(plain.losses().get(0));
   }
 
+  /** {@code nf4-dq} (nested scales) trains from the spec as {@code nf4} does: each absmax within the map's ~1 % of its own. */
+  @Test
+  void nestedScalesTrainAsNf4Does() throws Exception {
+    Path hf = dir.resolve("hf");
+    TinyHfLlama.write(hf, 11, true, false);
+    RunResult nf4 = LoraTrainingTest.loraTune(hf).set("train.lora.quantize", "nf4").runDir(dir.resolve("nf4")).fit();
+    RunResult dq = LoraTrainingTest.loraTune(hf).set("train.lora.quantize", "nf4-dq").runDir(dir.resolve("dq")).fit();
+    assertClose(dq.losses(), nf4.losses(), 1e-2);
+    assertThat(dq.losses()).isNotEqualTo(nf4.losses()); // the nested scales are in use
+    assertThat(dq.losses().get(3)).isLessThan(dq.losses().get(0));
+  }
+
   @Test
   void tensorParallelismIsRefusedInOneLine() {
     assertThatThrownBy(() -> LoraTrainingTest.loraTune(dir).set("train.lora.quantize", "nf4").tensorParallel(2).toSpec())
         .isInstanceOf(SpecException.class).hasMessageContaining("train.lora.quantize").hasMessageNotContaining("\n");
     assertThatThrownBy(() -> LoraTrainingTest.loraTune(dir).set("train.lora.quantize", "nf3").toSpec())
-        .isInstanceOf(SpecException.class).hasMessageContaining("nf4, int8, bf16, fp16");
+        .isInstanceOf(SpecException.class).hasMessageContaining("nf4, nf4-dq, int8, bf16, fp16");
   }
 }

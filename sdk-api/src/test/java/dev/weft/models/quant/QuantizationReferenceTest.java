@@ -21,8 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * NF4 and int8 quantisation and dequantisation equal an independent NumPy implementation of the published definitions
  * (bitsandbytes' NF4 code and decision thresholds, blocks of 64, absmax per block; LLM.int8's absmax per row) bit for
- * bit: on random tensors of odd sizes, a real-shaped projection, a block of zeros, constant blocks; non-finite weights
- * are refused in one line naming the tensor.
+ * bit, and so does NF4's double quantisation of its absmax values (bitsandbytes' signed dynamic 8-bit map, blocks of
+ * 256 less their mean): on random tensors of odd sizes, a real-shaped projection, a block of zeros, constant blocks;
+ * non-finite weights are refused in one line naming the tensor.
  */
 class QuantizationReferenceTest {
   @TempDir Path dir;
@@ -52,6 +53,23 @@ class QuantizationReferenceTest {
       idx = np.stack([packed >> 4, packed & 15], 1).reshape(-1)[:n]
       deq = (code32[idx] * np.repeat(absmax, 64)[:n]).astype(np.float32)
       packed.tofile(d + '/nf4_codes.u8'); absmax.tofile(d + '/nf4_absmax.f32'); deq.tofile(d + '/nf4_deq.f32')
+      # double quantisation of the absmax values: bitsandbytes' signed dynamic map, blocks of 256, less their mean
+      data = []
+      for i, pw in enumerate([1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]):
+          b = np.linspace(0.1, 1.0, 2 ** i + 1); means = (b[:-1] + b[1:]) / 2
+          data += list((pw * means).astype(np.float32)) + list((-pw * means).astype(np.float32))
+      dyn = np.sort(np.array(data + [0.0, 1.0], np.float32)); assert dyn.size == 256 and np.unique(dyn).size == 256
+      dth = ((dyn[:-1].astype(np.float64) + dyn[1:].astype(np.float64)) / 2).astype(np.float32)
+      offset = np.float32(absmax.astype(np.float64).mean())
+      g = -(-nb // 256); c = np.zeros(g * 256, np.float32); c[:nb] = absmax - offset; c = c.reshape(g, 256)
+      a2 = np.abs(c).max(axis=1).astype(np.float32)
+      with np.errstate(divide='ignore'):
+          inv2 = np.where(a2 == 0, np.float32(0), np.float32(1) / a2).astype(np.float32)
+      codes2 = ((c * inv2[:, None]).astype(np.float32)[..., None] > dth).sum(-1).astype(np.uint8).reshape(-1)[:nb]
+      absmax_dq = ((dyn[codes2] * np.repeat(a2, 256)[:nb]).astype(np.float32) + offset).astype(np.float32)
+      codes2.tofile(d + '/dq_codes.u8'); a2.tofile(d + '/dq_absmax.f32'); np.array([offset], np.float32).tofile(d + '/dq_offset.f32')
+      dyn.tofile(d + '/dq_map.f32'); absmax_dq.tofile(d + '/dq_deq_absmax.f32')
+      (code32[idx] * np.repeat(absmax_dq, 64)[:n]).astype(np.float32).tofile(d + '/dq_deq.f32')
       ra = np.abs(w).max(axis=1).astype(np.float32)
       with np.errstate(divide='ignore'):
           rinv = np.where(ra == 0, np.float32(0), np.float32(1) / ra).astype(np.float32) * np.float32(127)
@@ -106,6 +124,15 @@ class QuantizationReferenceTest {
     Tensor deq = Nf4.dequantize(nf4);
     assertThat(deq.sizes().vec().get()).containsExactly(rows, cols);
     sameFloats(deq, "nf4_deq.f32");
+    Nf4.Quantized dq = Nf4.nest(nf4);
+    Nf4.Nested nested = (Nf4.Nested) dq.scales();
+    sameFloats(Tensors.ofFloats(Nf4.DYNAMIC), "dq_map.f32");
+    sameBytes(nested.codes(), "dq_codes.u8", false);
+    sameFloats(nested.absmax(), "dq_absmax.f32");
+    sameFloats(Tensors.ofFloats(new float[] {nested.offset()}), "dq_offset.f32");
+    sameFloats(dq.absmax(), "dq_deq_absmax.f32");
+    sameFloats(Nf4.dequantize(dq), "dq_deq.f32");
+    assertThat(dq.bytes()).isEqualTo(nf4.codes().numel() + nf4.blocks() + 4 * ((nf4.blocks() + 255) / 256) + 4);
     Int8.Quantized i8 = Int8.quantize(w, "w");
     sameBytes(i8.q(), "int8_q.i8", true);
     sameFloats(i8.scale(), "int8_scale.f32");
@@ -134,6 +161,12 @@ class QuantizationReferenceTest {
   void aRealShapedProjectionEqualsTheReference() throws Exception {
     PythonRef.require("numpy");
     check(Init.normalFull(6, "q_proj", 0.02, 896, 896)); // Qwen2.5-0.5B's q_proj
+  }
+
+  @Test
+  void aTensorOfSeveralDequantisationPiecesEqualsTheReference() throws Exception {
+    PythonRef.require("numpy");
+    check(Init.normalFull(8, "up_proj", 0.02, 2 * Nf4.PIECE_BLOCKS * Nf4.BLOCK / 1031 + 5, 1031)); // two pieces and a short third
   }
 
   @Test
