@@ -36,6 +36,7 @@ public final class DeferredWeightGrads implements AutoCloseable {
       @Override
       public TensorBase call(TensorBase g) {
         if (outputGrad == null) outputGrad = own(new Tensor(g)); // outlives the backward's scope, until W
+        dev.weft.util.HookArgument.done(g);
         return new TensorBase(); // undefined: the gradient passes on unchanged
       }
     };

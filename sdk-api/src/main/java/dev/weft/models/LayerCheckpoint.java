@@ -76,6 +76,7 @@ public final class LayerCheckpoint {
       @Override
       public TensorBase call(TensorBase g) {
         outputGrad = new Tensor(g);
+        dev.weft.util.HookArgument.done(g);
         return new TensorBase();
       }
     };
@@ -94,6 +95,7 @@ public final class LayerCheckpoint {
           dx = outlive(inputGrad ? new Tensor(xr.grad()) : torch.zeros_like(new Tensor(link)));
           outputGrad.close();
         }
+        dev.weft.util.HookArgument.done(link);
         outputGrad = null;
         input.deallocate(); // the checkpoint is used: freed as the backward passes, not when the next step begins
         input = null;

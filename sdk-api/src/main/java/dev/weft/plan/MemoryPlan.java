@@ -130,14 +130,12 @@ public final class MemoryPlan {
     // recomputed: on one unsplit rank each layer is checkpointed (ModelBuilder: LayerCheckpoint), so one layer's set is
     // made again in the backward; split, the stage's chunk is recomputed whole
     // the loss; a 16-bit held head (tables) always runs over chunks, the hidden states' gradient held and one chunk's
-    // logits (made a block of vocabulary rows at a time, each block's product freed as it is used) for a moment; the
-    // chunk's logits are freed with it, but pages of that size stay resident through the backward (jemalloc's decay):
-    // counted as 1.5 chunks held, what the measured rows fit (docs/performance.md round 11: with none Qwen2.5-0.5B
-    // nf4/bf16 at dp = 2 planned 9-17 % under, run to run and rank to rank; with two, as until round 11, the recomputed
-    // seq-1024 nf4-dq row and the 3B row 10 % over)
+    // logits (made a block of vocabulary rows at a time, each block's product freed as it is used) for a moment (until
+    // round 11 two chunks more stood in for what the step really kept: every block's product to its chunk's end, and
+    // every gradient a hook saw to the step's end, util.HookArgument)
     boolean tables = spec.holdsTablesIn16Bits();
     double tableChunk = Math.min(tokens, chunk > 0 ? chunk : tokens);
-    double lossHeld = tables ? 4 * tokens * h + 1.5 * 4 * tableChunk * v : lossHeld(tokens, v / tp, h, chunk);
+    double lossHeld = tables ? 4 * tokens * h : lossHeld(tokens, v / tp, h, chunk);
     double lossTransient = tables ? 4 * tableChunk * v : lossTransient(tokens, v / tp, chunk);
     double recomputed = !spec.train().recompute() ? 0 : 2 * (layerCheckpoints ? 1 : chunkLayers) * layerAct;
     // the backward's moments, one at a time: the loss's start, a compressed base's hooks, the trained tables' whole

@@ -93,6 +93,7 @@ final class RecomputedLinear implements Layers.Linear {
       @Override
       public TensorBase call(TensorBase g) {
         outputGrad = new Tensor(g);
+        dev.weft.util.HookArgument.done(g);
         return new TensorBase(); // the gradient passes on unchanged
       }
     };
@@ -106,6 +107,7 @@ final class RecomputedLinear implements Layers.Linear {
           dx = outlive(dy.matmul(weightOn(dy, dy.scalar_type()).to(dy.scalar_type())).to(new Tensor(link).scalar_type()));
           dy.close(); // the output's gradient is autograd's to keep or free now, not the step scope's
         }
+        dev.weft.util.HookArgument.done(link);
         outputGrad = null;
         pending.remove(Pass.this);
         done.add(Pass.this);

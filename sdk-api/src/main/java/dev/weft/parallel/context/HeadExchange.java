@@ -26,6 +26,7 @@ final class HeadExchange {
       @Override
       public TensorBase call(TensorBase g) { // [B, H, t, d] holding y's gradient [B, H/cp, cp·t, d] element for element
         Tensor x = new Tensor(g);
+        dev.weft.util.HookArgument.done(g);
         int n = cp.size();
         return headsData(x.reshape(x.size(0), x.size(1) / n, n * x.size(2), x.size(3)));
       }
@@ -34,6 +35,7 @@ final class HeadExchange {
       @Override
       public TensorBase call(TensorBase g) { // [B, H/cp, T, d] holding x's gradient [B, H, T/cp, d] element for element
         Tensor y = new Tensor(g);
+        dev.weft.util.HookArgument.done(g);
         int n = cp.size();
         return sequenceData(y.reshape(y.size(0), y.size(1) * n, y.size(2) / n, y.size(3)));
       }

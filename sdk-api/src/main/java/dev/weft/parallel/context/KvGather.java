@@ -27,7 +27,10 @@ final class KvGather {
     this.reduceScatter = new TensorTensorHook() { // held for the run: libtorch holds hooks weakly
       @Override
       public TensorBase call(TensorBase g) {
-        Tensor all = new Tensor(g).contiguous(); // [cp, …]: every rank's part's gradient on this rank
+        Tensor arg = new Tensor(g);
+        Tensor all = arg.contiguous(); // [cp, …]: every rank's part's gradient on this rank
+        arg.close();
+        dev.weft.util.HookArgument.done(g);
         Tensor mine = torch.empty_like(all.select(0, 0));
         long t0 = System.nanoTime();
         cp.reduceScatter(mine, all.flatten(0, 1)); // the group's chunks lie along dim 0

@@ -31,7 +31,11 @@ final class RingShift {
     this.gradBack = new TensorTensorHook() { // held by this object for the run: libtorch holds it weakly
       @Override
       public TensorBase call(TensorBase g) {
-        return exchange(new Tensor(g).contiguous(), prev, next, BACKWARD_TAG);
+        Tensor arg = new Tensor(g);
+        Tensor t = arg.contiguous();
+        arg.close();
+        dev.weft.util.HookArgument.done(g);
+        return exchange(t, prev, next, BACKWARD_TAG);
       }
     };
   }

@@ -69,6 +69,7 @@ public final class Zero3Layers implements Layers {
       this.regather = new TensorTensorHook() {
         @Override
         public TensorBase call(TensorBase grad) {
+          dev.weft.util.HookArgument.done(grad);
           optimizer.gatherBackward(unit); // backward runs the units in reverse: fetch the previous groups
           return new TensorBase(); // undefined: keep the gradient as it is
         }

@@ -54,14 +54,18 @@ final class AllToAllOp {
     final TensorTensorHook catchGrad = new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase g) {
-        caught = new Tensor(g).contiguous().clone();
-        return g;
+        Tensor arg = new Tensor(g);
+        caught = arg.contiguous().clone();
+        arg.close();
+        dev.weft.util.HookArgument.done(g);
+        return new TensorBase(); // undefined: the gradient passes on unchanged
       }
     };
 
     final TensorTensorHook sendBack = new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase zero) {
+        dev.weft.util.HookArgument.done(zero);
         Tensor g = Tensors.emptyLike(caught, caught.scalar_type(), sum(send), width);
         ep.allToAll(g, caught, send, recv);
         caught = null;

@@ -53,7 +53,9 @@ public final class StageRouterStats implements StageRouterLink {
     TensorTensorHook fromLast = new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase zero) {
-        Tensor g = Tensors.emptyLike(new Tensor(zero), new Tensor(zero).scalar_type(), experts + 1);
+        Tensor like = new Tensor(zero);
+        dev.weft.util.HookArgument.done(zero);
+        Tensor g = Tensors.emptyLike(like, like.scalar_type(), experts + 1);
         pp.recv(g, last(), tag(mb, stage, false));
         return g;
       }
@@ -76,8 +78,11 @@ public final class StageRouterStats implements StageRouterLink {
       TensorTensorHook back = new TensorTensorHook() {
         @Override
         public TensorBase call(TensorBase g) {
-          send(new Tensor(g).contiguous().clone(), stage, tag(mb, stage, false));
-          return g;
+          Tensor arg = new Tensor(g);
+          send(arg.contiguous().clone(), stage, tag(mb, stage, false));
+          arg.close();
+          dev.weft.util.HookArgument.done(g);
+          return new TensorBase(); // undefined: the gradient passes on unchanged
         }
       };
       holds.hold(new BackwardHolds.Held(back));

@@ -74,6 +74,7 @@ final class ColumnLinear {
       @Override
       public TensorBase call(TensorBase g) {
         outputGrad = new Tensor(g);
+        dev.weft.util.HookArgument.done(g);
         fired();
         return new TensorBase(); // undefined: the gradient passes on unchanged
       }
@@ -84,6 +85,7 @@ final class ColumnLinear {
       @Override
       public TensorBase call(TensorBase g) {
         Tensor grad = new Tensor(g);
+        dev.weft.util.HookArgument.done(g);
         TpOps.PendingGrad summed = startInputCollective(grad.is_contiguous() ? grad : grad.contiguous());
         if (weightGrad == null) {
           weightGrad = weightGradient();
@@ -98,6 +100,7 @@ final class ColumnLinear {
     final TensorTensorHook weightHook = new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase zero) {
+        dev.weft.util.HookArgument.done(zero);
         if (weightGrad == null) weightGrad = weightGradient();
         Tensor out = weightGrad;
         weightGrad = null;

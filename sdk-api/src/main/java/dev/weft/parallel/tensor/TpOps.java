@@ -49,7 +49,10 @@ public final class TpOps {
     allReduceGrad = keep(new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase g) {
-        Tensor t = new Tensor(g).contiguous().clone(); // the hook's argument may be shared: never reduce it in place
+        Tensor arg = new Tensor(g);
+        Tensor t = arg.contiguous().clone(); // the hook's argument may be shared: never reduce it in place
+        arg.close();
+        dev.weft.util.HookArgument.done(g);
         await(startAllReduce(t));
         return t;
       }
@@ -58,14 +61,18 @@ public final class TpOps {
     reduceScatterSeqGrad = keep(new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase g) {
-        return startReduceScatterPlaced(new Tensor(g), false).await(); // the hook's argument may be shared
+        Tensor t = new Tensor(g);
+        dev.weft.util.HookArgument.done(g);
+        return startReduceScatterPlaced(t, false).await(); // the hook's argument may be shared
       }
     });
     // grad of the full-sequence tensor, zero outside this rank's chunk → the all-gather of every rank's chunk
     allGatherSeqGrad = keep(new TensorTensorHook() {
       @Override
       public TensorBase call(TensorBase g) {
-        return allGatherSeq(chunk(new Tensor(g)).contiguous(), null);
+        Tensor t = new Tensor(g);
+        dev.weft.util.HookArgument.done(g);
+        return allGatherSeq(chunk(t).contiguous(), null);
       }
     });
   }
