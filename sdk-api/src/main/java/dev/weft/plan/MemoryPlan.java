@@ -113,12 +113,17 @@ public final class MemoryPlan {
     // its whole set again during the backward, beside what its no-grad forward left resident (measured: a SmolLM2-135M
     // nf4 run peaked at 2,776 MiB recomputed vs 2,126 MiB not, docs/performance.md round 4); checkpointed per layer, the
     // rerun's handles are closed before its backward, and twice its set stays an upper bound (round 10: 4-6 % over)
-    double layerAct = act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + act * 2.5 * c.heads() / tp * micro * keptScores(p, s)
+    // under a 16-bit autocast the residual stream stays fp32 (the embedding's output is fp32, norms compute in fp32): a
+    // layer's two norm outputs and two residual sums (LayerActivations' first 4h), a recomputed layer's kept input and
+    // the ends (measured, docs/performance.md round 11: counted at 2 bytes, Llama-3.1-8B nf4-dq under bf16 planned 9 % under)
+    double residual = 4 * tokens * h;
+    double layerAct = act * tokens * (c.activationsWhole() + c.activationsSplit() / tp) + (4 - act) * residual
+        + act * 2.5 * c.heads() / tp * micro * keptScores(p, s)
         + gatheredKv(p, micro * s * h / tp * act);
-    double heldPerLayer = spec.train().recompute() ? tokens * h * act : layerAct;
+    double heldPerLayer = spec.train().recompute() ? tokens * h * 4 : layerAct;
     double inFlight = p.pp() == 1 ? 1 : "gpipe".equals(p.schedule()) ? p.microBatches() : Math.min(p.microBatches(), p.pp() - stage);
     // the embedding's output (first stage); the final norm's output (last)
-    double ends = act * tokens * h * ((first ? 1 : 0) + (last ? 1 : 0));
+    double ends = 4 * tokens * h * ((first ? 1 : 0) + (last ? 1 : 0));
     // what the loss holds until the step ends, and what its backward adds for a moment at the backward's start; by the
     // backward's end a compressed base's hooks have left their gradients (held until the step ends), and the larger of
     // the two is the step's peak
