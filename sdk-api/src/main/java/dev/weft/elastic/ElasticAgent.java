@@ -185,10 +185,15 @@ public final class ElasticAgent {
             .supervise(m, plan, gen, rounds, every, spec.train().steps(), record, history, leave);
         switch (end.how()) {
           case COMPLETED -> {
-            gen.add("done", 1);
-            rounds.complete();
-            if (m.nodeRank() == 0) history.finish(m.round());
-            awaitOthersDone(gen, m);
+            try {
+              gen.add("done", 1);
+              rounds.complete();
+              if (m.nodeRank() == 0) history.finish(m.round());
+              awaitOthersDone(gen, m);
+            } catch (StoreCalls.StoreUnreachableException e) {
+              // this node's workers finished the run: a c10d store host that has finished too and left is no failure
+              say("the rendezvous store left as the run completed (" + e.getMessage() + ")");
+            }
             say("training completed after " + generations + " generation(s), " + history.restarts() + " restart(s)");
             return new Outcome(0, "completed", history.restarts(), generations);
           }
@@ -284,9 +289,14 @@ public final class ElasticAgent {
 
   /** The node holding the store waits (bounded) for the others to finish with it before its JVM ends. */
   private void awaitOthersDone(KeyValue gen, RendezvousRound.Membership m) {
-    long deadline = System.nanoTime() + o.failureTimeout().toNanos();
+    // the nodes finish the same last step, but each notices its workers' exit in its own time (seconds under load):
+    // the agent hosting a c10d store takes it down as it returns, so it waits past a short failure timeout
+    long deadline = System.nanoTime() + Math.max(o.failureTimeout().toNanos(), DONE_WAIT.toNanos());
     while (gen.add("done", 0) < m.nodes() && System.nanoTime() < deadline) RendezvousRound.sleep(POLL);
   }
+
+  /** The longest an agent whose run completed waits for the other nodes to say so too (bounded: a node may be gone). */
+  static final Duration DONE_WAIT = Duration.ofSeconds(30);
 
   /** The run's keys, under the backend's {@code elastic/} root. */
   private String runPrefix() { return o.runId() + "/"; }
