@@ -117,12 +117,12 @@ public final class FrozenBase {
     void halfInto(Tensor out, Tensor scratch) {
       try (org.bytedeco.javacpp.PointerScope scope = new org.bytedeco.javacpp.PointerScope()) {
         if (nf4 != null) {
-          long blocks = nf4.blocks(), n = numel();
-          for (long b = 0; b < blocks; b += Nf4.PIECE_BLOCKS) {
-            long count = Math.min(Nf4.PIECE_BLOCKS, blocks - b), len = Math.min(count * Nf4.BLOCK, n - b * Nf4.BLOCK);
-            Nf4.dequantizeBlocksInto(nf4, b, count, scratch);
-            out.narrow(0, b * Nf4.BLOCK, len).copy_(scratch.narrow(0, 0, len));
-          }
+          long n = numel();
+          Nf4.inPieces(nf4, (from, count) -> {
+            long len = Math.min(count * Nf4.BLOCK, n - from * Nf4.BLOCK);
+            Nf4.dequantizeBlocksInto(nf4, from, count, scratch);
+            out.narrow(0, from * Nf4.BLOCK, len).copy_(scratch.narrow(0, 0, len));
+          });
         } else if (int8 != null) {
           long rows = int8.q().size(0), cols = int8.q().size(1), step = Math.max(1, scratch.numel() / cols);
           for (long r = 0; r < rows; r += step) {

@@ -162,6 +162,8 @@ public final class Nf4 {
     return t;
   }
 
+  private static final Tensor DYNAMIC_THRESHOLDS = held(Tensors.ofFloats(dynamicThresholds()));
+
   /** {@code q} with its absmax values double-quantised ({@link Nested}); the codes are q's own. */
   public static Quantized nest(Quantized q) {
     Tensor absmax = q.absmax();
@@ -170,7 +172,7 @@ public final class Nf4 {
     Tensor centred = Quant.padded(absmax.sub(new Scalar(offset)), groups * NESTED_BLOCK).view(groups, NESTED_BLOCK);
     Tensor scale = centred.abs().amax(new long[] {1}, false);
     Tensor scaled = centred.mul(Quant.reciprocalOrZero(scale).unsqueeze(1));
-    Tensor codes = torch.bucketize(scaled, Tensors.ofFloats(dynamicThresholds()), true, false).to(Byte).view(-1).narrow(0, 0, n);
+    Tensor codes = torch.bucketize(scaled, DYNAMIC_THRESHOLDS, true, false).to(Byte).view(-1).narrow(0, 0, n);
     return new Quantized(q.codes(), new Nested(codes.contiguous(), scale.contiguous(), offset, n), q.shape());
   }
 
@@ -181,6 +183,8 @@ public final class Nf4 {
     return t;
   }
 
+  private static final Tensor THRESHOLDS = held(Tensors.ofFloats(thresholds()));
+
   /** {@code w} (any float dtype, any shape) in NF4; {@code name} names it when it holds a non-finite value. */
   public static Quantized quantize(Tensor w, String name) {
     long n = w.numel();
@@ -190,7 +194,7 @@ public final class Nf4 {
     Quant.requireFinite(absmax, name, "NF4"); // amax keeps NaN and inf: a pass over the blocks, not the weight
     Tensor inv = Quant.reciprocalOrZero(absmax);
     Tensor scaled = flat.mul(inv.unsqueeze(1));
-    Tensor codes = torch.bucketize(scaled, Tensors.ofFloats(thresholds()), true, false) // int32 codes, not int64
+    Tensor codes = torch.bucketize(scaled, THRESHOLDS, true, false) // int32 codes, not int64
        .to(Byte).view(-1);
     Tensor pairs = codes.view(-1, 2);
     Tensor packed = pairs.select(1, 0).bitwise_left_shift(new Scalar(4)).bitwise_or(pairs.select(1, 1));
@@ -219,14 +223,24 @@ public final class Nf4 {
    * elements, flat. A caller that reuses one {@code out} makes no allocation of the weight's size per call.
    */
   public static Tensor dequantizeInto(Quantized q, Tensor out) {
-    long blocks = q.blocks();
-    for (long b = 0; b < blocks; b += PIECE_BLOCKS) {
-      long count = Math.min(PIECE_BLOCKS, blocks - b);
-      try (Tensor piece = out.narrow(0, b * BLOCK, count * BLOCK)) {
-        dequantizeBlocksInto(q, b, count, piece);
+    inPieces(q, (from, count) -> {
+      try (Tensor piece = out.narrow(0, from * BLOCK, count * BLOCK)) {
+        dequantizeBlocksInto(q, from, count, piece);
       }
-    }
+    });
     return out.narrow(0, 0, q.numel());
+  }
+
+  /** Blocks [{@code from}, {@code from + count}) of a tensor in NF4. */
+  @FunctionalInterface
+  public interface Piece {
+    void accept(long from, long count);
+  }
+
+  /** {@code piece} for each run of at most {@link #PIECE_BLOCKS} blocks of {@code q}, in order: the one walk every piecewise maker takes. */
+  public static void inPieces(Quantized q, Piece piece) {
+    long blocks = q.blocks();
+    for (long b = 0; b < blocks; b += PIECE_BLOCKS) piece.accept(b, Math.min(PIECE_BLOCKS, blocks - b));
   }
 
   /**
