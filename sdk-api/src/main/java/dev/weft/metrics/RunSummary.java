@@ -25,12 +25,22 @@ public record RunSummary(String status, long steps, int worldSize, Map<String, I
         wallS, replicasConsistent, parameters, precision, zero, memory, skippedSteps, error, restarts, elastic);
   }
 
-  /** Bytes per rank; {@code device}: the CUDA caching allocator's figures, absent on CPU. */
+  /**
+   * Bytes per rank; {@code residentAtStart}: the process's resident set as its first step began (the runtime, the
+   * weights, the optimizer's state: what the steps' activations come on top of; 0 where not measured); {@code
+   * device}: the CUDA caching allocator's figures, absent on CPU.
+   */
   public record Memory(long parameters, long gradients, long optimizerState, long peakRss,
+                       @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
+                       long residentAtStart,
                        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
                        DeviceMemory device) {
     public Memory(long parameters, long gradients, long optimizerState, long peakRss) {
-      this(parameters, gradients, optimizerState, peakRss, null);
+      this(parameters, gradients, optimizerState, peakRss, 0, null);
+    }
+
+    public Memory(long parameters, long gradients, long optimizerState, long peakRss, DeviceMemory device) {
+      this(parameters, gradients, optimizerState, peakRss, 0, device);
     }
   }
 }

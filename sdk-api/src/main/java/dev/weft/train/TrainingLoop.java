@@ -79,6 +79,7 @@ public final class TrainingLoop {
     checkpoints.bestEvalLoss().ifPresent(early::resumeWith); // a resumed run's first evaluation is no gain over a better best
     long lastStep = t.steps(); // earlier when early stopping ends the run
     long prevEnd = System.nanoTime();
+    long residentAtStart = ProcessMemory.rssBytes(); // what the steps' activations come on top of
     try (RunRecord record = new RunRecord(t, dist, runDir, resumedAt, out, listener, validation, tokensPerStep,
         model.trainingFlopsPerToken()); opt; checkpoints; Preemption.Guard sigterm = Preemption.guard("training", grace.saveDeadline())) {
       for (long step = resumedAt + 1; step <= t.steps(); step++) {
@@ -113,7 +114,7 @@ public final class TrainingLoop {
           prevEnd = System.nanoTime();
         }
       }
-      return finish(spec, dist, runDir, built, opt, record, lastStep, wallStart, out, checkpoints, keepWeights);
+      return finish(spec, dist, runDir, built, opt, record, lastStep, wallStart, out, checkpoints, keepWeights, residentAtStart);
     }
   }
 
@@ -197,7 +198,7 @@ public final class TrainingLoop {
    */
   private static RunResult finish(TrainingSpec spec, Distributed dist, Path runDir, BuiltModel built, ShardedOptimizer opt,
                                   RunRecord record, long lastStep, long wallStart, MetricsJson out, TrainingCheckpoints checkpoints,
-                                  boolean keepWeights) {
+                                  boolean keepWeights, long residentAtStart) {
     LanguageModel model = built.model();
     ShardedOptimizer.Memory mem = opt.memory();
     opt.gatherAll();
@@ -217,7 +218,7 @@ public final class TrainingLoop {
         record.lastLoss(), tps, medianMs, tps * model.trainingFlopsPerToken(),
         (System.nanoTime() - wallStart) / 1e9, consistent, AcrossRanks.globalParameterCount(model, dist, built.expertGroups().shard()),
         spec.precision().dtype(), opt.stage(),
-        new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes(),
+        new RunSummary.Memory(mem.parameterBytes(), mem.gradientBytes(), mem.optimizerBytes(), ProcessMemory.peakRssBytes(), residentAtStart,
             dist.backend().deviceMemory(dist.device()).orElse(null)),
         record.skipped(), null, 0, null);
     if (out != null) {

@@ -8,7 +8,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** summary.json's memory: the CUDA allocator's figures where a run has them, no {@code device} key on CPU. */
+/** summary.json's memory: the CUDA allocator's figures where a run has them, no {@code device} key on CPU; the resident set as step 1 began. */
 class RunSummaryDeviceMemoryTest {
   @TempDir Path dir;
 
@@ -23,6 +23,15 @@ class RunSummaryDeviceMemoryTest {
     String json = Files.readString(dir.resolve("summary.json"));
     assertThat(json).contains("\"peak_rss\"").doesNotContain("\"device\"");
     assertThat(MetricsJson.readSummary(dir).memory().device()).isNull();
+  }
+
+  @Test
+  void theResidentSetAsStepOneBeganIsWrittenWhereMeasuredAndReadBack() throws Exception {
+    MetricsJson.writeSummary(dir, summary(new RunSummary.Memory(1, 2, 3, 4, 3, null)));
+    assertThat(Files.readString(dir.resolve("summary.json"))).contains("\"resident_at_start\" : 3");
+    assertThat(MetricsJson.readSummary(dir).memory().residentAtStart()).isEqualTo(3);
+    MetricsJson.writeSummary(dir, summary(new RunSummary.Memory(1, 2, 3, 4)));
+    assertThat(Files.readString(dir.resolve("summary.json"))).doesNotContain("resident_at_start");
   }
 
   @Test

@@ -51,5 +51,7 @@ class PlanPeakProcessTest {
     LoggerFactory.getLogger(PlanPeakProcessTest.class).info("rank {} {}: peak RSS {} MiB, plan {} MiB ({})", rank, quantize,
         measured / (1 << 20), plan / (1 << 20), plan / measured);
     assertThat(plan / measured).isBetween(0.9, 1.1);
+    // the resident set as step 1 began: the weights and the optimizer's state in place, the steps' activations not yet
+    assertThat(mem.get("resident_at_start").asDouble()).isGreaterThan(0).isLessThanOrEqualTo(measured);
   }
 }
