@@ -24,7 +24,7 @@ import picocli.CommandLine.Parameters;
     description = "Benchmark Weft against raw libtorch/Gloo and theory: all-reduce bandwidth, training step, MFU, tensor-parallel volume and memory, ZeRO memory and step time, pipeline bubble, checkpoint save, elastic recovery, LoRA vs full fine-tune, packing vs padding, context parallelism, expert parallelism.")
 final class BenchCommand implements Callable<Integer> {
   @Parameters(index = "0", arity = "0..1", defaultValue = "all", paramLabel = "WHICH",
-      description = "comm, step, mfu, fit, tp, zero, pipeline, checkpoint, recovery (minutes; not in all --quick), lora, load (a 1B-shaped bf16 directory; --quick: 135M; not in all --quick), packing, cp, moe, grpo or all (default).")
+      description = "comm, step, mfu, fit, tp, zero, pipeline, checkpoint, recovery (minutes; not in all --quick), lora, load (a 1B-shaped bf16 directory; --quick: 135M; not in all --quick), packing, cp, moe, progress, memory (frozen bases, chunked loss, merge: an hour; not in all --quick), grpo or all (default).")
   String which;
 
   @Option(names = "--quick", description = "Small sizes and few repeats (seconds; for smoke tests, not for quoting).")
