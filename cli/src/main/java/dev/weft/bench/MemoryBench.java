@@ -218,7 +218,8 @@ public final class MemoryBench {
       planned.put("loss-chunked r" + i, loss.chunked().get(i));
     }
     for (var e : planned.entrySet()) {
-      rows.add(BenchRow.of("memory", "weft plan's total vs measured peak RSS: " + e.getKey() + ", " + l, e.getValue().planned(),
+      String shape = e.getKey().startsWith("larger-") ? r.config().largerLike() + " shape" : l;
+      rows.add(BenchRow.of("memory", "weft plan's total vs measured peak RSS: " + e.getKey() + ", " + shape, e.getValue().planned(),
           e.getValue().peakRss(), "B", "0.9–1.1", mib(e.getValue().planned()) + " planned vs " + mib(e.getValue().peakRss())));
     }
     return rows;
