@@ -185,17 +185,20 @@ public final class ElasticAgent {
             .supervise(m, plan, gen, rounds, every, spec.train().steps(), record, history, leave);
         switch (end.how()) {
           case COMPLETED -> {
+            // "done" is this node's last write: the c10d store's host leaves once every node has said it, so whatever
+            // else this node needs from the store (the restart count, the run's completion) comes first
+            int restarts = history.restarts();
             try {
-              gen.add("done", 1);
               rounds.complete();
               if (m.nodeRank() == 0) history.finish(m.round());
+              gen.add("done", 1);
               awaitOthersDone(gen, m);
             } catch (StoreCalls.StoreUnreachableException e) {
               // this node's workers finished the run: a c10d store host that has finished too and left is no failure
               say("the rendezvous store left as the run completed (" + e.getMessage() + ")");
             }
-            say("training completed after " + generations + " generation(s), " + history.restarts() + " restart(s)");
-            return new Outcome(0, "completed", history.restarts(), generations);
+            say("training completed after " + generations + " generation(s), " + restarts + " restart(s)");
+            return new Outcome(0, "completed", restarts, generations);
           }
           case FAILED -> {
             current.stop(FAILED_GRACE); // the checkpoint commit is atomic: nothing to finish on failure
